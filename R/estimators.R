@@ -1,0 +1,137 @@
+#' Linear estimators
+#'
+#' `linear_regressor()` fits a linear model with squared-error loss;
+#' `linear_classifier()` a logistic (two classes) or softmax (more classes)
+#' linear model. Weights start at zero; the training loss of a batch is the
+#' SUM of its per-example losses, in single precision, as in TensorFlow 1.x.
+#'
+#' The estimator object keeps its state (weights, optimizer slots, global
+#' step) between calls: `train(steps = 4)` twice ends at global step 8, and
+#' `evaluate()` / `predict()` use the current weights.
+#'
+#' @param feature_columns Feature columns, from [feature_columns()] or
+#'   [column_numeric()].
+#' @param model_dir Directory for the model's files; `NULL` for none yet.
+#' @param label_dimension Number of regression targets per example.
+#' @param n_classes Number of classes (2 for a binary classifier).
+#' @param weight_column Not supported yet: must be `NULL`.
+#' @param label_vocabulary `NULL`, or a character vector of the class labels,
+#'   in class-id order, when the response holds strings.
+#' @param optimizer `"Ftrl"` (the default, learning rate 0.2), `"Adagrad"`,
+#'   `"Adam"`, `"RMSProp"` or `"SGD"`, each with TensorFlow 1.x defaults and
+#'   the linear learning rate 0.2; or `NULL` for FTRL with learning rate
+#'   `min(0.2, 1/sqrt(number of feature columns))`.
+#' @param config `NULL` or a run configuration list (`tf_random_seed` is used
+#'   to seed shuffling).
+#' @param partitioner Accepted for compatibility and ignored.
+#' @return An estimator object (class `tf_estimator`).
+#' @family estimators
+#' @name linear_estimators
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' est <- linear_regressor(feature_columns = fcs)
+#' est
+NULL
+
+#' @rdname linear_estimators
+#' @export
+linear_regressor <- function(feature_columns, model_dir = NULL, label_dimension = 1L,
+                             weight_column = NULL, optimizer = "Ftrl", config = NULL,
+                             partitioner = NULL) {
+  label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
+  new_estimator("regressor", "linear_regressor", feature_columns, model_dir,
+                head = "regression", head_n = label_dimension, weight_column = weight_column,
+                label_vocabulary = NULL, optimizer = optimizer, config = config,
+                args = as.list(environment()))
+}
+
+#' @rdname linear_estimators
+#' @export
+linear_classifier <- function(feature_columns, model_dir = NULL, n_classes = 2L,
+                              weight_column = NULL, label_vocabulary = NULL,
+                              optimizer = "Ftrl", config = NULL, partitioner = NULL) {
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  if (!is.null(label_vocabulary)) {
+    if (!is.character(label_vocabulary) || anyNA(label_vocabulary) ||
+        anyDuplicated(label_vocabulary)) {
+      stop("`label_vocabulary` must be a character vector of distinct labels.", call. = FALSE)
+    }
+    if (length(label_vocabulary) != n_classes) {
+      stop(sprintf("`label_vocabulary` has %d labels but `n_classes` is %d.",
+                   length(label_vocabulary), n_classes), call. = FALSE)
+    }
+  }
+  new_estimator("classifier", "linear_classifier", feature_columns, model_dir,
+                head = if (n_classes == 2) "binary" else "multi_class", head_n = n_classes,
+                weight_column = weight_column, label_vocabulary = label_vocabulary,
+                optimizer = optimizer, config = config, args = as.list(environment()))
+}
+
+new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, weight_column,
+                          label_vocabulary, optimizer, config, args) {
+  if (missing(feature_columns) || is.null(feature_columns)) {
+    stop("`feature_columns` is required: build it with feature_columns().", call. = FALSE)
+  }
+  cols <- feature_columns(feature_columns)
+  if (!is.null(weight_column)) {
+    stop("`weight_column` is not supported yet; use NULL.", call. = FALSE)
+  }
+  if (!is.null(model_dir) && (!is.character(model_dir) || length(model_dir) != 1L ||
+                              !nzchar(model_dir))) {
+    stop("`model_dir` must be NULL or a non-empty string.", call. = FALSE)
+  }
+  spec <- list(
+    kind = kind, name = name, head = head, head_n = as.integer(head_n),
+    feature_columns = cols, label_vocabulary = label_vocabulary,
+    optimizer = optimizer_spec(optimizer, n_columns = length(cols)),
+    model_dir = model_dir, config = config
+  )
+  structure(
+    list(spec = spec, args = args, state = new.env(parent = emptyenv())),
+    class = c(paste0("tf_estimator_", kind, "_", name), paste0("tf_estimator_", kind),
+              "tf_estimator")
+  )
+}
+
+optimizer_names <- c("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD")
+
+optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2) {
+  if (is.null(optimizer)) {
+    return(list(name = "Ftrl", learning_rate = min(default_lr, 1 / sqrt(n_columns))))
+  }
+  if (is.character(optimizer) && length(optimizer) == 1L) {
+    if (!optimizer %in% optimizer_names) {
+      stop(sprintf("Unsupported optimizer name: %s. Supported names are: %s", optimizer,
+                   paste(optimizer_names, collapse = ", ")), call. = FALSE)
+    }
+    return(list(name = optimizer, learning_rate = default_lr))
+  }
+  stop("`optimizer` must be NULL or one of ", paste0('"', optimizer_names, '"', collapse = ", "),
+       ", not ", describe(optimizer), ".", call. = FALSE)
+}
+
+# The engine object behind an estimator, built on first use.
+estimator_ptr <- function(object) {
+  st <- object$state
+  if (is.null(st$ptr) || is_null_xptr(st$ptr)) {
+    spec <- object$spec
+    engine_spec <- list(
+      head = spec$head, head_n = spec$head_n, optimizer = spec$optimizer,
+      columns = lapply(spec$feature_columns, function(c) list(name = c$key, width = c$width))
+    )
+    st$ptr <- cpp_estimator_new(engine_spec)
+  }
+  st$ptr
+}
+
+is_null_xptr <- function(p) cpp_xptr_is_null(p)
+
+#' @export
+print.tf_estimator <- function(x, ...) {
+  step <- if (is.null(x$state$ptr)) 0 else cpp_estimator_global_step(x$state$ptr)
+  cols <- vapply(x$spec$feature_columns, function(c) c$name, "")
+  cat(sprintf("<%s: %s; optimizer %s (learning rate %g); global step %s>\n", x$spec$name,
+              paste(sort(cols, method = "radix"), collapse = ", "), x$spec$optimizer$name,
+              x$spec$optimizer$learning_rate, format(step)))
+  invisible(x)
+}

@@ -1,0 +1,64 @@
+new_history <- function(h) {
+  h <- h %||% list(mean_losses = numeric(), total_losses = numeric(), steps = numeric())
+  structure(
+    list(losses = list(mean_losses = h$mean_losses, total_losses = h$total_losses),
+         step = h$steps,
+         params = list(metrics = c("mean_losses", "total_losses"),
+                       steps = if (length(h$steps)) h$steps[length(h$steps)] else 0)),
+    class = "tf_estimator_history"
+  )
+}
+
+#' Training history
+#'
+#' `train()` returns a history of the losses its history saver recorded:
+#' `mean_losses` (mean per-example loss of the batch), `total_losses` (their
+#' sum, the batch's training loss) and `steps` (the global step).
+#' `as.data.frame()` gives one row per record; `print()` shows that table;
+#' `plot()` draws both curves against the global step.
+#'
+#' @param x A history returned by [train()].
+#' @param row.names,optional Unused; for compatibility with the generic.
+#' @param y Unused.
+#' @param ... Passed to the underlying print or plot function.
+#' @return `as.data.frame()`: a data frame with columns `mean_losses`,
+#'   `total_losses` and `steps`. `print()` and `plot()` return `x` invisibly.
+#' @name training_history
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
+#' history <- train(linear_regressor(feature_columns = fcs), input_fn = input,
+#'                  steps = 4, hooks = list(hook_history_saver(every_n_step = 2)))
+#' as.data.frame(history)
+#' plot(history)
+NULL
+
+#' @rdname training_history
+#' @export
+as.data.frame.tf_estimator_history <- function(x, row.names = NULL, optional = FALSE, ...) {
+  data.frame(mean_losses = as.numeric(x$losses$mean_losses),
+             total_losses = as.numeric(x$losses$total_losses),
+             steps = as.numeric(x$step))
+}
+
+#' @rdname training_history
+#' @export
+print.tf_estimator_history <- function(x, ...) {
+  df <- as.data.frame(x)
+  if (nrow(df) == 0L) cat("<empty training history: no steps ran>\n") else print(df, ...)
+  invisible(x)
+}
+
+#' @rdname training_history
+#' @export
+plot.tf_estimator_history <- function(x, y, ...) {
+  df <- as.data.frame(x)
+  if (nrow(df) == 0L) stop("the history is empty: no steps ran.", call. = FALSE)
+  old <- graphics::par(mfrow = c(2, 1), mar = c(4, 4, 1.5, 1))
+  on.exit(graphics::par(old))
+  graphics::plot(df$steps, df$mean_losses, type = "o", pch = 20, xlab = "global step",
+                 ylab = "mean_losses", main = "mean_losses", ...)
+  graphics::plot(df$steps, df$total_losses, type = "o", pch = 20, xlab = "global step",
+                 ylab = "total_losses", main = "total_losses", ...)
+  invisible(x)
+}

@@ -1,0 +1,260 @@
+#' Construct an input function
+#'
+#' Describes how an estimator reads data: which columns are features, which is
+#' the response, and how rows are batched, shuffled and repeated. The data are
+#' not copied: the engine reads R's column vectors in place and gathers each
+#' batch into buffers allocated once.
+#'
+#' Batches cross epoch boundaries and only the very last batch is partial, as
+#' with TensorFlow's input functions. Shuffling draws a new seeded permutation
+#' for every epoch. `shuffle = "auto"` is resolved on every use: `predict()`
+#' does not shuffle, `train()` and `evaluate()` do.
+#'
+#' A factor response is encoded as integer codes `0..K-1`, with a message
+#' listing the encoding; a logical response becomes 0/1.
+#'
+#' @param object A data frame, a named list of equal-length vectors (or
+#'   matrices, for multi-valued features), a matrix with column names, or a
+#'   formula (with `data`).
+#' @param features The feature columns: bare names, strings or `c()` of them.
+#'   Default: every column except the response.
+#' @param response The response column (bare name or string), or `NULL` for
+#'   prediction-only input.
+#' @param batch_size Rows per batch.
+#' @param shuffle `TRUE`, `FALSE` or `"auto"`.
+#' @param num_epochs Passes over the data; `NULL` repeats forever.
+#' @param queue_capacity,num_threads Accepted for compatibility and ignored
+#'   (TensorFlow queue settings).
+#' @param data For the formula method: the data frame.
+#' @param ... Passed on to the data frame method.
+#' @return An input function: an object of class `cppestimators_input_fn`.
+#' @export
+#' @examples
+#' input <- input_fn(mtcars, response = "mpg", features = c("drat", "cyl"),
+#'                   batch_size = 8L)
+#' input
+#' input_fn(mpg ~ drat + cyl, data = mtcars)
+input_fn <- function(object, ...) {
+  UseMethod("input_fn")
+}
+
+#' @rdname input_fn
+#' @export
+input_fn.default <- function(object, ...) {
+  input_fn(as.data.frame(object, stringsAsFactors = FALSE), ...)
+}
+
+#' @rdname input_fn
+#' @export
+input_fn.formula <- function(object, data, ...) {
+  if (missing(data)) stop("`data` is required by the formula method of input_fn().", call. = FALSE)
+  parsed <- parse_formula(object)
+  input_fn(data, features = parsed$features, response = parsed$response, ...)
+}
+
+#' @rdname input_fn
+#' @export
+input_fn.matrix <- function(object, ...) {
+  if (is.null(colnames(object))) {
+    stop("cannot create input function from matrix without column names", call. = FALSE)
+  }
+  input_fn(as.data.frame(object, stringsAsFactors = FALSE), ...)
+}
+
+#' @rdname input_fn
+#' @export
+input_fn.list <- function(object, features, response = NULL, batch_size = 128,
+                          shuffle = "auto", num_epochs = 1, queue_capacity = 1000,
+                          num_threads = 1, ...) {
+  if (is.null(names(object)) || any(!nzchar(names(object)))) {
+    stop("`object` must be a named list of features.", call. = FALSE)
+  }
+  nms <- names(object)
+  response <- select_columns(substitute(response), nms, parent.frame(), "response", null_ok = TRUE)
+  if (length(response) > 1L) stop("`response` must name one column.", call. = FALSE)
+  features <- if (missing(features)) setdiff(nms, response) else
+    select_columns(substitute(features), nms, parent.frame(), "features")
+  batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE)
+  num_epochs <- check_whole(num_epochs, "num_epochs", min = 1)
+  if (!(isTRUE(shuffle) || isFALSE(shuffle) || identical(shuffle, "auto"))) {
+    stop("`shuffle` must be TRUE, FALSE or \"auto\", not ", describe(shuffle), ".", call. = FALSE)
+  }
+  n <- NULL
+  for (nm in c(features, response)) {
+    rows <- NROW(object[[nm]])
+    if (is.null(n)) n <- rows
+    if (rows != n) {
+      stop(sprintf("column '%s' has %d rows but '%s' has %d.", nm, rows,
+                   c(features, response)[1], n), call. = FALSE)
+    }
+  }
+  labels <- NULL
+  if (!is.null(response)) labels <- encode_response(object[[response]], response)
+  structure(
+    list(features = object[features], response = response, labels = labels,
+         batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs),
+    class = "cppestimators_input_fn"
+  )
+}
+
+#' @rdname input_fn
+#' @export
+input_fn.data.frame <- input_fn.list
+
+#' @export
+print.cppestimators_input_fn <- function(x, ...) {
+  n <- if (length(x$features)) NROW(x$features[[1]]) else 0L
+  cat(sprintf("<input_fn: %d rows; features %s; response %s; batch_size %d; shuffle %s; num_epochs %s>\n",
+              n, paste(names(x$features), collapse = ", "), x$response %||% "none",
+              as.integer(x$batch_size), format(x$shuffle), format(x$num_epochs %||% "NULL")))
+  invisible(x)
+}
+
+# Encodes a response once, when input_fn() is called.
+encode_response <- function(y, name) {
+  if (is.factor(y)) {
+    lv <- levels(y)
+    message(sprintf("The following factor levels of '%s' have been encoded:\n%s", name,
+                    paste(sprintf("- %s => %d", shQuote(lv), seq_along(lv) - 1L), collapse = "\n")))
+    out <- as.numeric(as.integer(y) - 1L)
+    attr(out, "levels") <- lv
+    return(out)
+  }
+  if (is.logical(y)) return(as.numeric(y))
+  if (is.character(y)) return(y)
+  if (is.numeric(y)) {
+    if (is.matrix(y)) storage.mode(y) <- "double" else y <- as.numeric(y)
+    return(y)
+  }
+  stop(sprintf("the response '%s' must be numeric, logical, a factor or character, not %s.",
+               name, describe(y)), call. = FALSE)
+}
+
+# Resolves a tidyselect-like expression (bare names, strings, c() of them,
+# or a variable holding names) against the column names.
+select_columns <- function(expr, names, env, arg, null_ok = FALSE) {
+  if (is.null(expr)) {
+    if (null_ok) return(NULL)
+    stop(sprintf("`%s` must name at least one column.", arg), call. = FALSE)
+  }
+  resolve <- function(e) {
+    if (is.symbol(e)) {
+      nm <- as.character(e)
+      if (nm %in% names) return(nm)
+      val <- tryCatch(eval(e, env), error = function(err) NULL)
+      if (is.character(val)) return(val)
+      stop(sprintf("`%s`: column '%s' not found; the data have %s.", arg, nm,
+                   paste(names, collapse = ", ")), call. = FALSE)
+    }
+    if (is.character(e)) return(e)
+    if (is.call(e) && identical(e[[1]], as.name("c"))) {
+      return(unlist(lapply(as.list(e)[-1], resolve)))
+    }
+    val <- eval(e, env)
+    if (is.null(val) && null_ok) return(NULL)
+    if (is.numeric(val)) return(names[val])
+    if (!is.character(val)) {
+      stop(sprintf("`%s` must be column names (bare or quoted), not %s.", arg, describe(val)),
+           call. = FALSE)
+    }
+    val
+  }
+  out <- unique(resolve(expr))
+  missing_cols <- setdiff(out, names)
+  if (length(missing_cols)) {
+    stop(sprintf("`%s`: column%s %s not found; the data have %s.", arg,
+                 if (length(missing_cols) > 1) "s" else "",
+                 paste0("'", missing_cols, "'", collapse = ", "), paste(names, collapse = ", ")),
+         call. = FALSE)
+  }
+  out
+}
+
+parse_formula <- function(f) {
+  if (length(f) != 3L || !is.symbol(f[[2]])) {
+    stop("the formula must have one response on its left-hand side, e.g. y ~ x1 + x2.",
+         call. = FALSE)
+  }
+  walk <- function(e) {
+    if (is.symbol(e)) return(as.character(e))
+    if (is.call(e)) {
+      op <- as.character(e[[1]])
+      if (op == "(") return(walk(e[[2]]))
+      if (op == "+") return(unlist(lapply(as.list(e)[-1], walk)))
+      if (op == "-" && length(e) == 3L) return(setdiff(walk(e[[2]]), walk(e[[3]])))
+      if (op == "$") return(as.character(e[[3]]))
+      stop(sprintf("unhandled formula operator: expected '+' or '-'; got '%s'", op), call. = FALSE)
+    }
+    stop("unhandled formula term: ", deparse(e), call. = FALSE)
+  }
+  list(response = as.character(f[[2]]), features = walk(f[[3]]))
+}
+
+# The data a session reads, for one estimator and mode: features as doubles
+# (normalizer_fn applied once), labels as doubles (vocabulary applied).
+resolve_input <- function(input_fn, estimator, mode) {
+  if (is.function(input_fn) && !inherits(input_fn, "cppestimators_input_fn")) {
+    nargs <- length(formals(input_fn))
+    input_fn <- if (nargs == 0L) input_fn() else if (nargs == 1L) input_fn(estimator) else
+      stop("'input_fn' should accept 0 or 1 arguments", call. = FALSE)
+  }
+  if (!inherits(input_fn, "cppestimators_input_fn")) {
+    stop("`input_fn` must be made by input_fn(), not ", describe(input_fn), ".", call. = FALSE)
+  }
+  cols <- estimator$spec$feature_columns
+  features <- list()
+  for (col in cols) {
+    x <- input_fn$features[[col$key]]
+    if (is.null(x)) {
+      stop(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
+                   col$key, paste(names(input_fn$features), collapse = ", ")), call. = FALSE)
+    }
+    if (is.factor(x)) x <- as.integer(x) - 1L
+    if (!is.null(col$normalizer_fn)) x <- col$normalizer_fn(x)
+    if (!is.numeric(x) && !is.logical(x)) {
+      stop(sprintf("feature '%s' is %s; column_numeric() needs numbers.", col$key, describe(x)),
+           call. = FALSE)
+    }
+    if (anyNA(x)) stop(sprintf("feature '%s' contains missing values (NA).", col$key), call. = FALSE)
+    if (!is.double(x)) storage.mode(x) <- "double"
+    if (col$width > 1L && !is.matrix(x)) {
+      stop(sprintf("feature '%s' must be a matrix with %d columns for shape (%s).", col$key,
+                   col$width, paste(col$shape, collapse = ",")), call. = FALSE)
+    }
+    features[[col$key]] <- x
+  }
+  labels <- NULL
+  if (mode != "infer") {
+    if (is.null(input_fn$labels)) {
+      stop("`input_fn` has no response: train() and evaluate() need one (set `response`).",
+           call. = FALSE)
+    }
+    labels <- map_labels(input_fn$labels, estimator, input_fn$response)
+  }
+  shuffle <- input_fn$shuffle
+  if (identical(shuffle, "auto")) shuffle <- mode != "infer"
+  list(features = features, labels = labels, batch_size = input_fn$batch_size,
+       shuffle = shuffle, num_epochs = input_fn$num_epochs %||% -1)
+}
+
+map_labels <- function(y, estimator, name) {
+  vocab <- estimator$spec$label_vocabulary
+  if (!is.null(vocab)) {
+    lv <- attr(y, "levels")
+    if (!is.null(lv)) y <- lv[y + 1]
+    y <- as.character(y)
+    ids <- match(y, vocab) - 1
+    if (anyNA(ids)) {
+      bad <- unique(y[is.na(ids)])
+      stop(sprintf("response '%s' has values not in `label_vocabulary`: %s.", name,
+                   paste0("'", utils::head(bad, 5), "'", collapse = ", ")), call. = FALSE)
+    }
+    return(as.numeric(ids))
+  }
+  if (is.character(y)) {
+    stop(sprintf("the response '%s' is character: give the classifier a `label_vocabulary`, or use a factor.",
+                 name), call. = FALSE)
+  }
+  attr(y, "levels") <- NULL
+  y
+}

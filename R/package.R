@@ -1,0 +1,31 @@
+#' cppestimators: TensorFlow-style estimators and session hooks in native C++
+#'
+#' Trains linear estimators with the API of the `tfestimators` package, without
+#' TensorFlow or Python: the training loop, the input pipeline and the built-in
+#' hooks run in C++ (Rcpp and RcppEigen); custom hooks are R closures called by
+#' that loop. Scripts written for `tfestimators` run with
+#' `library(cppestimators)` in place of `library(tfestimators)`.
+#'
+#' @keywords internal
+#' @useDynLib cppestimators, .registration = TRUE
+#' @importFrom Rcpp sourceCpp
+#' @importFrom stats predict
+#' @importFrom graphics plot
+"_PACKAGE"
+
+#' Pipe operator
+#'
+#' Re-exported from magrittr, so that `estimator %>% train(...)` works.
+#'
+#' @name %>%
+#' @rdname pipe
+#' @keywords internal
+#' @export
+#' @importFrom magrittr %>%
+#' @usage lhs \%>\% rhs
+#' @param lhs A value or the magrittr placeholder.
+#' @param rhs A function call using the magrittr semantics.
+#' @return The result of calling `rhs(lhs)`.
+#' @examples
+#' c(1, 4, 9) %>% sqrt()
+NULL

@@ -1,0 +1,61 @@
+# The R face of a running session, handed to R closure hooks: a session with
+# a graph (named tensor collections) and run(), and a per-step run context
+# whose stop flag lives in the engine.
+
+tensor <- function(name) structure(list(name = name), class = "cppestimators_tensor")
+
+#' @export
+print.cppestimators_tensor <- function(x, ...) {
+  cat(sprintf("<tensor '%s'>\n", x$name))
+  invisible(x)
+}
+
+new_graph <- function(mode) {
+  graph <- new.env(parent = emptyenv())
+  graph$get_collection <- function(name) {
+    if (!is.character(name) || length(name) != 1L) {
+      stop("`name` must be a collection name such as \"losses\".", call. = FALSE)
+    }
+    switch(name,
+      losses = switch(mode,
+        train = list(tensor("per_example_loss"), tensor("loss"), tensor("loss")),
+        eval = list(tensor("per_example_loss"), tensor("loss")),
+        list()),
+      global_step = list(tensor("global_step")),
+      list())
+  }
+  graph$get_tensor_by_name <- function(name) tensor(name)
+  structure(graph, class = "cppestimators_graph")
+}
+
+new_r_session <- function(ses, mode) {
+  s <- new.env(parent = emptyenv())
+  s$graph <- new_graph(mode)
+  s$run <- function(fetches, ...) {
+    if (inherits(fetches, "cppestimators_session_run_args")) fetches <- fetches$fetches
+    check_fetches(fetches)
+    cpp_session_fetch(ses, fetches)
+  }
+  structure(s, class = "cppestimators_session")
+}
+
+new_run_context <- function(ses, r_session) {
+  ctx <- new.env(parent = emptyenv())
+  ctx$session <- r_session
+  ctx$original_args <- session_run_args(loss = tensor("loss"))
+  ctx$request_stop <- function() invisible(cpp_session_request_stop(ses))
+  makeActiveBinding("stop_requested", function() cpp_session_stop_requested(ses), ctx)
+  structure(ctx, class = "cppestimators_run_context")
+}
+
+#' @export
+print.cppestimators_session <- function(x, ...) {
+  cat("<session>\n")
+  invisible(x)
+}
+
+#' @export
+print.cppestimators_run_context <- function(x, ...) {
+  cat(sprintf("<run context: stop_requested = %s>\n", format(x$stop_requested)))
+  invisible(x)
+}

@@ -1,0 +1,217 @@
+#' Train an estimator
+#'
+#' Runs training steps until `steps` more steps ran, the global step reaches
+#' `max_steps`, a hook requests a stop, or the input is exhausted. Hooks are
+#' called in list order; `train()` appends [hook_history_saver()] and
+#' [hook_progress_bar()] unless one of that kind was given.
+#'
+#' @param object An estimator.
+#' @param input_fn An input function, from [input_fn()].
+#' @param steps Number of steps to train (incremental: counted from the
+#'   current global step), or `NULL`.
+#' @param hooks A list of hooks.
+#' @param max_steps Global step at which to stop (absolute), or `NULL`.
+#' @param saving_listeners Not supported yet: must be `NULL`.
+#' @param ... Unused.
+#' @return Invisibly, the training history (class `tf_estimator_history`);
+#'   print it for the table of `mean_losses`, `total_losses` and `steps`.
+#' @family estimators
+#' @export
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' history <- train(est, input_fn = input, steps = 4)
+#' history
+train <- function(object, ...) {
+  UseMethod("train")
+}
+
+#' @rdname train
+#' @export
+train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max_steps = NULL,
+                               saving_listeners = NULL, ...) {
+  if (!is.null(steps) && !is.null(max_steps)) {
+    stop("Can not provide both steps and max_steps.", call. = FALSE)
+  }
+  steps <- check_steps(steps, "steps")
+  max_steps <- check_steps(max_steps, "max_steps")
+  if (!is.null(saving_listeners)) {
+    stop("`saving_listeners` is not supported yet; use NULL.", call. = FALSE)
+  }
+  hooks <- normalize_hooks(hooks)
+  ptr <- estimator_ptr(object)
+  if (!is.null(max_steps) && cpp_estimator_global_step(ptr) >= max_steps) {
+    message(sprintf("Skipping training since max_steps has already saved (global step %s >= max_steps %s).",
+                    format(cpp_estimator_global_step(ptr)), format(max_steps)))
+    return(invisible(new_history(NULL)))
+  }
+  hooks <- with_default_hooks(hooks, "Training", steps)
+  if (!is.null(steps) || !is.null(max_steps)) {
+    hooks <- c(hooks, list(new_hook("stop_at_step", list(num_steps = steps, last_step = max_steps))))
+  }
+  run <- run_session(object, input_fn, "train", hooks)
+  invisible(new_history(run$history))
+}
+
+check_steps <- function(x, arg) {
+  if (is.null(x)) return(NULL)
+  if (is.numeric(x) && length(x) == 1L && !is.na(x) && x <= 0) {
+    stop(sprintf("Must specify %s > 0, given: %s", arg, format(x)), call. = FALSE)
+  }
+  check_whole(x, arg)
+}
+
+#' Evaluate an estimator
+#'
+#' Computes the head's metrics over the input (or its first `steps` batches)
+#' with the estimator's current weights. Regressors report `average_loss`,
+#' `label/mean`, `loss` and `prediction/mean`; binary classifiers add
+#' `accuracy`, `accuracy_baseline`, `auc`, `auc_precision_recall`,
+#' `precision` and `recall`; multi-class classifiers `accuracy`. `loss` is the
+#' mean over batches of the batch's summed loss, `average_loss` the mean
+#' per-example loss. `global_step` is appended.
+#'
+#' @inheritParams train
+#' @param steps Number of batches to evaluate, or `NULL` for the whole input.
+#' @param checkpoint_path Not supported yet: must be `NULL`.
+#' @param name Name of the evaluation (kept for compatibility).
+#' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
+#' @return A one-row data frame of metrics (or a named list).
+#' @family estimators
+#' @export
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, steps = 4)
+#' evaluate(est, input_fn = input)
+evaluate <- function(object, ...) {
+  UseMethod("evaluate")
+}
+
+#' @rdname evaluate
+#' @export
+evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_path = NULL,
+                                  name = NULL, hooks = NULL, simplify = TRUE, ...) {
+  steps <- check_steps(steps, "steps")
+  if (!is.null(checkpoint_path)) {
+    stop("`checkpoint_path` is not supported yet; use NULL.", call. = FALSE)
+  }
+  hooks <- with_default_hooks(normalize_hooks(hooks), "Evaluating", steps)
+  if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
+  run <- run_session(object, input_fn, "eval", hooks)
+  metrics <- as.list(run$metrics)
+  metrics$global_step <- run$global_step
+  if (!isTRUE(simplify)) return(metrics)
+  as.data.frame(metrics, check.names = FALSE, stringsAsFactors = FALSE)
+}
+
+#' Predict with an estimator
+#'
+#' Runs the model over the input (in order, without shuffling) and returns one
+#' row per example. Scalar keys (`predictions` of a one-target regressor,
+#' `logits` and `logistic` of a binary classifier, `class_ids`, `classes`)
+#' are plain columns; vector keys (`probabilities`, multi-class `logits`,
+#' multi-target `predictions`) are list columns.
+#'
+#' @inheritParams train
+#' @param object An estimator.
+#' @param checkpoint_path Not supported yet: must be `NULL`.
+#' @param predict_keys Which predictions to return; keys the estimator's head
+#'   does not produce are skipped.
+#' @param as_iterable,yield_single_examples Accepted for compatibility; ignored.
+#' @param simplify `TRUE` for a data frame, `FALSE` for a list with one
+#'   element per example.
+#' @return A data frame with one row per example (or a list).
+#' @family estimators
+#' @export
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, steps = 4)
+#' head(predict(est, input_fn = input))
+predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
+                                 predict_keys = c("predictions", "classes", "class_ids",
+                                                  "logistic", "logits", "probabilities"),
+                                 hooks = NULL, as_iterable = FALSE, simplify = TRUE,
+                                 yield_single_examples = TRUE, ...) {
+  if (!is.null(checkpoint_path)) {
+    stop("`checkpoint_path` is not supported yet; use NULL.", call. = FALSE)
+  }
+  all_keys <- eval(formals(sys.function())$predict_keys)
+  predict_keys <- match.arg(predict_keys, all_keys, several.ok = TRUE)
+  ptr <- estimator_ptr(object)
+  head_keys <- cpp_estimator_prediction_keys(ptr)
+  keys <- head_keys[head_keys %in% predict_keys]
+  if (length(keys) == 0L) {
+    stop(sprintf("Expected to run at least one output from %s; this estimator produces %s.",
+                 paste(predict_keys, collapse = ", "), paste(head_keys, collapse = ", ")),
+         call. = FALSE)
+  }
+  run <- run_session(object, input_fn, "infer", normalize_hooks(hooks), predict_keys = keys)
+  out <- lapply(names(run$predictions), function(k) {
+    m <- run$predictions[[k]]
+    if (k == "classes") return(class_labels(object, m[, 1]))
+    if (k == "class_ids") return(as.integer(m[, 1]))
+    if (ncol(m) == 1L) return(m[, 1])
+    lapply(seq_len(nrow(m)), function(i) m[i, ])
+  })
+  names(out) <- names(run$predictions)
+  if (!isTRUE(simplify)) {
+    n <- length(out[[1]])
+    return(lapply(seq_len(n), function(i) lapply(out, function(col) col[[i]])))
+  }
+  df <- data.frame(row.names = seq_along(out[[1]]))
+  for (k in names(out)) df[[k]] <- out[[k]]
+  df
+}
+
+class_labels <- function(object, ids) {
+  vocab <- object$spec$label_vocabulary
+  if (is.null(vocab)) as.character(as.integer(ids)) else vocab[ids + 1]
+}
+
+# One session of the estimator over the input, with hooks. R errors raised by
+# R closure hooks come back naming the hook and phase.
+run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL) {
+  ptr <- estimator_ptr(object)
+  data <- resolve_input(input_fn, object, mode)
+  seed <- session_seed(object)
+  ses <- cpp_session_new(ptr, data$features, data$labels, mode, as.integer(data$batch_size),
+                         data$num_epochs, isTRUE(data$shuffle), seed)
+  r_session <- new_r_session(ses, mode)
+  r_context <- new_run_context(ses, r_session)
+  res <- tryCatch(
+    cpp_session_run(ses, hooks, r_session, r_context),
+    error = function(e) signal_hook_error(e, ses, hooks)
+  )
+  if (mode == "eval") res$metrics <- cpp_session_metrics(ses)
+  if (mode == "infer") res$predictions <- cpp_session_predictions(ses, predict_keys)
+  res
+}
+
+session_seed <- function(object) {
+  seed <- object$spec$config$tf_random_seed
+  if (!is.null(seed)) {
+    object$state$calls <- (object$state$calls %||% 0) + 1
+    return(as.numeric(seed) * 1000003 + object$state$calls)
+  }
+  floor(stats::runif(1) * 2^31)
+}
+
+signal_hook_error <- function(e, ses, hooks) {
+  origin <- cpp_session_error_origin(ses)
+  i <- origin$hook
+  if (is.na(i) || !inherits(hooks[[i]], "EstimatorSessionRunHook")) {
+    e$call <- NULL
+    stop(e)
+  }
+  msg <- sprintf("`%s` of hook %d (%s) failed: %s", origin$phase, i, class(hooks[[i]])[1],
+                 conditionMessage(e))
+  stop(structure(
+    class = c("cppestimators_hook_error", "error", "condition"),
+    list(message = msg, call = NULL, parent = e, hook = i, phase = origin$phase)
+  ))
+}

@@ -1,0 +1,35 @@
+# Argument checks shared by the constructors. Each error names the argument
+# and says what was expected.
+
+`%||%` <- function(x, y) if (is.null(x)) y else x
+
+check_whole <- function(x, arg, min = 1, null_ok = TRUE) {
+  if (is.null(x)) {
+    if (null_ok) return(NULL)
+    stop(sprintf("`%s` must not be NULL.", arg), call. = FALSE)
+  }
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x != floor(x)) {
+    stop(sprintf("`%s` must be a single whole number, not %s.", arg, describe(x)), call. = FALSE)
+  }
+  if (x < min) {
+    stop(sprintf("`%s` must be >= %s, given: %s.", arg, format(min), format(x)), call. = FALSE)
+  }
+  as.numeric(x)
+}
+
+check_function <- function(x, arg, null_ok = TRUE) {
+  if (is.null(x) && null_ok) return(NULL)
+  if (!is.function(x)) {
+    stop(sprintf("`%s` must be a function%s, not %s.", arg,
+                 if (null_ok) " or NULL" else "", describe(x)), call. = FALSE)
+  }
+  x
+}
+
+describe <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.function(x)) return("a function")
+  if (is.atomic(x) && length(x) == 1L) return(paste0(class(x)[1], " ", deparse(x)))
+  if (is.atomic(x)) return(sprintf("a %s vector of length %d", class(x)[1], length(x)))
+  sprintf("an object of class '%s'", class(x)[1])
+}

@@ -1,0 +1,17 @@
+// The cppestimators engine: pure C++17 + Eigen, no R headers.
+#pragma once
+#include "services.h"
+#include "data/rng.h"
+#include "data/batcher.h"
+#include "data/dataset.h"
+#include "features/dense_layout.h"
+#include "model/optimizer.h"
+#include "model/head.h"
+#include "model/metrics.h"
+#include "model/estimator.h"
+#include "session/session.h"
+#include "hooks/hook.h"
+#include "session/monitored_loop.h"
+#include "hooks/progress_bar.h"
+#include "hooks/history_saver.h"
+#include "hooks/stop_at_step.h"

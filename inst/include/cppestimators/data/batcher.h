@@ -1,0 +1,66 @@
+// Turns row indices 0..n-1 into batches: a stream of epochs (each a seeded
+// permutation when shuffling), chunked into batches that cross epoch
+// boundaries. Only the very last batch of a finite stream is partial.
+#pragma once
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "rng.h"
+
+namespace cppestimators {
+
+class Batcher {
+ public:
+  // num_epochs < 0 repeats forever.
+  Batcher(std::int64_t n, int batch_size, std::int64_t num_epochs, bool shuffle,
+          std::uint64_t seed)
+      : n_(n), batch_size_(batch_size), num_epochs_(num_epochs), shuffle_(shuffle),
+        rng_(seed), order_(static_cast<std::size_t>(n)) {
+    if (n < 0) throw std::invalid_argument("number of rows must be >= 0");
+    if (batch_size <= 0) throw std::invalid_argument("`batch_size` must be a positive integer");
+    std::iota(order_.begin(), order_.end(), 0);
+    if (shuffle_) rng_.shuffle(order_);
+    exhausted_ = (n_ == 0 || num_epochs_ == 0);
+  }
+
+  int batch_size() const { return batch_size_; }
+  std::int64_t epoch() const { return epoch_; }
+  bool exhausted() const { return exhausted_; }
+
+  // Writes up to batch_size row indices to `out` (capacity >= batch_size) and
+  // returns how many; 0 means end of input.
+  int next(int* out) {
+    int count = 0;
+    while (count < batch_size_ && !exhausted_) {
+      if (pos_ == n_) {
+        ++epoch_;
+        pos_ = 0;
+        if (num_epochs_ >= 0 && epoch_ >= num_epochs_) {
+          exhausted_ = true;
+          break;
+        }
+        if (shuffle_) rng_.shuffle(order_);
+      }
+      out[count++] = order_[static_cast<std::size_t>(pos_++)];
+    }
+    if (count > 0 && pos_ == n_ && num_epochs_ >= 0 && epoch_ + 1 >= num_epochs_) {
+      exhausted_ = true;  // the stream ends exactly here
+    }
+    return count;
+  }
+
+ private:
+  std::int64_t n_;
+  int batch_size_;
+  std::int64_t num_epochs_;
+  bool shuffle_;
+  Rng rng_;
+  std::vector<int> order_;
+  std::int64_t pos_ = 0;
+  std::int64_t epoch_ = 0;
+  bool exhausted_ = false;
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,43 @@
+// A small, portable, seeded random source (SplitMix64). std::shuffle and the
+// standard distributions are implementation-defined, so the engine draws its
+// own numbers: the same seed gives the same batches on every platform.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace cppestimators {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed = 0) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform integer in [0, bound), without modulo bias (rejection sampling).
+  std::uint64_t below(std::uint64_t bound) {
+    const std::uint64_t limit = (~std::uint64_t(0)) - (~std::uint64_t(0)) % bound;
+    std::uint64_t x;
+    do {
+      x = next();
+    } while (x >= limit);
+    return x % bound;
+  }
+  // Uniform double in [0, 1).
+  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+  // Fisher-Yates shuffle in place.
+  template <class T>
+  void shuffle(std::vector<T>& v) {
+    for (std::size_t i = v.size(); i > 1; --i) {
+      std::size_t j = static_cast<std::size_t>(below(i));
+      std::swap(v[i - 1], v[j]);
+    }
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,59 @@
+// hook_history_saver(every_n_step): records the mean and the sum of the
+// per-example losses of the batch and the global step at local iterations
+// where iteration %% every_n_step == 0, plus the last iteration of the run
+// when it was not recorded, so a history is never empty.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "hook.h"
+
+namespace cppestimators {
+
+struct History {
+  std::vector<double> mean_losses, total_losses;
+  std::vector<std::int64_t> steps;
+};
+
+class HistorySaverHook : public Hook {
+ public:
+  explicit HistorySaverHook(std::int64_t every_n_step) : every_(every_n_step) {
+    if (every_ <= 0) throw std::invalid_argument("`every_n_step` must be a positive integer");
+  }
+  std::string kind() const override { return "hook_history_saver"; }
+
+  void begin(Session&) override {
+    iter_ = 0;
+    last_recorded_ = false;
+    history_ = History();
+  }
+  void after_run(RunContext& ctx) override {
+    ++iter_;
+    last_recorded_ = (iter_ % every_ == 0);
+    if (last_recorded_) record(*ctx.session);
+  }
+  void end(Session& s) override {
+    if (iter_ > 0 && !last_recorded_) record(s);
+  }
+
+  const History& history() const { return history_; }
+
+ private:
+  void record(const Session& s) {
+    const int m = s.rows() * s.head().per_example_dim();
+    const float* pe = s.per_example_losses();
+    double sum = 0.0;
+    for (int i = 0; i < m; ++i) sum += pe[i];
+    history_.mean_losses.push_back(m > 0 ? sum / m : 0.0);
+    history_.total_losses.push_back(sum);
+    history_.steps.push_back(s.global_step());
+  }
+
+  std::int64_t every_;
+  std::int64_t iter_ = 0;
+  bool last_recorded_ = false;
+  History history_;
+};
+
+}  // namespace cppestimators

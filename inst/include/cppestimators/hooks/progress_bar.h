@@ -1,0 +1,102 @@
+// hook_progress_bar(): "Training 2/2 [=====] - ETA:  0s - loss: 3136.10".
+// Interactive consoles get in-place redraws at most every 0.1 s; elsewhere
+// only the final line is printed, once, at end().
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "../services.h"
+#include "hook.h"
+
+namespace cppestimators {
+
+inline std::string format_fixed2(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Inf" : "-Inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+// Terse remaining time, right-aligned in 3 characters: " 0s", "12s", " 3m".
+inline std::string format_eta(double secs) {
+  if (!(secs >= 0) || std::isinf(secs)) return "  ?";
+  char buf[32];
+  const double s = std::round(secs);
+  if (s < 60) std::snprintf(buf, sizeof buf, "%2.0fs", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%2.0fm", std::round(s / 60));
+  else if (s < 86400) std::snprintf(buf, sizeof buf, "%2.0fh", std::round(s / 3600));
+  else std::snprintf(buf, sizeof buf, "%2.0fd", std::round(s / 86400));
+  return buf;
+}
+
+class ProgressBarHook : public Hook {
+ public:
+  // total < 0: unknown length (spinner form).
+  ProgressBarHook(std::string label, std::int64_t total, Services& svc)
+      : label_(std::move(label)), total_(total), svc_(svc) {}
+  std::string kind() const override { return "hook_progress_bar"; }
+
+  void begin(Session&) override {
+    n_ = 0;
+    start_ = svc_.now();
+    last_draw_ = -1e300;
+    drawn_ = false;
+  }
+
+  void after_run(RunContext& ctx) override {
+    ++n_;
+    loss_ = ctx.session->loss();
+    if (!svc_.interactive()) return;
+    const double now = svc_.now();
+    if (now - last_draw_ < 0.1) return;
+    last_draw_ = now;
+    svc_.console("\r" + line(now));
+    drawn_ = true;
+  }
+
+  void end(Session&) override {
+    if (n_ > 0) {
+      const std::string text = line(svc_.now());
+      svc_.console(svc_.interactive() ? "\r" + text + "\n" : text + "\n");
+    }
+    if (total_ >= 0 && n_ != total_) {
+      const std::string op = label_ == "Evaluating" ? "Evaluation" : label_;
+      svc_.message("\n" + op + " completed after " + std::to_string(n_) + " steps but " +
+                   std::to_string(total_) + " steps was specified");
+    }
+  }
+
+  // The bar as it would be drawn now.
+  std::string line(double now) const {
+    const int width = std::min(svc_.console_width(), 80);
+    if (total_ < 0) {
+      static const char spin[] = {'-', '\\', '|', '/'};
+      return std::string("[") + spin[n_ % 4] + "] " + label_ + " -- loss: " +
+             format_fixed2(loss_) + ", step: " + std::to_string(n_);
+    }
+    const double elapsed = now - start_;
+    const double ratio = total_ > 0 ? std::min(1.0, static_cast<double>(n_) / total_) : 1.0;
+    const double eta = n_ > 0 ? elapsed / n_ * std::max<std::int64_t>(0, total_ - n_) : NAN;
+    const std::string head = label_ + " " + std::to_string(n_) + "/" + std::to_string(total_) + " [";
+    const std::string tail = "] - ETA: " + format_eta(eta) + " - loss: " + format_fixed2(loss_);
+    const int bar = std::max(0, width - static_cast<int>(head.size() + tail.size()));
+    const int done = static_cast<int>(std::lround(bar * ratio));
+    return head + std::string(done, '=') + std::string(bar - done, '.') + tail;
+  }
+
+  std::int64_t count() const { return n_; }
+
+ private:
+  std::string label_;
+  std::int64_t total_;
+  Services& svc_;
+  std::int64_t n_ = 0;
+  double loss_ = NAN;
+  double start_ = 0, last_draw_ = 0;
+  bool drawn_ = false;
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,76 @@
+// The MonitoredSession loop every mode shares:
+//   begin* -> after_create_session* -> (before_run* -> step -> after_run*)* -> end*
+// - hooks are called in list order, with one RunContext per step;
+// - a stop request lets the current step finish, then the loop ends;
+// - end of input skips that step's after_run and still calls end();
+// - an exception (from the step or a hook) propagates and skips end();
+// - a user interrupt is noticed between steps: end() runs, then the caller
+//   is told through LoopOutcome::interrupted.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../hooks/hook.h"
+#include "../services.h"
+#include "session.h"
+
+namespace cppestimators {
+
+struct LoopOutcome {
+  std::int64_t steps = 0;
+  bool end_of_input = false;
+  bool interrupted = false;
+};
+
+namespace detail {
+// Records which hook and phase runs, so an error can name them; clears the
+// record only when the call returns normally.
+template <class F>
+inline void call_hook(Session& s, int i, const char* phase, F&& f) {
+  s.current_hook = i;
+  s.current_phase = phase;
+  f();
+  s.current_hook = -1;
+  s.current_phase = nullptr;
+}
+
+struct ContextGuard {
+  Session& s;
+  ~ContextGuard() { s.current_context = nullptr; }
+};
+}  // namespace detail
+
+inline LoopOutcome run_monitored(Session& s, const std::vector<Hook*>& hooks, Services& svc) {
+  LoopOutcome out;
+  const int n = static_cast<int>(hooks.size());
+  for (int i = 0; i < n; ++i) detail::call_hook(s, i, "begin", [&] { hooks[i]->begin(s); });
+  for (int i = 0; i < n; ++i)
+    detail::call_hook(s, i, "after_create_session", [&] { hooks[i]->after_create_session(s); });
+  {
+    detail::ContextGuard guard{s};
+    for (;;) {
+      if (svc.interrupt_requested()) {
+        out.interrupted = true;
+        break;
+      }
+      RunContext ctx(&s);
+      s.current_context = &ctx;
+      for (int i = 0; i < n; ++i)
+        detail::call_hook(s, i, "before_run", [&] { hooks[i]->before_run(ctx); });
+      if (!s.run_step()) {
+        out.end_of_input = true;
+        break;
+      }
+      ++out.steps;
+      for (int i = 0; i < n; ++i)
+        detail::call_hook(s, i, "after_run", [&] { hooks[i]->after_run(ctx); });
+      if (ctx.stop_requested) break;
+    }
+  }
+  for (int i = 0; i < n; ++i) detail::call_hook(s, i, "end", [&] { hooks[i]->end(s); });
+  if (out.steps == 0 && s.mode() == Mode::Train)
+    svc.message("Training with estimator made no steps. Perhaps input is empty or misspecified.");
+  return out;
+}
+
+}  // namespace cppestimators

@@ -1,0 +1,153 @@
+// A Session runs one step per run_step(): gather a batch, forward pass, loss,
+// and, by mode, an optimizer update (train), metric updates (eval) or stored
+// logits (predict). Every buffer is sized once, at creation, for the largest
+// batch; the steady state allocates nothing and copies no input data.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../data/batcher.h"
+#include "../data/dataset.h"
+#include "../model/estimator.h"
+#include "../model/metrics.h"
+
+namespace cppestimators {
+
+enum class Mode { Train, Eval, Predict };
+
+inline const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::Train: return "train";
+    case Mode::Eval: return "eval";
+    case Mode::Predict: return "infer";
+  }
+  return "";
+}
+
+struct SessionOptions {
+  Mode mode = Mode::Train;
+  int batch_size = 128;
+  std::int64_t num_epochs = 1;  // < 0: repeat forever
+  bool shuffle = false;
+  std::uint64_t seed = 0;
+};
+
+struct RunContext;
+
+class Session {
+ public:
+  Session(Estimator& est, const Dataset& data, const SessionOptions& opt)
+      : est_(est), data_(data), opt_(opt),
+        batcher_(data.n, opt.batch_size, opt.num_epochs, opt.shuffle, opt.seed),
+        bound_(est.layout().bind(data)), metrics_(est.head()) {
+    const Head& head = est.head();
+    if (opt.mode != Mode::Predict) {
+      if (data.labels == nullptr)
+        throw std::invalid_argument(
+            "`input_fn` has no response: training and evaluation need one (set `response`)");
+      head.check_labels(data.labels, data.n, data.label_width);
+    }
+    if (opt.mode == Mode::Predict && opt.num_epochs < 0)
+      throw std::invalid_argument(
+          "predict() needs an `input_fn` with a finite `num_epochs` (got NULL, which repeats forever)");
+    const std::size_t b = static_cast<std::size_t>(opt.batch_size);
+    idx_.assign(b, 0);
+    x_.assign(b * est.input_width(), 0.0f);
+    y_.assign(b * head.label_dim(), 0.0f);
+    logits_.assign(b * head.logits_dim(), 0.0f);
+    dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);
+    per_example_.assign(b * head.per_example_dim(), 0.0f);
+    if (opt.mode == Mode::Predict)
+      predictions_.reserve(static_cast<std::size_t>(data.n * opt.num_epochs) * head.logits_dim());
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  Mode mode() const { return opt_.mode; }
+  const SessionOptions& options() const { return opt_; }
+  Estimator& estimator() { return est_; }
+  const Estimator& estimator() const { return est_; }
+  const Head& head() const { return est_.head(); }
+
+  // One step. Returns false at end of input, leaving the previous step's
+  // buffers untouched.
+  bool run_step() {
+    const int rows = batcher_.next(idx_.data());
+    if (rows == 0) return false;
+    rows_ = rows;
+    est_.layout().gather(bound_, data_.n, idx_.data(), rows, x_.data());
+    const Head& head = est_.head();
+    if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
+    est_.forward(x_.data(), rows, logits_.data());
+    switch (opt_.mode) {
+      case Mode::Train:
+        loss_ = static_cast<float>(
+            head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits_.data()));
+        est_.backward_and_apply(x_.data(), dlogits_.data(), rows);
+        break;
+      case Mode::Eval:
+        loss_ = static_cast<float>(
+            head.loss(logits_.data(), y_.data(), rows, per_example_.data(), nullptr));
+        metrics_.update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
+        break;
+      case Mode::Predict:
+        predictions_.insert(predictions_.end(), logits_.begin(),
+                            logits_.begin() + static_cast<std::ptrdiff_t>(rows) * head.logits_dim());
+        break;
+    }
+    ++steps_;
+    return true;
+  }
+
+  // What the last completed step produced.
+  std::int64_t steps_run() const { return steps_; }
+  int rows() const { return rows_; }
+  double loss() const { return loss_; }
+  const float* per_example_losses() const { return per_example_.data(); }
+  const float* logits() const { return logits_.data(); }
+  const float* labels() const { return y_.data(); }
+  std::int64_t global_step() const { return est_.global_step(); }
+  double learning_rate() const { return est_.spec().optimizer.learning_rate; }
+  const Metrics& metrics() const { return metrics_; }
+  const std::vector<float>& predictions() const { return predictions_; }
+
+  // Which hook and phase is running, for error messages (-1 / nullptr: none).
+  int current_hook = -1;
+  const char* current_phase = nullptr;
+  // The context of the step in progress (null between steps).
+  RunContext* current_context = nullptr;
+
+ private:
+  void gather_labels(int rows) {
+    const int w = data_.label_width;
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < w; ++j)
+        y_[static_cast<std::size_t>(r) * w + j] =
+            static_cast<float>(data_.labels[idx_[r] + j * data_.n]);
+  }
+
+  Estimator& est_;
+  const Dataset& data_;
+  SessionOptions opt_;
+  Batcher batcher_;
+  std::vector<const ColumnView*> bound_;
+  Metrics metrics_;
+  std::vector<int> idx_;
+  std::vector<float> x_, y_, logits_, dlogits_, per_example_, predictions_;
+  int rows_ = 0;
+  double loss_ = 0.0;
+  std::int64_t steps_ = 0;
+};
+
+// One per step, shared by every hook's before_run and after_run of that step.
+struct RunContext {
+  explicit RunContext(Session* s) : session(s) {}
+  Session* session;
+  bool stop_requested = false;
+  void request_stop() { stop_requested = true; }
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,76 @@
+// A hook whose callbacks are R closures (session_run_hook()). Absent
+// callbacks cost nothing; present ones cost one R call each. An R error in a
+// callback unwinds through here as a C++ exception (Rcpp's unwind
+// protection), so the engine's state stays consistent; the R layer names the
+// hook and phase from Session::current_hook / current_phase.
+#pragma once
+#include <Rcpp.h>
+
+#include <cppestimators/hooks/hook.h>
+
+#include "fetch.h"
+
+namespace cppestimators {
+
+class RClosureHook : public Hook {
+ public:
+  RClosureHook(const Rcpp::List& spec, SEXP r_session, SEXP r_context)
+      : begin_(spec["begin"]), after_create_session_(spec["after_create_session"]),
+        before_run_(spec["before_run"]), after_run_(spec["after_run"]), end_(spec["end"]),
+        r_session_(r_session), r_context_(r_context) {}
+  std::string kind() const override { return "session_run_hook"; }
+
+  void begin(Session&) override {
+    if (present(begin_)) call(begin_, {});
+  }
+  void after_create_session(Session&) override {
+    if (present(after_create_session_)) call(after_create_session_, {r_session_, R_NilValue});
+  }
+  void before_run(RunContext&) override {
+    fetches_ = R_NilValue;
+    if (!present(before_run_)) return;
+    Rcpp::RObject res = call(before_run_, {r_context_});
+    if (res.isNULL()) return;
+    if (!Rf_inherits(res, "cppestimators_session_run_args")) {
+      Rcpp::CharacterVector cls = Rcpp::Function("class")(res);
+      throw std::invalid_argument(
+          "`before_run` must return NULL or session_run_args(), not an object of class '" +
+          Rcpp::as<std::string>(cls[0]) + "'");
+    }
+    fetches_ = Rcpp::List(res)["fetches"];
+  }
+  void after_run(RunContext& ctx) override {
+    if (!present(after_run_)) return;
+    Rcpp::List values = Rcpp::List::create(
+        Rcpp::Named("results") = resolve_fetches(*ctx.session, fetches_),
+        Rcpp::Named("options") = R_NilValue, Rcpp::Named("run_metadata") = R_NilValue);
+    values.attr("class") = "cppestimators_session_run_values";
+    call(after_run_, {r_context_, values});
+  }
+  void end(Session&) override {
+    if (present(end_)) call(end_, {r_session_});
+  }
+
+ private:
+  static bool present(const Rcpp::RObject& f) { return !f.isNULL(); }
+  static SEXP call(const Rcpp::RObject& f, std::initializer_list<SEXP> args) {
+    Rcpp::Shield<SEXP> fn(f);
+    SEXP call = R_NilValue;
+    // Build the call f(arg1, arg2, ...) from the back.
+    Rcpp::Shield<SEXP> argl([&] {
+      SEXP l = R_NilValue;
+      std::vector<SEXP> v(args);
+      for (auto it = v.rbegin(); it != v.rend(); ++it) l = Rf_cons(*it, l);
+      return l;
+    }());
+    Rcpp::Shield<SEXP> lang(Rf_lcons(fn, argl));
+    call = lang;
+    return Rcpp::Rcpp_fast_eval(call, R_GlobalEnv);
+  }
+
+  Rcpp::RObject begin_, after_create_session_, before_run_, after_run_, end_;
+  Rcpp::RObject r_session_, r_context_;
+  Rcpp::RObject fetches_;
+};
+
+}  // namespace cppestimators
