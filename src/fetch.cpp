@@ -13,8 +13,8 @@ std::string tensor_base_name(const std::string& name) {
 namespace {
 
 // rows x cols row-major floats -> R vector (cols == 1) or matrix.
-SEXP as_r(const float* data, int rows, int cols) {
-  if (cols == 1) {
+SEXP as_r(const float* data, int rows, int cols, bool matrix = false) {
+  if (cols == 1 && !matrix) {
     Rcpp::NumericVector v(rows);
     for (int i = 0; i < rows; ++i) v[i] = data[i];
     return v;
@@ -66,7 +66,7 @@ SEXP fetch_tensor(const Session& s, const std::string& full_name) {
     return m;
   }
   if (const VariableRef* v = s.estimator().find_variable(name)) {
-    if (v->shape.size() == 2) return as_r(v->data, v->shape[0], v->shape[1]);
+    if (v->shape.size() == 2) return as_r(v->data, v->shape[0], v->shape[1], true);
     Rcpp::NumericVector out(v->size);
     for (std::size_t i = 0; i < v->size; ++i) out[i] = v->data[i];
     return out;

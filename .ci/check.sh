@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the package and runs R CMD check --as-cran (no manual, no network
+# look-ups); fails on any ERROR or WARNING and prints the test totals.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/check"
+rm -rf "$out" && mkdir -p "$out"
+cd "$out"
+R CMD build --no-build-vignettes "$root" >build.log 2>&1 || { cat build.log; exit 1; }
+tarball=$(ls cppestimators_*.tar.gz)
+export _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false
+export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false _R_CHECK_SYSTEM_CLOCK_=0
+export NOT_CRAN=true
+status=0
+R CMD check --as-cran --no-manual "$tarball" || status=$?
+log=cppestimators.Rcheck/00check.log
+rout=$(ls cppestimators.Rcheck/tests/testthat.Rout* 2>/dev/null | head -1 || true)
+if [ -n "$rout" ]; then
+  sed -n '/\[ FAIL/,$p' "$rout" | tail -40
+  totals=$(grep -o '\[ FAIL [0-9]* | WARN [0-9]* | SKIP [0-9]* | PASS [0-9]* \]' "$rout" | tail -1)
+  if [ -n "$totals" ]; then
+    set -- $(echo "$totals" | tr -dc '0-9 ' )
+    echo "$4 passed, $1 failed, $3 skipped"
+  fi
+fi
+if grep -qE '^Status: .*(ERROR|WARNING)' "$log" || [ "$status" -ne 0 ]; then
+  echo "R CMD check found errors or warnings:" >&2
+  grep -E '^\* .*(ERROR|WARNING)' "$log" >&2 || true
+  exit 1
+fi
+grep '^Status:' "$log"

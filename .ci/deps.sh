@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the R packages the package, its tests and its checks need, when
+# missing: Debian's prebuilt r-cran-* packages when run as root with apt,
+# otherwise from CRAN through the repository R is configured with.
+set -euo pipefail
+pkgs="Rcpp RcppEigen magrittr testthat xml2 callr"
+missing=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
+[ -z "$missing" ] && exit 0
+echo "Installing missing R packages: $missing"
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  debs=""
+  for p in $missing; do debs="$debs r-cran-$(echo "$p" | tr '[:upper:]' '[:lower:]')"; done
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends $debs >/dev/null 2>&1 ||
+    { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $debs >/dev/null; }
+else
+  Rscript --vanilla -e "repos <- getOption('repos'); if (is.null(repos) || identical(unname(repos['CRAN']), '@CRAN@')) stop('set a CRAN mirror in options(repos) to install: $missing'); install.packages(strsplit('$missing', ' ')[[1]])"
+fi
+still=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
+if [ -n "$still" ]; then echo "could not install: $still" >&2; exit 1; fi

@@ -1,0 +1,26 @@
+# The two quick-start commands:
+#   make demo  - installs what is missing, installs the package, runs the seed examples
+#   make test  - installs what is missing, then R CMD build + R CMD check (all tests)
+.PHONY: deps demo test install document bench clean
+
+deps:
+	bash .ci/deps.sh
+
+install: deps
+	R CMD INSTALL --no-test-load . >install.log 2>&1 || (tail -50 install.log; exit 1)
+
+demo: install
+	Rscript inst/examples/seeds.R
+
+test: deps
+	bash .ci/check.sh
+
+# Regenerates RcppExports, NAMESPACE and man/ (needs roxygen2 and pkgbuild).
+document:
+	Rscript -e 'Rcpp::compileAttributes(".")' -e 'roxygen2::roxygenise(".")'
+
+bench: install
+	Rscript bench/run.R
+
+clean:
+	rm -rf check install.log src/*.o src/*.so

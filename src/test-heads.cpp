@@ -1,0 +1,54 @@
+// Engine unit tests: head losses and gradients, streaming metrics.
+#include <testthat.h>
+
+#include <cmath>
+
+#include <cppestimators/model/head.h>
+#include <cppestimators/model/metrics.h>
+
+using namespace cppestimators;
+
+context("Heads") {
+  test_that("regression: squared error, gradient 2 * (yhat - y)") {
+    RegressionHead h(1);
+    float logits[2] = {1.0f, 3.0f}, labels[2] = {2.0f, 0.0f}, pe[2], dl[2];
+    double total = h.loss(logits, labels, 2, pe, dl);
+    expect_true((pe[0] == 1.0f && pe[1] == 9.0f));
+    expect_true(total == 10.0);
+    expect_true((dl[0] == -2.0f && dl[1] == 6.0f));
+  }
+
+  test_that("binary: sigmoid cross-entropy at logit 0 is log(2)") {
+    BinaryHead h;
+    float logits[1] = {0.0f}, labels[1] = {1.0f}, pe[1], dl[1];
+    h.loss(logits, labels, 1, pe, dl);
+    expect_true(std::fabs(pe[0] - std::log(2.0f)) < 1e-6);
+    expect_true(std::fabs(dl[0] + 0.5f) < 1e-6);
+  }
+
+  test_that("multi-class: softmax cross-entropy of equal logits is log(K)") {
+    MultiClassHead h(3);
+    float logits[3] = {1.0f, 1.0f, 1.0f}, labels[1] = {2.0f}, pe[1], dl[3];
+    h.loss(logits, labels, 1, pe, dl);
+    expect_true(std::fabs(pe[0] - std::log(3.0f)) < 1e-6);
+    expect_true(std::fabs(dl[2] - (1.0f / 3 - 1)) < 1e-6);
+  }
+
+  test_that("metrics reset to zero and AUC of a perfect ranking is 1") {
+    BinaryHead h;
+    Metrics m(h);
+    float logits[4] = {-3.0f, -1.0f, 1.0f, 3.0f}, labels[4] = {0, 0, 1, 1}, pe[4];
+    double loss = h.loss(logits, labels, 4, pe, nullptr);
+    m.update(logits, labels, pe, 4, loss);
+    auto r = m.result();
+    double auc = -1, acc = -1;
+    for (auto& kv : r) {
+      if (kv.first == "auc") auc = kv.second;
+      if (kv.first == "accuracy") acc = kv.second;
+    }
+    expect_true(std::fabs(auc - 1.0) < 1e-3);
+    expect_true(acc == 1.0);
+    m.reset();
+    expect_true(m.batches() == 0);
+  }
+}

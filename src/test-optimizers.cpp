@@ -1,0 +1,78 @@
+// Engine unit tests: each optimizer's first update against hand-computed
+// values (TF 1.x rules and defaults), from w = 0.5 with gradient 0.3.
+#include <testthat.h>
+
+#include <cmath>
+#include <vector>
+
+#include <cppestimators/model/optimizer.h>
+
+using namespace cppestimators;
+
+namespace {
+// Runs one update of a single parameter; returns the new value and the slots.
+float first_update(const std::string& name, float lr, float w0, float g,
+                   std::vector<float>* slots_out = nullptr) {
+  OptimizerSpec spec;
+  spec.name = name;
+  spec.learning_rate = lr;
+  auto opt = make_optimizer(spec);
+  std::vector<std::vector<float>> slots;
+  for (float v : opt->slot_initial_values()) slots.push_back({v});
+  float* ptrs[4] = {nullptr, nullptr, nullptr, nullptr};
+  for (std::size_t i = 0; i < slots.size(); ++i) ptrs[i] = slots[i].data();
+  float w = w0;
+  opt->apply(&w, &g, ptrs, 1);
+  opt->finish_step();
+  if (slots_out)
+    for (auto& s : slots) slots_out->push_back(s[0]);
+  return w;
+}
+bool near(double a, double b, double tol = 1e-6) { return std::fabs(a - b) <= tol; }
+}  // namespace
+
+context("Optimizers") {
+  test_that("SGD: w - lr * g") { expect_true(near(first_update("SGD", 0.1f, 0.5f, 0.3f), 0.47)); }
+
+  test_that("Adagrad: accumulator starts at 0.1, no epsilon") {
+    std::vector<float> slots;
+    expect_true(near(first_update("Adagrad", 0.1f, 0.5f, 0.3f, &slots), 0.4311752798));
+    expect_true(near(slots[0], 0.19));
+  }
+
+  test_that("Ftrl from zero: w = -g * lr / sqrt(0.1 + g^2)") {
+    std::vector<float> slots;
+    expect_true(near(first_update("Ftrl", 0.2f, 0.0f, 0.3f, &slots), -0.1376494403));
+    expect_true(near(slots[0], 0.19));  // accum
+    expect_true(near(slots[1], 0.3));   // linear
+  }
+
+  test_that("Ftrl from a non-zero weight subtracts the sigma term") {
+    std::vector<float> slots;
+    expect_true(near(first_update("Ftrl", 0.2f, 0.5f, 0.3f, &slots), -0.0003875654, 1e-6));
+    expect_true(near(slots[1], 0.0008446792, 1e-6));
+  }
+
+  test_that("Adam: bias-corrected step with epsilon hat") {
+    std::vector<float> slots;
+    expect_true(near(first_update("Adam", 0.1f, 0.5f, 0.3f, &slots), 0.4000001054, 1e-6));
+    expect_true(near(slots[0], 0.03));
+    expect_true(near(slots[1], 0.00009, 1e-8));
+  }
+
+  test_that("RMSProp: mean square starts at one") {
+    std::vector<float> slots;
+    expect_true(near(first_update("RMSProp", 0.1f, 0.5f, 0.3f, &slots), 0.4685341612));
+    expect_true(near(slots[0], 0.909));
+    expect_true(near(slots[1], 0.0314658388));
+  }
+
+  test_that("unknown names and bad learning rates are rejected") {
+    OptimizerSpec spec;
+    spec.name = "Momentum";
+    expect_error_as(make_optimizer(spec), std::invalid_argument);
+    spec.name = "SGD";
+    spec.learning_rate = 0.0f;
+    expect_error_as(make_optimizer(spec), std::invalid_argument);
+  }
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(cppestimators)
+
+test_check("cppestimators")

@@ -1,0 +1,1 @@
+run_cpp_tests("cppestimators")

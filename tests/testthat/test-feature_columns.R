@@ -1,0 +1,43 @@
+test_that("column_numeric() takes strings and bare names", {
+  col <- column_numeric("drat")
+  expect_s3_class(col, "cppestimators_feature_column")
+  expect_equal(col$name, "drat")
+  expect_equal(col$shape, 1L)
+  cols <- column_numeric(drat, cyl)
+  expect_length(cols, 2)
+  expect_equal(vapply(cols, function(c) c$name, ""), c("drat", "cyl"))
+  expect_equal(vapply(column_numeric(c("wt", "hp")), function(c) c$name, ""), c("wt", "hp"))
+  expect_equal(column_numeric("img", shape = c(2, 3))$width, 6L)
+})
+
+test_that("column_numeric() rejects bad arguments with named errors", {
+  expect_error(column_numeric("x", shape = 0), "`shape` must be a vector of positive whole numbers")
+  expect_error(column_numeric("x", shape = 1.5), "`shape`")
+  expect_error(column_numeric("x", dtype = "string"), "dtype must be convertible to float")
+  expect_error(column_numeric("x", normalizer_fn = 3), "`normalizer_fn` must be a function or NULL")
+  expect_error(column_numeric(), "no feature names")
+})
+
+test_that("feature_columns() flattens lists and keeps the later duplicate", {
+  a <- column_numeric("a")
+  a2 <- column_numeric("a", normalizer_fn = function(x) x * 2)
+  fcs <- feature_columns(a, column_numeric("b", "c"), a2)
+  expect_s3_class(fcs, "cppestimators_feature_columns")
+  expect_equal(vapply(fcs, function(c) c$name, ""), c("b", "c", "a"))
+  expect_true(is.function(fcs[[3]]$normalizer_fn))
+  expect_error(feature_columns(), "feature_columns must not be empty")
+  expect_error(feature_columns("a"), "takes feature columns made by column_")
+  expect_output(print(fcs), "3 feature columns")
+})
+
+test_that("normalizer_fn is applied to the feature before training", {
+  df <- data.frame(x = c(1, 2, 3, 4), y = c(2, 4, 6, 8))
+  scale_by_10 <- column_numeric("x", normalizer_fn = function(x) x * 10)
+  est <- linear_regressor(feature_columns(scale_by_10), optimizer = "SGD")
+  quietly(train(est, input_fn(df, response = "y", batch_size = 4L, shuffle = FALSE), steps = 1))
+  # gradient of the summed squared error at w = 0: -2 * sum(10 x * y)
+  p <- predict(est, input_fn(data.frame(x = 1), features = "x"))
+  w <- 0.2 * 2 * sum(10 * df$x * df$y)
+  b <- 0.2 * 2 * sum(df$y)
+  expect_equal(p$predictions, 10 * w + b, tolerance = 1e-5)
+})
