@@ -121,7 +121,8 @@ session_run_hook <- function(begin = NULL, after_create_session = NULL, before_r
 #'
 #' Tensor names: `loss` (the batch's summed training loss), `per_example_loss`,
 #' `average_loss`, `global_step`, `learning_rate`, `logits`, `predictions`,
-#' `labels`, and every variable of [variable_names()].
+#' `labels`, and every variable by name (for example
+#' `linear/linear_model/<column>/weights`).
 #'
 #' @param ... Named tensors to fetch.
 #' @param feed_dict,options Accepted for compatibility; must be `NULL`.
