@@ -2,58 +2,82 @@
 # Generator token: 10BE3573-1514-4C36-9D1C-5A225CD40393
 
 cpp_estimator_new <- function(spec) {
-    .Call('_cppestimators_cpp_estimator_new', PACKAGE = 'cppestimators', spec)
+    .Call(`_cppestimators_cpp_estimator_new`, spec)
 }
 
 cpp_estimator_global_step <- function(est) {
-    .Call('_cppestimators_cpp_estimator_global_step', PACKAGE = 'cppestimators', est)
+    .Call(`_cppestimators_cpp_estimator_global_step`, est)
 }
 
 cpp_estimator_variable_names <- function(est) {
-    .Call('_cppestimators_cpp_estimator_variable_names', PACKAGE = 'cppestimators', est)
+    .Call(`_cppestimators_cpp_estimator_variable_names`, est)
 }
 
 cpp_estimator_variable <- function(est, name) {
-    .Call('_cppestimators_cpp_estimator_variable', PACKAGE = 'cppestimators', est, name)
+    .Call(`_cppestimators_cpp_estimator_variable`, est, name)
 }
 
 cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed) {
-    .Call('_cppestimators_cpp_session_new', PACKAGE = 'cppestimators', est, features, labels, mode, batch_size, num_epochs, shuffle, seed)
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed)
 }
 
 cpp_session_run <- function(ses, hooks, r_session, r_context) {
-    .Call('_cppestimators_cpp_session_run', PACKAGE = 'cppestimators', ses, hooks, r_session, r_context)
+    .Call(`_cppestimators_cpp_session_run`, ses, hooks, r_session, r_context)
 }
 
 cpp_session_fetch <- function(ses, fetches) {
-    .Call('_cppestimators_cpp_session_fetch', PACKAGE = 'cppestimators', ses, fetches)
+    .Call(`_cppestimators_cpp_session_fetch`, ses, fetches)
 }
 
 cpp_session_request_stop <- function(ses) {
-    invisible(.Call('_cppestimators_cpp_session_request_stop', PACKAGE = 'cppestimators', ses))
+    invisible(.Call(`_cppestimators_cpp_session_request_stop`, ses))
 }
 
 cpp_session_stop_requested <- function(ses) {
-    .Call('_cppestimators_cpp_session_stop_requested', PACKAGE = 'cppestimators', ses)
+    .Call(`_cppestimators_cpp_session_stop_requested`, ses)
 }
 
 cpp_session_error_origin <- function(ses) {
-    .Call('_cppestimators_cpp_session_error_origin', PACKAGE = 'cppestimators', ses)
+    .Call(`_cppestimators_cpp_session_error_origin`, ses)
 }
 
 cpp_session_metrics <- function(ses) {
-    .Call('_cppestimators_cpp_session_metrics', PACKAGE = 'cppestimators', ses)
+    .Call(`_cppestimators_cpp_session_metrics`, ses)
 }
 
 cpp_estimator_prediction_keys <- function(est) {
-    .Call('_cppestimators_cpp_estimator_prediction_keys', PACKAGE = 'cppestimators', est)
+    .Call(`_cppestimators_cpp_estimator_prediction_keys`, est)
 }
 
 cpp_session_predictions <- function(ses, keys) {
-    .Call('_cppestimators_cpp_session_predictions', PACKAGE = 'cppestimators', ses, keys)
+    .Call(`_cppestimators_cpp_session_predictions`, ses, keys)
 }
 
 cpp_xptr_is_null <- function(p) {
-    .Call('_cppestimators_cpp_xptr_is_null', PACKAGE = 'cppestimators', p)
+    .Call(`_cppestimators_cpp_xptr_is_null`, p)
+}
+
+cpp_latest_checkpoint <- function(dir) {
+    .Call(`_cppestimators_cpp_latest_checkpoint`, dir)
+}
+
+cpp_estimator_restore <- function(est, path) {
+    invisible(.Call(`_cppestimators_cpp_estimator_restore`, est, path))
+}
+
+cpp_estimator_encode <- function(est) {
+    .Call(`_cppestimators_cpp_estimator_encode`, est)
+}
+
+cpp_estimator_decode <- function(est, bytes, source) {
+    invisible(.Call(`_cppestimators_cpp_estimator_decode`, est, bytes, source))
+}
+
+cpp_estimator_write_file <- function(est, path) {
+    invisible(.Call(`_cppestimators_cpp_estimator_write_file`, est, path))
+}
+
+cpp_estimator_save <- function(est, dir, keep_max) {
+    .Call(`_cppestimators_cpp_estimator_save`, est, dir, keep_max)
 }
 

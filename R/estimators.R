@@ -11,7 +11,9 @@
 #'
 #' @param feature_columns Feature columns, from [feature_columns()] or
 #'   [column_numeric()].
-#' @param model_dir Directory for the model's files; `NULL` for none yet.
+#' @param model_dir Directory for the model's checkpoints and summaries;
+#'   `NULL` uses `config$model_dir`, else a new temporary directory (with a
+#'   message naming it).
 #' @param label_dimension Number of regression targets per example.
 #' @param n_classes Number of classes (2 for a binary classifier).
 #' @param weight_column Not supported yet: must be `NULL`.
@@ -21,8 +23,7 @@
 #'   `"Adam"`, `"RMSProp"` or `"SGD"`, each with TensorFlow 1.x defaults and
 #'   the linear learning rate 0.2; or `NULL` for FTRL with learning rate
 #'   `min(0.2, 1/sqrt(number of feature columns))`.
-#' @param config `NULL` or a run configuration list (`tf_random_seed` is used
-#'   to seed shuffling).
+#' @param config `NULL` or a [run_config()].
 #' @param partitioner Accepted for compatibility and ignored.
 #' @return An estimator object (class `tf_estimator`).
 #' @family estimators
@@ -80,6 +81,12 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
                               !nzchar(model_dir))) {
     stop("`model_dir` must be NULL or a non-empty string.", call. = FALSE)
   }
+  if (is.null(config)) config <- run_config()
+  if (!inherits(config, "cppestimators_run_config")) {
+    stop("`config` must be NULL or made by run_config(), not ", describe(config), ".", call. = FALSE)
+  }
+  model_dir <- resolve_model_dir(model_dir, config$model_dir)
+  config <- config$replace(model_dir = model_dir)
   spec <- list(
     kind = kind, name = name, head = head, head_n = as.integer(head_n),
     feature_columns = cols, label_vocabulary = label_vocabulary,
@@ -91,6 +98,21 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
     class = c(paste0("tf_estimator_", kind, "_", name), paste0("tf_estimator_", kind),
               "tf_estimator")
   )
+}
+
+resolve_model_dir <- function(model_dir, config_dir) {
+  if (!is.null(model_dir) && !is.null(config_dir) &&
+      normalizePath(model_dir, mustWork = FALSE) != normalizePath(config_dir, mustWork = FALSE)) {
+    stop(sprintf("model_dir are set both in constructor and RunConfig, but with different values. In constructor: '%s', in RunConfig: '%s'.",
+                 model_dir, config_dir), call. = FALSE)
+  }
+  dir <- model_dir %||% config_dir
+  if (is.null(dir)) {
+    dir <- tempfile("cppestimators-model-")
+    dir.create(dir, recursive = TRUE)
+    message("Using temporary folder as model directory: ", dir)
+  }
+  normalizePath(path.expand(dir), mustWork = FALSE)
 }
 
 optimizer_names <- c("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD")
@@ -114,14 +136,35 @@ optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2) {
 estimator_ptr <- function(object) {
   st <- object$state
   if (is.null(st$ptr) || is_null_xptr(st$ptr)) {
-    spec <- object$spec
-    engine_spec <- list(
-      head = spec$head, head_n = spec$head_n, optimizer = spec$optimizer,
-      columns = lapply(spec$feature_columns, function(c) list(name = c$key, width = c$width))
-    )
-    st$ptr <- cpp_estimator_new(engine_spec)
+    st$ptr <- new_engine(object)
+    restore_weights(object, st$ptr)
   }
   st$ptr
+}
+
+# A fresh engine object (zero weights) for the estimator's spec.
+new_engine <- function(object) {
+  spec <- object$spec
+  cpp_estimator_new(list(
+    head = spec$head, head_n = spec$head_n, optimizer = spec$optimizer,
+    columns = lapply(spec$feature_columns, function(c) list(name = c$key, width = c$width))
+  ))
+}
+
+# The engine for evaluate()/predict(checkpoint_path =): a separate engine
+# restored from that file, leaving the estimator's own state alone.
+engine_for_checkpoint <- function(object, checkpoint_path) {
+  if (!is.character(checkpoint_path) || length(checkpoint_path) != 1L) {
+    stop("`checkpoint_path` must be the path of a checkpoint file.", call. = FALSE)
+  }
+  path <- checkpoint_path
+  if (!file.exists(path) && file.exists(paste0(path, ".ckpt"))) path <- paste0(path, ".ckpt")
+  if (!file.exists(path)) {
+    stop(sprintf("`checkpoint_path`: no checkpoint file at '%s'.", checkpoint_path), call. = FALSE)
+  }
+  ptr <- new_engine(object)
+  cpp_estimator_restore(ptr, normalizePath(path))
+  ptr
 }
 
 is_null_xptr <- function(p) cpp_xptr_is_null(p)

@@ -171,7 +171,9 @@ normalize_hooks <- function(hooks) {
                    describe(hooks[[i]]), i), call. = FALSE)
     }
   }
-  unname(hooks)
+  hooks <- unname(hooks)
+  for (i in seq_along(hooks)) hooks[[i]]$position <- i
+  hooks
 }
 
 # Appends the history saver and the progress bar unless one of that kind is
@@ -179,6 +181,7 @@ normalize_hooks <- function(hooks) {
 with_default_hooks <- function(hooks, label, total) {
   types <- vapply(hooks, function(h) h$type, "")
   if (!"history_saver" %in% types) hooks <- c(hooks, list(hook_history_saver(10)))
+  types <- vapply(hooks, function(h) h$type, "")
   if (!"progress_bar" %in% types) hooks <- c(hooks, list(hook_progress_bar()))
   lapply(hooks, function(h) {
     if (identical(h$type, "progress_bar")) {

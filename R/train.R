@@ -11,7 +11,8 @@
 #'   current global step), or `NULL`.
 #' @param hooks A list of hooks.
 #' @param max_steps Global step at which to stop (absolute), or `NULL`.
-#' @param saving_listeners Not supported yet: must be `NULL`.
+#' @param saving_listeners A list of [checkpoint_saver_listener()]s, attached
+#'   to the checkpoint saver.
 #' @param ... Unused.
 #' @return Invisibly, the training history (class `tf_estimator_history`);
 #'   print it for the table of `mean_losses`, `total_losses` and `steps`.
@@ -36,22 +37,66 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   steps <- check_steps(steps, "steps")
   max_steps <- check_steps(max_steps, "max_steps")
-  if (!is.null(saving_listeners)) {
-    stop("`saving_listeners` is not supported yet; use NULL.", call. = FALSE)
-  }
+  listeners <- normalize_listeners(saving_listeners, "saving_listeners")
   hooks <- normalize_hooks(hooks)
   ptr <- estimator_ptr(object)
+  sync_from_model_dir(object, ptr)
   if (!is.null(max_steps) && cpp_estimator_global_step(ptr) >= max_steps) {
     message(sprintf("Skipping training since max_steps has already saved (global step %s >= max_steps %s).",
                     format(cpp_estimator_global_step(ptr)), format(max_steps)))
     return(invisible(new_history(NULL)))
   }
-  hooks <- with_default_hooks(hooks, "Training", steps)
+  hooks <- training_hooks(object, hooks, steps, max_steps, listeners)
+  run <- run_session(object, input_fn, "train", hooks)
+  invisible(new_history(run$history))
+}
+
+# The hooks of a train() call, in TensorFlow's order: checkpoint saver, step
+# counter, the user's hooks (then the history saver and progress bar unless
+# given, then the stop-at-step hook), the NaN check, the loss logger.
+training_hooks <- function(object, hooks, steps, max_steps, listeners) {
+  cfg <- object$spec$config
+  verbose <- isTRUE(getOption("cppestimators.verbose", FALSE))
+  types <- vapply(hooks, function(h) h$type, "")
+  keep <- cfg$keep_checkpoint_max %||% 0
+  hooks <- lapply(hooks, function(h) {
+    if (identical(h$type, "checkpoint_saver")) h$keep_checkpoint_max <- keep
+    h
+  })
+  first <- list()
+  if (!"checkpoint_saver" %in% types &&
+      (!is.null(cfg$save_checkpoints_steps) || !is.null(cfg$save_checkpoints_secs))) {
+    first <- c(first, list(new_hook("checkpoint_saver", list(
+      checkpoint_dir = object$spec$model_dir, save_secs = cfg$save_checkpoints_secs,
+      save_steps = cfg$save_checkpoints_steps, checkpoint_basename = "model.ckpt",
+      keep_checkpoint_max = keep, listeners = list(), verbose = verbose))))
+  }
+  if (!is.null(cfg$log_step_count_steps)) {
+    first <- c(first, list(new_hook("step_counter", list(
+      every_n_steps = cfg$log_step_count_steps, every_n_secs = NULL, verbose = verbose))))
+  }
+  hooks <- with_default_hooks(c(first, hooks), "Training", steps)
+  if (length(listeners)) {
+    saver <- which(vapply(hooks, function(h) identical(h$type, "checkpoint_saver"), TRUE))
+    if (length(saver) == 0L) {
+      stop("There should be a CheckpointSaverHook to use saving_listeners. Please set one of the RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs.",
+           call. = FALSE)
+    }
+    hooks[[saver[1]]]$listeners <- c(hooks[[saver[1]]]$listeners, listeners)
+  }
   if (!is.null(steps) || !is.null(max_steps)) {
     hooks <- c(hooks, list(new_hook("stop_at_step", list(num_steps = steps, last_step = max_steps))))
   }
-  run <- run_session(object, input_fn, "train", hooks)
-  invisible(new_history(run$history))
+  if (!"nan_tensor" %in% types) hooks <- c(hooks, list(hook_nan_tensor()))
+  if (verbose && !is.null(cfg$log_step_count_steps)) {
+    hooks <- c(hooks, list(new_hook("logging_tensor", list(
+      tags = c("loss", "step"), names = c("loss", "global_step"),
+      every_n_iter = cfg$log_step_count_steps, every_n_secs = NULL, at_end = FALSE))))
+  }
+  lapply(hooks, function(h) {
+    if (identical(h$type, "global_step_waiter")) h$model_dir <- object$spec$model_dir
+    h
+  })
 }
 
 check_steps <- function(x, arg) {
@@ -74,7 +119,9 @@ check_steps <- function(x, arg) {
 #'
 #' @inheritParams train
 #' @param steps Number of batches to evaluate, or `NULL` for the whole input.
-#' @param checkpoint_path Not supported yet: must be `NULL`.
+#' @param checkpoint_path `NULL` for the estimator's current state, or the
+#'   path of a checkpoint file (or its prefix, such as `<model_dir>/model.ckpt-100`)
+#'   to use instead, leaving the estimator unchanged.
 #' @param name Name of the evaluation (kept for compatibility).
 #' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
 #' @return A one-row data frame of metrics (or a named list).
@@ -95,12 +142,9 @@ evaluate <- function(object, ...) {
 evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_path = NULL,
                                   name = NULL, hooks = NULL, simplify = TRUE, ...) {
   steps <- check_steps(steps, "steps")
-  if (!is.null(checkpoint_path)) {
-    stop("`checkpoint_path` is not supported yet; use NULL.", call. = FALSE)
-  }
   hooks <- with_default_hooks(normalize_hooks(hooks), "Evaluating", steps)
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
-  run <- run_session(object, input_fn, "eval", hooks)
+  run <- run_session(object, input_fn, "eval", hooks, checkpoint_path = checkpoint_path)
   metrics <- as.list(run$metrics)
   metrics$global_step <- run$global_step
   if (!isTRUE(simplify)) return(metrics)
@@ -117,7 +161,9 @@ evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_pat
 #'
 #' @inheritParams train
 #' @param object An estimator.
-#' @param checkpoint_path Not supported yet: must be `NULL`.
+#' @param checkpoint_path `NULL` for the estimator's current state, or the
+#'   path of a checkpoint file (or its prefix, such as `<model_dir>/model.ckpt-100`)
+#'   to use instead, leaving the estimator unchanged.
 #' @param predict_keys Which predictions to return; keys the estimator's head
 #'   does not produce are skipped.
 #' @param as_iterable,yield_single_examples Accepted for compatibility; ignored.
@@ -137,9 +183,6 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
                                  yield_single_examples = TRUE, ...) {
-  if (!is.null(checkpoint_path)) {
-    stop("`checkpoint_path` is not supported yet; use NULL.", call. = FALSE)
-  }
   all_keys <- eval(formals(sys.function())$predict_keys)
   predict_keys <- match.arg(predict_keys, all_keys, several.ok = TRUE)
   ptr <- estimator_ptr(object)
@@ -150,7 +193,8 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                  paste(predict_keys, collapse = ", "), paste(head_keys, collapse = ", ")),
          call. = FALSE)
   }
-  run <- run_session(object, input_fn, "infer", normalize_hooks(hooks), predict_keys = keys)
+  run <- run_session(object, input_fn, "infer", normalize_hooks(hooks), predict_keys = keys,
+                     checkpoint_path = checkpoint_path)
   out <- lapply(names(run$predictions), function(k) {
     m <- run$predictions[[k]]
     if (k == "classes") return(class_labels(object, m[, 1]))
@@ -175,8 +219,20 @@ class_labels <- function(object, ids) {
 
 # One session of the estimator over the input, with hooks. R errors raised by
 # R closure hooks come back naming the hook and phase.
-run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL) {
-  ptr <- estimator_ptr(object)
+run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
+                        checkpoint_path = NULL) {
+  if (is.null(checkpoint_path)) {
+    ptr <- estimator_ptr(object)
+    sync_from_model_dir(object, ptr)
+  } else {
+    ptr <- engine_for_checkpoint(object, checkpoint_path)
+  }
+  if (mode == "train") {
+    on.exit({
+      note_synced(object)
+      remember_weights(object)
+    }, add = TRUE)
+  }
   data <- resolve_input(input_fn, object, mode)
   seed <- session_seed(object)
   ses <- cpp_session_new(ptr, data$features, data$labels, mode, as.integer(data$batch_size),
@@ -208,10 +264,11 @@ signal_hook_error <- function(e, ses, hooks) {
     e$call <- NULL
     stop(e)
   }
-  msg <- sprintf("`%s` of hook %d (%s) failed: %s", origin$phase, i, class(hooks[[i]])[1],
-                 conditionMessage(e))
+  position <- hooks[[i]]$position %||% i
+  msg <- sprintf("`%s` of hook %d (%s) failed: %s", origin$phase, position,
+                 class(hooks[[i]])[1], conditionMessage(e))
   stop(structure(
     class = c("cppestimators_hook_error", "error", "condition"),
-    list(message = msg, call = NULL, parent = e, hook = i, phase = origin$phase)
+    list(message = msg, call = NULL, parent = e, hook = position, phase = origin$phase)
   ))
 }

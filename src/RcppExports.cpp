@@ -163,6 +163,69 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_latest_checkpoint
+std::string cpp_latest_checkpoint(std::string dir);
+RcppExport SEXP _cppestimators_cpp_latest_checkpoint(SEXP dirSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_latest_checkpoint(dir));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_estimator_restore
+void cpp_estimator_restore(SEXP est, std::string path);
+RcppExport SEXP _cppestimators_cpp_estimator_restore(SEXP estSEXP, SEXP pathSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
+    cpp_estimator_restore(est, path);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_estimator_encode
+Rcpp::RawVector cpp_estimator_encode(SEXP est);
+RcppExport SEXP _cppestimators_cpp_estimator_encode(SEXP estSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_estimator_encode(est));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_estimator_decode
+void cpp_estimator_decode(SEXP est, Rcpp::RawVector bytes, std::string source);
+RcppExport SEXP _cppestimators_cpp_estimator_decode(SEXP estSEXP, SEXP bytesSEXP, SEXP sourceSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    Rcpp::traits::input_parameter< Rcpp::RawVector >::type bytes(bytesSEXP);
+    Rcpp::traits::input_parameter< std::string >::type source(sourceSEXP);
+    cpp_estimator_decode(est, bytes, source);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_estimator_write_file
+void cpp_estimator_write_file(SEXP est, std::string path);
+RcppExport SEXP _cppestimators_cpp_estimator_write_file(SEXP estSEXP, SEXP pathSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
+    cpp_estimator_write_file(est, path);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_estimator_save
+std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max);
+RcppExport SEXP _cppestimators_cpp_estimator_save(SEXP estSEXP, SEXP dirSEXP, SEXP keep_maxSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
+    Rcpp::traits::input_parameter< int >::type keep_max(keep_maxSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_estimator_save(est, dir, keep_max));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 RcppExport SEXP run_testthat_tests(SEXP);
 
@@ -181,6 +244,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_prediction_keys", (DL_FUNC) &_cppestimators_cpp_estimator_prediction_keys, 1},
     {"_cppestimators_cpp_session_predictions", (DL_FUNC) &_cppestimators_cpp_session_predictions, 2},
     {"_cppestimators_cpp_xptr_is_null", (DL_FUNC) &_cppestimators_cpp_xptr_is_null, 1},
+    {"_cppestimators_cpp_latest_checkpoint", (DL_FUNC) &_cppestimators_cpp_latest_checkpoint, 1},
+    {"_cppestimators_cpp_estimator_restore", (DL_FUNC) &_cppestimators_cpp_estimator_restore, 2},
+    {"_cppestimators_cpp_estimator_encode", (DL_FUNC) &_cppestimators_cpp_estimator_encode, 1},
+    {"_cppestimators_cpp_estimator_decode", (DL_FUNC) &_cppestimators_cpp_estimator_decode, 3},
+    {"_cppestimators_cpp_estimator_write_file", (DL_FUNC) &_cppestimators_cpp_estimator_write_file, 2},
+    {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
     {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };

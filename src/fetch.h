@@ -1,17 +1,15 @@
 // Named tensors as R values: what session_run_args() fetches and what
-// context$session$run() evaluates. Values are read from the session's
-// buffers after the step; derived ones (predictions) are computed only here,
-// on request.
+// context$session$run() evaluates (the engine's read_tensor(), converted).
 #pragma once
 #include <Rcpp.h>
 
-#include <cppestimators/session/session.h>
+#include <cppestimators/session/tensors.h>
 
 namespace cppestimators {
 
-// Strips a trailing ":0" so that TF-style names work.
-std::string tensor_base_name(const std::string& name);
-// The value of one named tensor; throws naming the unknown tensor.
+// A tensor value as an R vector (scalar, vector) or matrix (rank 2).
+SEXP tensor_to_r(const TensorValue& t);
+// The value of one named tensor; an R error names an unknown tensor.
 SEXP fetch_tensor(const Session& s, const std::string& name);
 // Maps a fetch structure (handles, names, nested lists) to values of the
 // same shape.

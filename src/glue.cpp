@@ -4,12 +4,15 @@
 #include <Rcpp.h>
 
 #include <cppestimators/cppestimators.h>
+#include <cppestimators/io/checkpoint.h>
+#include <cppestimators/model/estimator_io.h>
 
 #include <memory>
 
 #include "fetch.h"
-#include "r_closure_hook.h"
+#include "hook_factory.h"
 #include "r_services.h"
+#include "r_utils.h"
 
 using namespace cppestimators;
 
@@ -44,10 +47,6 @@ HeadKind head_kind(const std::string& s) {
   Rcpp::stop("unknown head '" + s + "'");
 }
 
-double num_or(const Rcpp::List& l, const char* name, double dflt) {
-  if (!l.containsElementNamed(name) || Rf_isNull(l[name])) return dflt;
-  return Rcpp::as<double>(l[name]);
-}
 
 }  // namespace
 
@@ -156,28 +155,6 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mod
 }
 
 namespace {
-
-std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SEXP r_session,
-                                SEXP r_context) {
-  const std::string type = Rcpp::as<std::string>(spec["type"]);
-  if (type == "progress_bar") {
-    return std::make_unique<ProgressBarHook>(Rcpp::as<std::string>(spec["label"]),
-                                             static_cast<std::int64_t>(num_or(spec, "total", -1)),
-                                             svc);
-  }
-  if (type == "history_saver")
-    return std::make_unique<HistorySaverHook>(
-        static_cast<std::int64_t>(Rcpp::as<double>(spec["every_n_step"])));
-  if (type == "stop_at_step")
-    return std::make_unique<StopAtStepHook>(
-        static_cast<std::int64_t>(num_or(spec, "num_steps", -1)),
-        static_cast<std::int64_t>(num_or(spec, "last_step", -1)));
-  if (type == "stop_after_steps")
-    return std::make_unique<StopAfterStepsHook>(
-        static_cast<std::int64_t>(Rcpp::as<double>(spec["steps"])));
-  if (type == "r_closure") return std::make_unique<RClosureHook>(spec, r_session, r_context);
-  Rcpp::stop("unknown hook type '" + type + "'");
-}
 
 Rcpp::List history_list(const History& h) {
   Rcpp::NumericVector steps(h.steps.begin(), h.steps.end());
@@ -294,4 +271,55 @@ Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys) {
 // [[Rcpp::export(rng = false)]]
 bool cpp_xptr_is_null(SEXP p) {
   return TYPEOF(p) != EXTPTRSXP || R_ExternalPtrAddr(p) == nullptr;
+}
+
+// Path of the latest checkpoint file in `dir` per its index, "" if none.
+// [[Rcpp::export(rng = false)]]
+std::string cpp_latest_checkpoint(std::string dir) { return latest_checkpoint(dir); }
+
+// Restores the estimator from a checkpoint file; the state is unchanged when
+// the file is corrupt or does not match.
+// [[Rcpp::export(rng = false)]]
+void cpp_estimator_restore(SEXP est, std::string path) {
+  const CheckpointData data = read_checkpoint_file(path);
+  restore(estimator_of(est), data, path);
+}
+
+// The estimator's state as checkpoint bytes (kept in the R object so that
+// saveRDS() carries the weights), and back.
+// [[Rcpp::export(rng = false)]]
+Rcpp::RawVector cpp_estimator_encode(SEXP est) {
+  CheckpointData data;
+  snapshot(estimator_of(est), data);
+  const std::string bytes = encode_checkpoint(data);
+  Rcpp::RawVector out(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), out.begin());
+  return out;
+}
+
+// [[Rcpp::export(rng = false)]]
+void cpp_estimator_decode(SEXP est, Rcpp::RawVector bytes, std::string source) {
+  const std::string s(bytes.begin(), bytes.end());
+  const CheckpointData data = decode_checkpoint(s, source);
+  restore(estimator_of(est), data, source);
+}
+
+// Writes one checkpoint file (atomically) at `path`.
+// [[Rcpp::export(rng = false)]]
+void cpp_estimator_write_file(SEXP est, std::string path) {
+  CheckpointData data;
+  if (!snapshot(estimator_of(est), data))
+    Rcpp::stop("the estimator's weights are not finite; nothing was written");
+  write_checkpoint_file(path, data);
+}
+
+// Saves a checkpoint into a model directory (index and rotation included);
+// returns the file written.
+// [[Rcpp::export(rng = false)]]
+std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max) {
+  CheckpointData data;
+  if (!snapshot(estimator_of(est), data))
+    Rcpp::stop("the estimator's weights are not finite; no checkpoint was saved");
+  CheckpointManager manager(dir, "model.ckpt", keep_max);
+  return manager.save(data);
 }

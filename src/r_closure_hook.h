@@ -9,6 +9,7 @@
 #include <cppestimators/hooks/hook.h>
 
 #include "fetch.h"
+#include "r_utils.h"
 
 namespace cppestimators {
 
@@ -21,15 +22,15 @@ class RClosureHook : public Hook {
   std::string kind() const override { return "session_run_hook"; }
 
   void begin(Session&) override {
-    if (present(begin_)) call(begin_, {});
+    if (present(begin_)) call_r(begin_, {});
   }
   void after_create_session(Session&) override {
-    if (present(after_create_session_)) call(after_create_session_, {r_session_, R_NilValue});
+    if (present(after_create_session_)) call_r(after_create_session_, {r_session_, R_NilValue});
   }
   void before_run(RunContext&) override {
     fetches_ = R_NilValue;
     if (!present(before_run_)) return;
-    Rcpp::RObject res = call(before_run_, {r_context_});
+    Rcpp::RObject res = call_r(before_run_, {r_context_});
     if (res.isNULL()) return;
     if (!Rf_inherits(res, "cppestimators_session_run_args")) {
       Rcpp::CharacterVector cls = Rcpp::Function("class")(res);
@@ -45,29 +46,14 @@ class RClosureHook : public Hook {
         Rcpp::Named("results") = resolve_fetches(*ctx.session, fetches_),
         Rcpp::Named("options") = R_NilValue, Rcpp::Named("run_metadata") = R_NilValue);
     values.attr("class") = "cppestimators_session_run_values";
-    call(after_run_, {r_context_, values});
+    call_r(after_run_, {r_context_, values});
   }
   void end(Session&) override {
-    if (present(end_)) call(end_, {r_session_});
+    if (present(end_)) call_r(end_, {r_session_});
   }
 
  private:
   static bool present(const Rcpp::RObject& f) { return !f.isNULL(); }
-  static SEXP call(const Rcpp::RObject& f, std::initializer_list<SEXP> args) {
-    Rcpp::Shield<SEXP> fn(f);
-    SEXP call = R_NilValue;
-    // Build the call f(arg1, arg2, ...) from the back.
-    Rcpp::Shield<SEXP> argl([&] {
-      SEXP l = R_NilValue;
-      std::vector<SEXP> v(args);
-      for (auto it = v.rbegin(); it != v.rend(); ++it) l = Rf_cons(*it, l);
-      return l;
-    }());
-    Rcpp::Shield<SEXP> lang(Rf_lcons(fn, argl));
-    call = lang;
-    return Rcpp::Rcpp_fast_eval(call, R_GlobalEnv);
-  }
-
   Rcpp::RObject begin_, after_create_session_, before_run_, after_run_, end_;
   Rcpp::RObject r_session_, r_context_;
   Rcpp::RObject fetches_;

@@ -5,7 +5,7 @@ mtcars_input <- function(batch_size = 8L, ...) {
 }
 
 drat_regressor <- function(...) {
-  linear_regressor(feature_columns = feature_columns(column_numeric("drat")), ...)
+  suppressMessages(linear_regressor(feature_columns = feature_columns(column_numeric("drat")), ...))
 }
 
 # Runs `expr` with console output and messages captured; returns the value.
@@ -18,4 +18,26 @@ quietly <- function(expr) {
 # Console lines printed while evaluating `expr` (messages silenced).
 printed <- function(expr) {
   utils::capture.output(suppressMessages(expr))
+}
+
+# Messages emitted while evaluating `expr` (console output discarded), in order.
+messages_of <- function(expr) {
+  msgs <- character()
+  withCallingHandlers(
+    utils::capture.output(expr),
+    message = function(m) {
+      msgs <<- c(msgs, sub("\n$", "", conditionMessage(m)))
+      invokeRestart("muffleMessage")
+    })
+  msgs
+}
+
+# A regressor over one feature `x` with its own model directory.
+x_regressor <- function(..., optimizer = "Ftrl") {
+  suppressMessages(linear_regressor(feature_columns(column_numeric("x")), optimizer = optimizer, ...))
+}
+
+x_input <- function(n = 8, batch_size = 1L, num_epochs = NULL, x = seq_len(n)) {
+  input_fn(data.frame(x = x, y = 2 * x + 1), response = "y", batch_size = batch_size,
+           num_epochs = num_epochs, shuffle = FALSE)
 }

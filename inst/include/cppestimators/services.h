@@ -3,9 +3,16 @@
 // and interrupt checks; the C++ unit tests supply a plain one.
 #pragma once
 #include <chrono>
+#include <exception>
 #include <string>
 
 namespace cppestimators {
+
+// Thrown by engine code that waits (e.g. the global-step waiter) when the
+// user interrupts; the loop turns it into an orderly stop.
+struct Interrupted : std::exception {
+  const char* what() const noexcept override { return "interrupted by the user"; }
+};
 
 class Services {
  public:

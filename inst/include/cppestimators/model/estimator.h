@@ -5,6 +5,7 @@
 #pragma once
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -99,6 +100,9 @@ class Estimator {
     optimizer_->finish_step();
     ++global_step_;
   }
+
+  void advance_global_step() { ++global_step_; }
+
 
   // Every variable, global_step excluded (it is an integer), sorted by name.
   const std::vector<VariableRef>& variables() const { return variables_; }

@@ -48,23 +48,30 @@ inline LoopOutcome run_monitored(Session& s, const std::vector<Hook*>& hooks, Se
     detail::call_hook(s, i, "after_create_session", [&] { hooks[i]->after_create_session(s); });
   {
     detail::ContextGuard guard{s};
-    for (;;) {
-      if (svc.interrupt_requested()) {
-        out.interrupted = true;
-        break;
+    try {
+      for (;;) {
+        if (svc.interrupt_requested()) {
+          out.interrupted = true;
+          break;
+        }
+        RunContext ctx(&s);
+        s.current_context = &ctx;
+        for (int i = 0; i < n; ++i)
+          detail::call_hook(s, i, "before_run", [&] { hooks[i]->before_run(ctx); });
+        if (!s.run_step()) {
+          out.end_of_input = true;
+          break;
+        }
+        ++out.steps;
+        for (int i = 0; i < n; ++i)
+          detail::call_hook(s, i, "after_run", [&] { hooks[i]->after_run(ctx); });
+        if (ctx.stop_requested) break;
       }
-      RunContext ctx(&s);
-      s.current_context = &ctx;
-      for (int i = 0; i < n; ++i)
-        detail::call_hook(s, i, "before_run", [&] { hooks[i]->before_run(ctx); });
-      if (!s.run_step()) {
-        out.end_of_input = true;
-        break;
-      }
-      ++out.steps;
-      for (int i = 0; i < n; ++i)
-        detail::call_hook(s, i, "after_run", [&] { hooks[i]->after_run(ctx); });
-      if (ctx.stop_requested) break;
+    } catch (const Interrupted&) {
+      // an interrupt noticed inside a hook (e.g. while waiting): stop in order
+      s.current_hook = -1;
+      s.current_phase = nullptr;
+      out.interrupted = true;
     }
   }
   for (int i = 0; i < n; ++i) detail::call_hook(s, i, "end", [&] { hooks[i]->end(s); });

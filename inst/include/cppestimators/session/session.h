@@ -3,6 +3,7 @@
 // logits (predict). Every buffer is sized once, at creation, for the largest
 // batch; the steady state allocates nothing and copies no input data.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -86,7 +87,10 @@ class Session {
       case Mode::Train:
         loss_ = static_cast<float>(
             head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits_.data()));
-        est_.backward_and_apply(x_.data(), dlogits_.data(), rows);
+        // A non-finite loss never reaches the weights: the step counts, the
+        // update is skipped (the NaN hook decides whether to stop or fail).
+        if (std::isfinite(loss_)) est_.backward_and_apply(x_.data(), dlogits_.data(), rows);
+        else est_.advance_global_step();
         break;
       case Mode::Eval:
         loss_ = static_cast<float>(

@@ -1,0 +1,97 @@
+#' Checkpoint saver hook
+#'
+#' Saves the estimator's state (weights, optimizer slots, global step) into
+#' `checkpoint_dir` when the session is created, every `save_steps` global
+#' steps or `save_secs` seconds, and at the end unless a checkpoint was just
+#' written at that step. Files are `<checkpoint_basename>-<step>.ckpt` with a
+#' `checkpoint` index file; see [checkpoints] for the format. A checkpoint
+#' saver given to `train()` replaces the default one.
+#'
+#' @param checkpoint_dir Directory for the checkpoints.
+#' @param save_secs Save every this many seconds.
+#' @param save_steps Save every this many global steps.
+#' @param saver,scaffold TensorFlow objects; not supported (must be `NULL`).
+#' @param checkpoint_basename File name prefix.
+#' @param listeners A list of [checkpoint_saver_listener()]s, told before and
+#'   after each save.
+#' @inherit hook_progress_bar return
+#' @family hooks
+#' @export
+#' @examples
+#' dir <- tempfile()
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, steps = 4,
+#'       hooks = list(hook_checkpoint_saver(dir, save_steps = 2)))
+#' list.files(dir)
+hook_checkpoint_saver <- function(checkpoint_dir, save_secs = NULL, save_steps = NULL,
+                                  saver = NULL, checkpoint_basename = "model.ckpt",
+                                  scaffold = NULL, listeners = NULL) {
+  if (!is.null(saver) && !is.null(scaffold)) {
+    stop("You cannot provide both saver and scaffold.", call. = FALSE)
+  }
+  if (!is.null(saver) || !is.null(scaffold)) {
+    stop("`saver` and `scaffold` are TensorFlow objects and are not supported; use NULL.",
+         call. = FALSE)
+  }
+  if (missing(checkpoint_dir) || !is.character(checkpoint_dir) || length(checkpoint_dir) != 1L ||
+      is.na(checkpoint_dir) || !nzchar(checkpoint_dir)) {
+    stop("`checkpoint_dir` must be a directory path (a non-empty string).", call. = FALSE)
+  }
+  if (is.null(save_secs) == is.null(save_steps)) {
+    stop("exactly one of `save_secs` and `save_steps` must be given.", call. = FALSE)
+  }
+  save_steps <- check_whole(save_steps, "save_steps")
+  save_secs <- check_whole(save_secs, "save_secs")
+  if (!is.character(checkpoint_basename) || length(checkpoint_basename) != 1L ||
+      !nzchar(checkpoint_basename) || grepl("[/\\\\]", checkpoint_basename)) {
+    stop("`checkpoint_basename` must be a file name prefix such as \"model.ckpt\".", call. = FALSE)
+  }
+  new_hook("checkpoint_saver",
+           list(checkpoint_dir = path.expand(checkpoint_dir), save_secs = save_secs,
+                save_steps = save_steps, checkpoint_basename = checkpoint_basename,
+                listeners = normalize_listeners(listeners, "listeners"), verbose = TRUE))
+}
+
+#' Checkpoint saver listener
+#'
+#' R callbacks run around each checkpoint save: `begin()` when the session
+#' starts, `before_save(session, global_step)`, `after_save(session,
+#' global_step)` (returning `TRUE` requests a stop), and `end(session,
+#' global_step)` at the end. For `hook_checkpoint_saver(listeners = )` and
+#' `train(saving_listeners = )`.
+#'
+#' @param begin,before_save,after_save,end `NULL` or functions.
+#' @return A listener of class `cppestimators_checkpoint_listener`.
+#' @family hooks
+#' @export
+#' @examples
+#' saved <- numeric()
+#' listener <- checkpoint_saver_listener(
+#'   after_save = function(session, global_step) {
+#'     saved <<- c(saved, global_step)
+#'     FALSE
+#'   })
+checkpoint_saver_listener <- function(begin = NULL, before_save = NULL, after_save = NULL,
+                                      end = NULL) {
+  structure(list(begin = check_function(begin, "begin"),
+                 before_save = check_function(before_save, "before_save"),
+                 after_save = check_function(after_save, "after_save"),
+                 end = check_function(end, "end")),
+            class = "cppestimators_checkpoint_listener")
+}
+
+normalize_listeners <- function(listeners, arg) {
+  if (is.null(listeners)) return(list())
+  if (inherits(listeners, "cppestimators_checkpoint_listener")) listeners <- list(listeners)
+  if (!is.list(listeners)) stop(sprintf("`%s` must be a list of checkpoint_saver_listener()s.", arg),
+                                call. = FALSE)
+  lapply(listeners, function(l) {
+    if (!inherits(l, "cppestimators_checkpoint_listener")) {
+      stop(sprintf("saving_listeners must be a list of CheckpointSaverListener, given: %s (in `%s`).",
+                   describe(l), arg), call. = FALSE)
+    }
+    unclass(l)
+  })
+}

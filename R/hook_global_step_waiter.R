@@ -1,0 +1,21 @@
+#' Global step waiter
+#'
+#' Before the first step, waits until the global step reaches
+#' `wait_until_step`: the session's own global step, or that of the latest
+#' checkpoint in the estimator's `model_dir`, which another R process
+#' training into the same directory advances. It polls every half second,
+#' logs `Waiting for global step <n> before starting training.`, and can be
+#' interrupted (Ctrl-C), which ends the session in order.
+#'
+#' @param wait_until_step Global step to wait for; 0 or less starts at once.
+#' @inherit hook_progress_bar return
+#' @family hooks
+#' @export
+#' @examples
+#' hook_global_step_waiter(wait_until_step = 0)
+hook_global_step_waiter <- function(wait_until_step) {
+  if (missing(wait_until_step)) stop("`wait_until_step` must not be NULL.", call. = FALSE)
+  new_hook("global_step_waiter",
+           list(wait_until_step = check_whole(wait_until_step, "wait_until_step", min = -Inf,
+                                              null_ok = FALSE)))
+}

@@ -1,0 +1,27 @@
+#' Stop-at-step hook
+#'
+#' Requests a stop after the step that brings the global step to `last_step`,
+#' or to the global step the session started at plus `num_steps`.
+#' `train(steps = n)` and `train(max_steps = n)` append one.
+#'
+#' @param num_steps Steps to run, counted from the starting global step.
+#' @param last_step Global step after which to stop.
+#' @inherit hook_progress_bar return
+#' @family hooks
+#' @export
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L,
+#'                   num_epochs = NULL)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, hooks = list(hook_stop_at_step(last_step = 3)))
+hook_stop_at_step <- function(num_steps = NULL, last_step = NULL) {
+  if (is.null(num_steps) && is.null(last_step)) {
+    stop("One of num_steps or last_step must be specified.", call. = FALSE)
+  }
+  if (!is.null(num_steps) && !is.null(last_step)) {
+    stop("Only one of num_steps or last_step can be specified.", call. = FALSE)
+  }
+  new_hook("stop_at_step", list(num_steps = check_whole(num_steps, "num_steps", min = 1),
+                                last_step = check_whole(last_step, "last_step", min = 0)))
+}

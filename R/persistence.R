@@ -1,0 +1,95 @@
+# The estimator object carries its weights (checkpoint bytes in
+# object$state$weights) so that saveRDS()/readRDS() work without model_dir;
+# the engine object is rebuilt from them on first use.
+
+remember_weights <- function(object) {
+  object$state$weights <- cpp_estimator_encode(object$state$ptr)
+  invisible()
+}
+
+restore_weights <- function(object, ptr) {
+  if (!is.null(object$state$weights)) {
+    cpp_estimator_decode(ptr, object$state$weights, "the estimator's saved weights")
+  }
+}
+
+#' Export an estimator to a directory, and load it back
+#'
+#' `export_savedmodel()` writes a self-contained directory under
+#' `export_dir_base` (named by the export time, as TensorFlow did): the
+#' estimator's definition (`estimator.rds`: feature columns, head, optimizer
+#' and settings) and its variables (`variables.ckpt`, in the format of
+#' [checkpoints]). `load_estimator()` reads such a directory back into an
+#' estimator that predicts the same values and can train on.
+#'
+#' Trained estimators also survive `saveRDS()`/`readRDS()`: the object keeps
+#' a copy of its weights.
+#'
+#' @param object A trained estimator.
+#' @param export_dir_base Directory in which to create the export.
+#' @param ... Unused; TensorFlow arguments such as `serving_input_receiver_fn`
+#'   are not needed.
+#' @return `export_savedmodel()`: the export directory, invisibly.
+#'   `load_estimator()`: an estimator.
+#' @family estimators
+#' @export
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, steps = 2)
+#' dir <- export_savedmodel(est, tempfile())
+#' est2 <- load_estimator(dir)
+#' all.equal(predict(est, input), predict(est2, input))
+export_savedmodel <- function(object, export_dir_base, ...) {
+  UseMethod("export_savedmodel")
+}
+
+#' @rdname export_savedmodel
+#' @export
+export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
+  if (!is.character(export_dir_base) || length(export_dir_base) != 1L || !nzchar(export_dir_base)) {
+    stop("`export_dir_base` must be a directory path.", call. = FALSE)
+  }
+  ptr <- estimator_ptr(object)
+  sync_from_model_dir(object, ptr)
+  stamp <- as.integer(Sys.time())
+  repeat {
+    dir <- file.path(export_dir_base, stamp)
+    if (!file.exists(dir)) break
+    stamp <- stamp + 1L
+  }
+  dir.create(dir, recursive = TRUE)
+  spec <- object$spec
+  spec$model_dir <- NULL
+  spec$config <- spec$config$replace(model_dir = NULL)
+  saveRDS(list(format = 1L, spec = spec, args = object$args, class = class(object)),
+          file.path(dir, "estimator.rds"))
+  cpp_estimator_write_file(ptr, file.path(dir, "variables.ckpt"))
+  invisible(normalizePath(dir))
+}
+
+#' @rdname export_savedmodel
+#' @param export_dir A directory written by `export_savedmodel()`.
+#' @param model_dir Model directory of the loaded estimator; `NULL` for a new
+#'   temporary one.
+#' @export
+load_estimator <- function(export_dir, model_dir = NULL) {
+  files <- file.path(export_dir, c("estimator.rds", "variables.ckpt"))
+  if (!all(file.exists(files))) {
+    stop(sprintf("'%s' is not an export of export_savedmodel(): it needs estimator.rds and variables.ckpt.",
+                 export_dir), call. = FALSE)
+  }
+  saved <- readRDS(files[1])
+  spec <- saved$spec
+  spec$model_dir <- resolve_model_dir(model_dir, NULL)
+  spec$config <- spec$config$replace(model_dir = spec$model_dir)
+  object <- structure(list(spec = spec, args = saved$args, state = new.env(parent = emptyenv())),
+                      class = saved$class)
+  ptr <- estimator_ptr(object)
+  cpp_estimator_restore(ptr, normalizePath(files[2]))
+  cpp_estimator_save(ptr, spec$model_dir, spec$config$keep_checkpoint_max %||% 0)
+  note_synced(object)
+  remember_weights(object)
+  object
+}

@@ -1,0 +1,73 @@
+#' Variables of an estimator
+#'
+#' `variable_names()` lists the estimator's variables, sorted, with
+#' `global_step` first: the model's weights
+#' (`linear/linear_model/<column>/weights`, `linear/linear_model/bias_weights`)
+#' and the optimizer's slots (for example `.../weights/Ftrl`). Slot names are
+#' an implementation detail. `variable_value()` returns their current values
+#' as a named list: vectors, or matrices with one row per input and one column
+#' per output unit. `coef()` gives a linear estimator's weights by feature,
+#' with `(Intercept)` for the bias.
+#'
+#' @param object An estimator.
+#' @param names Variable names; all by default.
+#' @param ... Unused.
+#' @return `variable_names()`: a character vector. `variable_value()`: a named
+#'   list. `coef()`: a named numeric vector (one output unit) or a matrix
+#'   (one column per unit).
+#' @family estimators
+#' @export
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat", "wt"))
+#' input <- input_fn(mtcars, response = "mpg", features = c("drat", "wt"), batch_size = 8L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, steps = 4)
+#' variable_names(est)
+#' variable_value(est, "global_step")
+#' coef(est)
+variable_names <- function(object, ...) {
+  check_estimator(object)
+  ptr <- estimator_ptr(object)
+  sync_from_model_dir(object, ptr)
+  vars <- cpp_estimator_variable_names(ptr)
+  c("global_step", sort(setdiff(vars, "global_step"), method = "radix"))
+}
+
+#' @rdname variable_names
+#' @export
+variable_value <- function(object, names = NULL, ...) {
+  check_estimator(object)
+  ptr <- estimator_ptr(object)
+  sync_from_model_dir(object, ptr)
+  names <- names %||% variable_names(object)
+  if (!is.character(names)) stop("`names` must be a character vector of variable names.", call. = FALSE)
+  stats::setNames(lapply(names, function(n) cpp_estimator_variable(ptr, n)), names)
+}
+
+#' @rdname variable_names
+#' @export
+coef.tf_estimator <- function(object, ...) {
+  ptr <- estimator_ptr(object)
+  sync_from_model_dir(object, ptr)
+  cols <- object$spec$feature_columns
+  cols <- cols[order(vapply(cols, function(c) c$name, ""), method = "radix")]
+  rows <- list(cpp_estimator_variable(ptr, "linear/linear_model/bias_weights"))
+  labels <- "(Intercept)"
+  for (col in cols) {
+    w <- cpp_estimator_variable(ptr, sprintf("linear/linear_model/%s/weights", col$name))
+    rows <- c(rows, lapply(seq_len(nrow(w)), function(i) w[i, ]))
+    labels <- c(labels, if (col$width == 1L) col$name else paste0(col$name, "[", seq_len(col$width), "]"))
+  }
+  m <- do.call(rbind, rows)
+  rownames(m) <- labels
+  if (ncol(m) == 1L) return(stats::setNames(m[, 1], labels))
+  colnames(m) <- if (!is.null(object$spec$label_vocabulary)) object$spec$label_vocabulary else
+    paste0("unit", seq_len(ncol(m)) - 1L)
+  m
+}
+
+check_estimator <- function(object) {
+  if (!inherits(object, "tf_estimator")) {
+    stop("`object` must be an estimator, not ", describe(object), ".", call. = FALSE)
+  }
+}

@@ -1,0 +1,127 @@
+// Named tensors (decisions §12): what hooks fetch by name. Values are read
+// from the session's buffers after a step; derived ones (predictions) are
+// computed only when asked for. read_tensor() reuses the capacity of `out`,
+// so a hook that reads the same tensor every step allocates nothing.
+#pragma once
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "session.h"
+
+namespace cppestimators {
+
+struct TensorValue {
+  std::vector<int> shape;  // {} scalar, {n} vector, {rows, cols} matrix
+  std::vector<double> data;
+  bool integer = false;  // printed without decimals (global_step)
+};
+
+// Strips a trailing ":0" so that TF-style names work.
+inline std::string tensor_base_name(const std::string& name) {
+  if (name.size() > 2 && name.compare(name.size() - 2, 2, ":0") == 0)
+    return name.substr(0, name.size() - 2);
+  return name;
+}
+
+inline const char* known_tensor_names() {
+  return "loss, per_example_loss, average_loss, global_step, learning_rate, logits, "
+         "predictions, labels and the estimator's variables";
+}
+
+namespace detail {
+inline void set_scalar(TensorValue& out, double v, bool integer = false) {
+  out.shape.clear();
+  out.data.assign(1, v);
+  out.integer = integer;
+}
+// rows x cols row-major floats; a vector when cols == 1 and !matrix.
+inline void set_rows(TensorValue& out, const float* p, int rows, int cols, bool matrix) {
+  if (cols == 1 && !matrix) out.shape.assign(1, rows);
+  else out.shape = {rows, cols};
+  out.data.assign(p, p + static_cast<std::size_t>(rows) * cols);
+  out.integer = false;
+}
+}  // namespace detail
+
+// Returns false when `name` is not a tensor of this session.
+inline bool read_tensor(const Session& s, const std::string& full_name, TensorValue& out) {
+  const std::string name = tensor_base_name(full_name);
+  const Head& head = s.head();
+  const int rows = s.rows();
+  if (name == "loss") {
+    detail::set_scalar(out, s.loss());
+  } else if (name == "global_step") {
+    detail::set_scalar(out, static_cast<double>(s.global_step()), true);
+  } else if (name == "learning_rate") {
+    detail::set_scalar(out, s.learning_rate());
+  } else if (name == "per_example_loss") {
+    detail::set_rows(out, s.per_example_losses(), rows, head.per_example_dim(), false);
+  } else if (name == "average_loss") {
+    const int m = rows * head.per_example_dim();
+    detail::set_scalar(out, m > 0 ? s.loss() / m : 0.0);
+  } else if (name == "logits") {
+    detail::set_rows(out, s.logits(), rows, head.logits_dim(), false);
+  } else if (name == "labels" && s.mode() != Mode::Predict) {
+    detail::set_rows(out, s.labels(), rows, head.label_dim(), false);
+  } else if (name == "predictions") {
+    const std::string key = head.kind() == HeadKind::Regression ? "predictions"
+                            : head.kind() == HeadKind::Binary   ? "logistic"
+                                                                : "probabilities";
+    const int w = head.key_width(key);
+    out.data.resize(static_cast<std::size_t>(rows) * w);
+    head.predict(key, s.logits(), rows, out.data.data());
+    if (w == 1) out.shape.assign(1, rows);
+    else out.shape = {rows, w};
+    out.integer = false;
+  } else if (const VariableRef* v = s.estimator().find_variable(name)) {
+    out.shape = v->shape;
+    out.data.assign(v->data, v->data + v->size);
+    out.integer = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+inline bool tensor_exists(const Session& s, const std::string& name) {
+  static const char* fixed[] = {"loss",   "global_step", "learning_rate", "per_example_loss",
+                                "average_loss", "logits", "predictions"};
+  const std::string base = tensor_base_name(name);
+  for (const char* f : fixed)
+    if (base == f) return true;
+  if (base == "labels") return s.mode() != Mode::Predict;
+  return s.estimator().find_variable(base) != nullptr;
+}
+
+// numpy-like text of a value: shortest float32 round trip ("96.96749",
+// "3.0"), integers without decimals, vectors as "[a b c]".
+inline std::string format_number(double v, bool integer) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  if (integer) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  const float f = static_cast<float>(v);
+  for (int prec = 1; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f) break;
+  }
+  std::string s(buf);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+inline std::string format_tensor(const TensorValue& t) {
+  if (t.shape.empty()) return format_number(t.data.empty() ? NAN : t.data[0], t.integer);
+  std::string s = "[";
+  for (std::size_t i = 0; i < t.data.size(); ++i) {
+    if (i) s += ' ';
+    s += format_number(t.data[i], t.integer);
+  }
+  return s + "]";
+}
+
+}  // namespace cppestimators

@@ -1,0 +1,120 @@
+#include "hook_factory.h"
+
+#include <cppestimators/hooks/checkpoint_saver.h>
+#include <cppestimators/hooks/global_step_waiter.h>
+#include <cppestimators/hooks/history_saver.h>
+#include <cppestimators/hooks/logging_tensor.h>
+#include <cppestimators/hooks/nan_tensor.h>
+#include <cppestimators/hooks/progress_bar.h>
+#include <cppestimators/hooks/step_counter.h>
+#include <cppestimators/hooks/stop_at_step.h>
+#include <cppestimators/io/checkpoint.h>
+
+#include "fetch.h"
+#include "r_closure_hook.h"
+#include "r_utils.h"
+
+namespace cppestimators {
+
+namespace {
+
+// A checkpoint listener made of R closures (any may be NULL).
+class RCheckpointListener : public CheckpointListener {
+ public:
+  RCheckpointListener(const Rcpp::List& spec, SEXP r_session)
+      : begin_(spec["begin"]), before_(spec["before_save"]), after_(spec["after_save"]),
+        end_(spec["end"]), session_(r_session) {}
+  void begin() override {
+    if (!begin_.isNULL()) call_r(begin_, {});
+  }
+  void before_save(Session&, std::int64_t step) override {
+    if (!before_.isNULL()) call_r(before_, {session_, Rcpp::wrap(static_cast<double>(step))});
+  }
+  bool after_save(Session&, std::int64_t step) override {
+    if (after_.isNULL()) return false;
+    Rcpp::RObject res = call_r(after_, {session_, Rcpp::wrap(static_cast<double>(step))});
+    return TYPEOF(res) == LGLSXP && Rf_length(res) == 1 && LOGICAL(res)[0] == TRUE;
+  }
+  void end(Session&, std::int64_t step) override {
+    if (!end_.isNULL()) call_r(end_, {session_, Rcpp::wrap(static_cast<double>(step))});
+  }
+
+ private:
+  Rcpp::RObject begin_, before_, after_, end_, session_;
+};
+
+// An R formatter for hook_logging_tensor(): function(values, elapsed) -> string.
+LoggingTensorHook::Formatter r_formatter(SEXP fn) {
+  if (Rf_isNull(fn)) return nullptr;
+  Rcpp::RObject f(fn);
+  return [f](const std::vector<std::string>& tags, const std::vector<TensorValue>& values,
+             double elapsed) {
+    Rcpp::List vals(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) vals[i] = tensor_to_r(values[i]);
+    vals.attr("names") = Rcpp::wrap(tags);
+    Rcpp::RObject res = call_r(f, {vals, Rcpp::wrap(elapsed)});
+    if (TYPEOF(res) != STRSXP || Rf_length(res) != 1)
+      throw std::invalid_argument("hook_logging_tensor(): `formatter` must return one string");
+    return Rcpp::as<std::string>(res);
+  };
+}
+
+std::vector<std::string> strings(const Rcpp::List& l, const char* name) {
+  return Rcpp::as<std::vector<std::string>>(l[name]);
+}
+
+}  // namespace
+
+std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SEXP r_session,
+                                SEXP r_context) {
+  const std::string type = Rcpp::as<std::string>(spec["type"]);
+  const auto i64 = [&](const char* name, double dflt) {
+    return static_cast<std::int64_t>(num_or(spec, name, dflt));
+  };
+  if (type == "progress_bar")
+    return std::make_unique<ProgressBarHook>(Rcpp::as<std::string>(spec["label"]),
+                                             i64("total", -1), svc);
+  if (type == "history_saver") return std::make_unique<HistorySaverHook>(i64("every_n_step", 10));
+  if (type == "stop_at_step")
+    return std::make_unique<StopAtStepHook>(i64("num_steps", -1), i64("last_step", -1));
+  if (type == "stop_after_steps") return std::make_unique<StopAfterStepsHook>(i64("steps", 1));
+  if (type == "r_closure") return std::make_unique<RClosureHook>(spec, r_session, r_context);
+  if (type == "logging_tensor")
+    return std::make_unique<LoggingTensorHook>(
+        strings(spec, "tags"), strings(spec, "names"), i64("every_n_iter", -1),
+        num_or(spec, "every_n_secs", -1), flag_or(spec, "at_end", false),
+        r_formatter(spec["formatter"]), svc);
+  if (type == "nan_tensor")
+    return std::make_unique<NanTensorHook>(Rcpp::as<std::string>(spec["loss_tensor"]),
+                                           flag_or(spec, "fail_on_nan_loss", true), svc);
+  if (type == "step_counter")
+    return std::make_unique<StepCounterHook>(i64("every_n_steps", -1),
+                                             num_or(spec, "every_n_secs", -1), svc,
+                                             flag_or(spec, "verbose", true), nullptr);
+  if (type == "checkpoint_saver") {
+    std::vector<std::unique_ptr<CheckpointListener>> listeners;
+    if (spec.containsElementNamed("listeners") && !Rf_isNull(spec["listeners"])) {
+      Rcpp::List ls = spec["listeners"];
+      for (R_xlen_t i = 0; i < ls.size(); ++i)
+        listeners.push_back(std::make_unique<RCheckpointListener>(ls[i], r_session));
+    }
+    return std::make_unique<CheckpointSaverHook>(
+        Rcpp::as<std::string>(spec["checkpoint_dir"]), num_or(spec, "save_secs", -1),
+        i64("save_steps", -1), Rcpp::as<std::string>(spec["checkpoint_basename"]),
+        static_cast<int>(num_or(spec, "keep_checkpoint_max", 5)), std::move(listeners), svc,
+        flag_or(spec, "verbose", true));
+  }
+  if (type == "global_step_waiter") {
+    std::string dir = Rf_isNull(spec["model_dir"]) ? "" : Rcpp::as<std::string>(spec["model_dir"]);
+    auto read_step = [dir]() -> std::int64_t {
+      if (dir.empty()) return -1;
+      const std::string path = latest_checkpoint(dir);
+      if (path.empty()) return -1;
+      return read_checkpoint_file(path).global_step;
+    };
+    return std::make_unique<GlobalStepWaiterHook>(i64("wait_until_step", 0), read_step, svc);
+  }
+  Rcpp::stop("unknown hook type '" + type + "'");
+}
+
+}  // namespace cppestimators

@@ -1,0 +1,17 @@
+// Builds engine hooks from the hook specs the R layer makes (plain lists
+// with a `type`), wiring R closures (custom hooks, formatters, checkpoint
+// listeners) to the engine's interfaces.
+#pragma once
+#include <Rcpp.h>
+
+#include <memory>
+
+#include <cppestimators/hooks/hook.h>
+#include <cppestimators/services.h>
+
+namespace cppestimators {
+
+std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SEXP r_session,
+                                SEXP r_context);
+
+}  // namespace cppestimators
