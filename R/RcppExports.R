@@ -21,8 +21,8 @@ cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs,
     .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed)
 }
 
-cpp_session_run <- function(ses, hooks, r_session, r_context) {
-    .Call(`_cppestimators_cpp_session_run`, ses, hooks, r_session, r_context)
+cpp_session_run <- function(ses, hooks, r_session, r_context, hostname) {
+    .Call(`_cppestimators_cpp_session_run`, ses, hooks, r_session, r_context, hostname)
 }
 
 cpp_session_fetch <- function(ses, fetches) {
@@ -79,5 +79,13 @@ cpp_estimator_write_file <- function(est, path) {
 
 cpp_estimator_save <- function(est, dir, keep_max) {
     .Call(`_cppestimators_cpp_estimator_save`, est, dir, keep_max)
+}
+
+cpp_write_scalars <- function(dir, step, values, hostname) {
+    .Call(`_cppestimators_cpp_write_scalars`, dir, step, values, hostname)
+}
+
+cpp_read_events <- function(path) {
+    .Call(`_cppestimators_cpp_read_events`, path)
 }
 

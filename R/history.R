@@ -1,10 +1,11 @@
-new_history <- function(h) {
+new_history <- function(h, model_dir = NULL) {
   h <- h %||% list(mean_losses = numeric(), total_losses = numeric(), steps = numeric())
   structure(
     list(losses = list(mean_losses = h$mean_losses, total_losses = h$total_losses),
          step = h$steps,
          params = list(metrics = c("mean_losses", "total_losses"),
-                       steps = if (length(h$steps)) h$steps[length(h$steps)] else 0)),
+                       steps = if (length(h$steps)) h$steps[length(h$steps)] else 0),
+         model_dir = model_dir),
     class = "tf_estimator_history"
   )
 }
@@ -15,7 +16,11 @@ new_history <- function(h) {
 #' `mean_losses` (mean per-example loss of the batch), `total_losses` (their
 #' sum, the batch's training loss) and `steps` (the global step).
 #' `as.data.frame()` gives one row per record; `print()` shows that table;
-#' `plot()` draws both curves against the global step.
+#' `plot()` draws both curves against the global step and, when the model
+#' directory holds evaluation summaries (from [evaluate()] or evaluation
+#' during training) within the history's steps, overlays them as points:
+#' evaluation `average_loss` on the `mean_losses` panel and `loss` on the
+#' `total_losses` panel.
 #'
 #' @param x A history returned by [train()].
 #' @param row.names,optional Unused; for compatibility with the generic.
@@ -54,11 +59,34 @@ print.tf_estimator_history <- function(x, ...) {
 plot.tf_estimator_history <- function(x, y, ...) {
   df <- as.data.frame(x)
   if (nrow(df) == 0L) stop("the history is empty: no steps ran.", call. = FALSE)
+  ev <- eval_points(x, range(df$steps))
   old <- graphics::par(mfrow = c(2, 1), mar = c(4, 4, 1.5, 1))
   on.exit(graphics::par(old))
-  graphics::plot(df$steps, df$mean_losses, type = "o", pch = 20, xlab = "global step",
-                 ylab = "mean_losses", main = "mean_losses", ...)
-  graphics::plot(df$steps, df$total_losses, type = "o", pch = 20, xlab = "global step",
-                 ylab = "total_losses", main = "total_losses", ...)
+  panel <- function(y, name, eval_tag) {
+    pts <- ev[ev$tag == eval_tag, , drop = FALSE]
+    ylim <- range(c(y, pts$value), finite = TRUE)
+    graphics::plot(df$steps, y, type = "o", pch = 20, xlab = "global step", ylab = name,
+                   main = name, ylim = ylim, ...)
+    if (nrow(pts)) {
+      graphics::points(pts$step, pts$value, pch = 4, col = "red", cex = 1.2)
+      graphics::legend("topright", legend = c("training", paste("evaluation", eval_tag)),
+                       pch = c(20, 4), col = c("black", "red"), bty = "n")
+    }
+  }
+  panel(df$mean_losses, "mean_losses", "average_loss")
+  panel(df$total_losses, "total_losses", "loss")
   invisible(x)
+}
+
+# Evaluation summaries of the history's model directory within `steps`.
+eval_points <- function(x, steps) {
+  none <- data.frame(step = numeric(), tag = character(), value = numeric())
+  dir <- x$model_dir
+  if (is.null(dir) || !dir.exists(dir)) return(none)
+  runs <- list.dirs(dir, recursive = FALSE)
+  runs <- runs[grepl("^eval", basename(runs))]
+  if (length(runs) == 0L) return(none)
+  ev <- do.call(rbind, lapply(runs, function(r) read_summaries(r)[, c("step", "tag", "value")]))
+  if (is.null(ev)) return(none)
+  ev[ev$step >= steps[1] & ev$step <= steps[2], , drop = FALSE]
 }

@@ -48,7 +48,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   hooks <- training_hooks(object, hooks, steps, max_steps, listeners)
   run <- run_session(object, input_fn, "train", hooks)
-  invisible(new_history(run$history))
+  invisible(new_history(run$history, model_dir = object$spec$model_dir))
 }
 
 # The hooks of a train() call, in TensorFlow's order: checkpoint saver, step
@@ -73,7 +73,13 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   }
   if (!is.null(cfg$log_step_count_steps)) {
     first <- c(first, list(new_hook("step_counter", list(
-      every_n_steps = cfg$log_step_count_steps, every_n_secs = NULL, verbose = verbose))))
+      every_n_steps = cfg$log_step_count_steps, every_n_secs = NULL, verbose = verbose,
+      output_dir = object$spec$model_dir))))
+  }
+  if (!is.null(cfg$save_summary_steps) && cfg$save_summary_steps > 0) {
+    first <- c(first, list(new_hook("summary_saver", list(
+      save_steps = cfg$save_summary_steps, save_secs = NULL, output_dir = object$spec$model_dir,
+      tensors = NULL))))
   }
   hooks <- with_default_hooks(c(first, hooks), "Training", steps)
   if (length(listeners)) {
@@ -95,6 +101,9 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   }
   lapply(hooks, function(h) {
     if (identical(h$type, "global_step_waiter")) h$model_dir <- object$spec$model_dir
+    if (identical(h$type, "summary_saver") && is.null(h$output_dir)) {
+      h$output_dir <- object$spec$model_dir
+    }
     h
   })
 }
@@ -115,14 +124,17 @@ check_steps <- function(x, arg) {
 #' `accuracy`, `accuracy_baseline`, `auc`, `auc_precision_recall`,
 #' `precision` and `recall`; multi-class classifiers `accuracy`. `loss` is the
 #' mean over batches of the batch's summed loss, `average_loss` the mean
-#' per-example loss. `global_step` is appended.
+#' per-example loss. `global_step` is appended. The metrics are also written
+#' as TensorBoard scalars at that global step (see [read_summaries()]) and
+#' logged with [message()].
 #'
 #' @inheritParams train
 #' @param steps Number of batches to evaluate, or `NULL` for the whole input.
 #' @param checkpoint_path `NULL` for the estimator's current state, or the
 #'   path of a checkpoint file (or its prefix, such as `<model_dir>/model.ckpt-100`)
 #'   to use instead, leaving the estimator unchanged.
-#' @param name Name of the evaluation (kept for compatibility).
+#' @param name `NULL`, or a name for this evaluation: its summaries go to
+#'   `model_dir/eval_<name>` instead of `model_dir/eval`.
 #' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
 #' @return A one-row data frame of metrics (or a named list).
 #' @family estimators
@@ -142,11 +154,13 @@ evaluate <- function(object, ...) {
 evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_path = NULL,
                                   name = NULL, hooks = NULL, simplify = TRUE, ...) {
   steps <- check_steps(steps, "steps")
+  eval_dir(object, name)
   hooks <- with_default_hooks(normalize_hooks(hooks), "Evaluating", steps)
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
   run <- run_session(object, input_fn, "eval", hooks, checkpoint_path = checkpoint_path)
   metrics <- as.list(run$metrics)
   metrics$global_step <- run$global_step
+  write_eval_summaries(object, metrics, name)
   if (!isTRUE(simplify)) return(metrics)
   as.data.frame(metrics, check.names = FALSE, stringsAsFactors = FALSE)
 }
@@ -240,7 +254,7 @@ run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   r_session <- new_r_session(ses, mode)
   r_context <- new_run_context(ses, r_session)
   res <- tryCatch(
-    cpp_session_run(ses, hooks, r_session, r_context),
+    cpp_session_run(ses, hooks, r_session, r_context, hostname()),
     error = function(e) signal_hook_error(e, ses, hooks)
   )
   if (mode == "eval") res$metrics <- cpp_session_metrics(ses)

@@ -70,15 +70,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_session_run
-Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context);
-RcppExport SEXP _cppestimators_cpp_session_run(SEXP sesSEXP, SEXP hooksSEXP, SEXP r_sessionSEXP, SEXP r_contextSEXP) {
+Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context, std::string hostname);
+RcppExport SEXP _cppestimators_cpp_session_run(SEXP sesSEXP, SEXP hooksSEXP, SEXP r_sessionSEXP, SEXP r_contextSEXP, SEXP hostnameSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type hooks(hooksSEXP);
     Rcpp::traits::input_parameter< SEXP >::type r_session(r_sessionSEXP);
     Rcpp::traits::input_parameter< SEXP >::type r_context(r_contextSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_run(ses, hooks, r_session, r_context));
+    Rcpp::traits::input_parameter< std::string >::type hostname(hostnameSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_run(ses, hooks, r_session, r_context, hostname));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -226,6 +227,29 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_write_scalars
+std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values, std::string hostname);
+RcppExport SEXP _cppestimators_cpp_write_scalars(SEXP dirSEXP, SEXP stepSEXP, SEXP valuesSEXP, SEXP hostnameSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
+    Rcpp::traits::input_parameter< double >::type step(stepSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type values(valuesSEXP);
+    Rcpp::traits::input_parameter< std::string >::type hostname(hostnameSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_write_scalars(dir, step, values, hostname));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_read_events
+Rcpp::List cpp_read_events(std::string path);
+RcppExport SEXP _cppestimators_cpp_read_events(SEXP pathSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_read_events(path));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 RcppExport SEXP run_testthat_tests(SEXP);
 
@@ -235,7 +259,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_variable_names", (DL_FUNC) &_cppestimators_cpp_estimator_variable_names, 1},
     {"_cppestimators_cpp_estimator_variable", (DL_FUNC) &_cppestimators_cpp_estimator_variable, 2},
     {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 8},
-    {"_cppestimators_cpp_session_run", (DL_FUNC) &_cppestimators_cpp_session_run, 4},
+    {"_cppestimators_cpp_session_run", (DL_FUNC) &_cppestimators_cpp_session_run, 5},
     {"_cppestimators_cpp_session_fetch", (DL_FUNC) &_cppestimators_cpp_session_fetch, 2},
     {"_cppestimators_cpp_session_request_stop", (DL_FUNC) &_cppestimators_cpp_session_request_stop, 1},
     {"_cppestimators_cpp_session_stop_requested", (DL_FUNC) &_cppestimators_cpp_session_stop_requested, 1},
@@ -250,6 +274,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_decode", (DL_FUNC) &_cppestimators_cpp_estimator_decode, 3},
     {"_cppestimators_cpp_estimator_write_file", (DL_FUNC) &_cppestimators_cpp_estimator_write_file, 2},
     {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
+    {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
+    {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
     {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };

@@ -5,6 +5,8 @@
 
 #include <cppestimators/cppestimators.h>
 #include <cppestimators/io/checkpoint.h>
+#include <cppestimators/io/event_file.h>
+#include <cppestimators/io/summary_writers.h>
 #include <cppestimators/model/estimator_io.h>
 
 #include <memory>
@@ -167,15 +169,17 @@ Rcpp::List history_list(const History& h) {
 
 // Runs the monitored loop with the given hooks (a list of hook specs).
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context) {
+Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
+                           std::string hostname) {
   SessionBox& box = box_of(ses);
   if (box.running) Rcpp::stop("this session is already running");
   RServices svc;
+  SummaryWriters writers(hostname, svc);
   std::vector<std::unique_ptr<Hook>> owned;
   std::vector<Hook*> list;
   HistorySaverHook* history = nullptr;
   for (R_xlen_t i = 0; i < hooks.size(); ++i) {
-    owned.push_back(make_hook(hooks[i], svc, r_session, r_context));
+    owned.push_back(make_hook(hooks[i], svc, writers, r_session, r_context));
     list.push_back(owned.back().get());
     if (history == nullptr) history = dynamic_cast<HistorySaverHook*>(owned.back().get());
   }
@@ -185,6 +189,7 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
   } running{box};
   box.running = true;
   const LoopOutcome out = run_monitored(*box.session, list, svc);
+  writers.flush_all();
   if (out.interrupted) throw Rcpp::internal::InterruptedException();
   return Rcpp::List::create(
       Rcpp::Named("steps") = static_cast<double>(out.steps),
@@ -322,4 +327,36 @@ std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max) {
     Rcpp::stop("the estimator's weights are not finite; no checkpoint was saved");
   CheckpointManager manager(dir, "model.ckpt", keep_max);
   return manager.save(data);
+}
+
+// Writes one event of scalars (evaluation metrics) into a directory's
+// event file; returns the file's path.
+// [[Rcpp::export(rng = false)]]
+std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values,
+                              std::string hostname) {
+  Rcpp::CharacterVector names = values.names();
+  std::vector<std::pair<std::string, float>> v;
+  for (R_xlen_t i = 0; i < values.size(); ++i)
+    v.emplace_back(std::string(names[i]), static_cast<float>(values[i]));
+  NullServices svc;
+  EventFileSink sink(dir, hostname, svc);
+  sink.scalars(static_cast<std::int64_t>(step), v);
+  sink.flush();
+  return sink.path();
+}
+
+// Every scalar of one event file, as columns.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_read_events(std::string path) {
+  const std::vector<ScalarEvent> ev = read_scalar_events(path);
+  Rcpp::NumericVector step(ev.size()), value(ev.size()), wall(ev.size());
+  Rcpp::CharacterVector tag(ev.size());
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    step[i] = static_cast<double>(ev[i].step);
+    tag[i] = ev[i].tag;
+    value[i] = ev[i].value;
+    wall[i] = ev[i].wall_time;
+  }
+  return Rcpp::List::create(Rcpp::Named("step") = step, Rcpp::Named("tag") = tag,
+                            Rcpp::Named("value") = value, Rcpp::Named("wall_time") = wall);
 }

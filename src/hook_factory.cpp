@@ -8,6 +8,7 @@
 #include <cppestimators/hooks/progress_bar.h>
 #include <cppestimators/hooks/step_counter.h>
 #include <cppestimators/hooks/stop_at_step.h>
+#include <cppestimators/hooks/summary_saver.h>
 #include <cppestimators/io/checkpoint.h>
 
 #include "fetch.h"
@@ -65,8 +66,12 @@ std::vector<std::string> strings(const Rcpp::List& l, const char* name) {
 
 }  // namespace
 
-std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SEXP r_session,
-                                SEXP r_context) {
+std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWriters& writers,
+                                SEXP r_session, SEXP r_context) {
+  const auto sink_for = [&](const char* field) -> EventFileSink* {
+    if (!spec.containsElementNamed(field) || Rf_isNull(spec[field])) return nullptr;
+    return writers.get(Rcpp::as<std::string>(spec[field]));
+  };
   const std::string type = Rcpp::as<std::string>(spec["type"]);
   const auto i64 = [&](const char* name, double dflt) {
     return static_cast<std::int64_t>(num_or(spec, name, dflt));
@@ -90,7 +95,15 @@ std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SEXP r_se
   if (type == "step_counter")
     return std::make_unique<StepCounterHook>(i64("every_n_steps", -1),
                                              num_or(spec, "every_n_secs", -1), svc,
-                                             flag_or(spec, "verbose", true), nullptr);
+                                             flag_or(spec, "verbose", true),
+                                             sink_for("output_dir"));
+  if (type == "summary_saver") {
+    std::vector<std::string> tensors;
+    if (spec.containsElementNamed("tensors") && !Rf_isNull(spec["tensors"]))
+      tensors = strings(spec, "tensors");
+    return std::make_unique<SummarySaverHook>(i64("save_steps", -1), num_or(spec, "save_secs", -1),
+                                              tensors, sink_for("output_dir"), svc);
+  }
   if (type == "checkpoint_saver") {
     std::vector<std::unique_ptr<CheckpointListener>> listeners;
     if (spec.containsElementNamed("listeners") && !Rf_isNull(spec["listeners"])) {

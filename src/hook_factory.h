@@ -7,11 +7,13 @@
 #include <memory>
 
 #include <cppestimators/hooks/hook.h>
+#include <cppestimators/io/summary_writers.h>
 #include <cppestimators/services.h>
 
 namespace cppestimators {
 
-std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SEXP r_session,
-                                SEXP r_context);
+// `writers` holds the event-file writers of the run, one per directory.
+std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWriters& writers,
+                                SEXP r_session, SEXP r_context);
 
 }  // namespace cppestimators

@@ -1,0 +1,134 @@
+#' Summary saver hook
+#'
+#' Writes training scalars to a TensorBoard event file
+#' (`events.out.tfevents.<time>.<host>`): `loss` (the batch's summed loss),
+#' `average_loss` (per example) and any scalar tensors named in `summary_op`
+#' (the mean of a tensor with several values). It writes after the first step
+#' and then every `save_steps` global steps (or `save_secs` seconds): with
+#' `save_steps = 8` over 30 steps, at global steps 1, 9, 17 and 25.
+#' `train()` adds one writing to `model_dir` every
+#' `run_config()$save_summary_steps` steps.
+#'
+#' @param save_steps Write every this many global steps.
+#' @param save_secs Write every this many seconds.
+#' @param output_dir Directory for the event file; `NULL` for the estimator's
+#'   `model_dir`.
+#' @param summary_writer,scaffold TensorFlow objects; not supported (must be
+#'   `NULL`).
+#' @param summary_op `NULL`, or names of further scalar tensors to write (for
+#'   example `"learning_rate"`).
+#' @inherit hook_progress_bar return
+#' @family hooks
+#' @seealso [read_summaries()] to read event files back.
+#' @export
+#' @examples
+#' dir <- tempfile()
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 4L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, steps = 8,
+#'       hooks = list(hook_summary_saver(save_steps = 2, output_dir = dir)))
+#' read_summaries(dir)
+hook_summary_saver <- function(save_steps = NULL, save_secs = NULL, output_dir = NULL,
+                               summary_writer = NULL, scaffold = NULL, summary_op = NULL) {
+  if (!is.null(summary_writer) || !is.null(scaffold)) {
+    stop("`summary_writer` and `scaffold` are TensorFlow objects and are not supported; use `output_dir`.",
+         call. = FALSE)
+  }
+  if (is.null(save_steps) == is.null(save_secs)) {
+    stop("exactly one of `save_steps` and `save_secs` must be given.", call. = FALSE)
+  }
+  save_steps <- check_whole(save_steps, "save_steps")
+  if (!is.null(save_secs) && (!is.numeric(save_secs) || length(save_secs) != 1L ||
+                              is.na(save_secs) || save_secs <= 0)) {
+    stop("`save_secs` must be a positive number of seconds, not ", describe(save_secs), ".",
+         call. = FALSE)
+  }
+  if (!is.null(output_dir) && (!is.character(output_dir) || length(output_dir) != 1L ||
+                               !nzchar(output_dir))) {
+    stop("`output_dir` must be NULL or a directory path.", call. = FALSE)
+  }
+  if (!is.null(summary_op)) {
+    summary_op <- vapply(as.list(summary_op), function(t) {
+      if (inherits(t, "cppestimators_tensor")) return(t$name)
+      if (is.character(t) && length(t) == 1L && !is.na(t)) return(t)
+      stop("`summary_op` must hold tensor names, not ", describe(t), ".", call. = FALSE)
+    }, "")
+  }
+  new_hook("summary_saver", list(save_steps = save_steps, save_secs = save_secs,
+                                 output_dir = if (!is.null(output_dir)) path.expand(output_dir),
+                                 tensors = summary_op))
+}
+
+#' Read TensorBoard event files
+#'
+#' Reads the scalar summaries of every event file (`events.out.tfevents.*`)
+#' under `dir`, such as those `train()` and `evaluate()` write to an
+#' estimator's `model_dir` and its `eval` subdirectories, so curves can be
+#' plotted without TensorBoard.
+#'
+#' @param dir A directory (searched recursively), or an estimator (its
+#'   `model_dir`).
+#' @return A data frame with columns `step`, `tag`, `value` and `wall_time`
+#'   (seconds since the epoch), plus `run` (the subdirectory, `"."` for `dir`
+#'   itself) when the files lie in several directories. A record whose CRC
+#'   does not match is an error naming the file and offset.
+#' @family hooks
+#' @export
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 4L)
+#' est <- linear_regressor(feature_columns = fcs,
+#'                         config = run_config(save_summary_steps = 2))
+#' train(est, input_fn = input, steps = 6)
+#' evaluate(est, input_fn = input)
+#' head(read_summaries(est))
+read_summaries <- function(dir) {
+  if (inherits(dir, "tf_estimator")) dir <- model_dir(dir)
+  if (!is.character(dir) || length(dir) != 1L || !dir.exists(dir)) {
+    stop("`dir` must be an existing directory (or an estimator).", call. = FALSE)
+  }
+  files <- sort(list.files(dir, pattern = "^events\\.out\\.tfevents\\.", recursive = TRUE,
+                           full.names = FALSE), method = "radix")
+  empty <- data.frame(step = numeric(), tag = character(), value = numeric(),
+                      wall_time = numeric(), stringsAsFactors = FALSE)
+  if (length(files) == 0L) return(empty)
+  parts <- lapply(files, function(f) {
+    ev <- cpp_read_events(normalizePath(file.path(dir, f)))
+    df <- as.data.frame(ev, stringsAsFactors = FALSE)
+    df$run <- rep(dirname(f), nrow(df))
+    df
+  })
+  out <- do.call(rbind, parts)
+  if (is.null(out) || nrow(out) == 0L) return(empty)
+  out <- out[order(out$run, out$wall_time, out$step, method = "radix"), , drop = FALSE]
+  rownames(out) <- NULL
+  if (length(unique(dirname(files))) == 1L) out$run <- NULL
+  out
+}
+
+hostname <- function() {
+  h <- Sys.info()[["nodename"]]
+  if (is.null(h) || !nzchar(h)) "localhost" else h
+}
+
+# Evaluation results as summaries in model_dir/eval or eval_<name>, and
+# TF's "Saving dict" line.
+write_eval_summaries <- function(object, metrics, name) {
+  dir <- eval_dir(object, name)
+  values <- unlist(metrics[setdiff(names(metrics), "global_step")])
+  cpp_write_scalars(dir, metrics$global_step, values, hostname())
+  shown <- vapply(sort(names(values), method = "radix"),
+                  function(k) paste0(k, " = ", format(values[[k]], digits = 7)), "")
+  message(sprintf("Saving dict for global step %s: %s", format(metrics$global_step),
+                  paste(shown, collapse = ", ")))
+  invisible(dir)
+}
+
+eval_dir <- function(object, name = NULL) {
+  if (!is.null(name) && (!is.character(name) || length(name) != 1L || !nzchar(name) ||
+                         grepl("[/\\\\]", name))) {
+    stop("`name` must be NULL or a name without slashes.", call. = FALSE)
+  }
+  file.path(object$spec$model_dir, if (is.null(name)) "eval" else paste0("eval_", name))
+}
