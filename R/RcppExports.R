@@ -89,3 +89,7 @@ cpp_read_events <- function(path) {
     .Call(`_cppestimators_cpp_read_events`, path)
 }
 
+cpp_check_fetches <- function(x) {
+    .Call(`_cppestimators_cpp_check_fetches`, x)
+}
+

@@ -136,19 +136,19 @@ session_run_args <- function(..., feed_dict = NULL, options = NULL) {
                                 call. = FALSE)
   fetches <- list(...)
   check_fetches(fetches)
-  structure(list(fetches = fetches, feed_dict = NULL, options = options),
-            class = "cppestimators_session_run_args")
+  args <- list(fetches = fetches, feed_dict = NULL, options = options)
+  class(args) <- "cppestimators_session_run_args"
+  args
 }
 
+# One call into C++ walks the fetch structure (hooks build one every step).
 check_fetches <- function(x) {
-  if (is.null(x) || inherits(x, "cppestimators_tensor")) return(invisible())
-  if (is.character(x) && length(x) == 1L) return(invisible())
-  if (is.list(x)) {
-    for (el in x) check_fetches(el)
-    return(invisible())
+  bad <- cpp_check_fetches(x)
+  if (!is.null(bad)) {
+    stop("session_run_args() takes tensor handles, tensor names or lists of them, not ",
+         describe(bad), ".", call. = FALSE)
   }
-  stop("session_run_args() takes tensor handles, tensor names or lists of them, not ",
-       describe(x), ".", call. = FALSE)
+  invisible()
 }
 
 #' @export

@@ -12,17 +12,19 @@ print.cppestimators_tensor <- function(x, ...) {
 
 new_graph <- function(mode) {
   graph <- new.env(parent = emptyenv())
+  # built once per session: hooks typically ask for them on every step
+  losses <- switch(mode,
+    train = list(tensor("per_example_loss"), tensor("loss"), tensor("loss")),
+    eval = list(tensor("per_example_loss"), tensor("loss")),
+    list())
+  global_step <- list(tensor("global_step"))
   graph$get_collection <- function(name) {
+    if (identical(name, "losses")) return(losses)
+    if (identical(name, "global_step")) return(global_step)
     if (!is.character(name) || length(name) != 1L) {
       stop("`name` must be a collection name such as \"losses\".", call. = FALSE)
     }
-    switch(name,
-      losses = switch(mode,
-        train = list(tensor("per_example_loss"), tensor("loss"), tensor("loss")),
-        eval = list(tensor("per_example_loss"), tensor("loss")),
-        list()),
-      global_step = list(tensor("global_step")),
-      list())
+    list()
   }
   graph$get_tensor_by_name <- function(name) tensor(name)
   structure(graph, class = "cppestimators_graph")

@@ -360,3 +360,23 @@ Rcpp::List cpp_read_events(std::string path) {
   return Rcpp::List::create(Rcpp::Named("step") = step, Rcpp::Named("tag") = tag,
                             Rcpp::Named("value") = value, Rcpp::Named("wall_time") = wall);
 }
+
+namespace {
+SEXP first_bad_fetch(SEXP x) {
+  if (Rf_isNull(x) || Rf_inherits(x, "cppestimators_tensor")) return R_NilValue;
+  if (TYPEOF(x) == STRSXP && Rf_length(x) == 1) return R_NilValue;
+  if (TYPEOF(x) == VECSXP) {
+    for (R_xlen_t i = 0; i < Rf_xlength(x); ++i) {
+      SEXP bad = first_bad_fetch(VECTOR_ELT(x, i));
+      if (!Rf_isNull(bad)) return bad;
+    }
+    return R_NilValue;
+  }
+  return x;
+}
+}  // namespace
+
+// The first element of a fetch structure that is neither a tensor handle nor
+// a tensor name (NULL when all are fine).
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_check_fetches(SEXP x) { return first_bad_fetch(x); }

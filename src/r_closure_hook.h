@@ -18,7 +18,12 @@ class RClosureHook : public Hook {
   RClosureHook(const Rcpp::List& spec, SEXP r_session, SEXP r_context)
       : begin_(spec["begin"]), after_create_session_(spec["after_create_session"]),
         before_run_(spec["before_run"]), after_run_(spec["after_run"]), end_(spec["end"]),
-        r_session_(r_session), r_context_(r_context) {}
+        r_session_(r_session), r_context_(r_context) {
+    values_template_ = Rcpp::List::create(Rcpp::Named("results") = R_NilValue,
+                                          Rcpp::Named("options") = R_NilValue,
+                                          Rcpp::Named("run_metadata") = R_NilValue);
+    values_template_.attr("class") = "cppestimators_session_run_values";
+  }
   std::string kind() const override { return "session_run_hook"; }
 
   void begin(Session&) override {
@@ -42,10 +47,10 @@ class RClosureHook : public Hook {
   }
   void after_run(RunContext& ctx) override {
     if (!present(after_run_)) return;
-    Rcpp::List values = Rcpp::List::create(
-        Rcpp::Named("results") = resolve_fetches(*ctx.session, fetches_),
-        Rcpp::Named("options") = R_NilValue, Rcpp::Named("run_metadata") = R_NilValue);
-    values.attr("class") = "cppestimators_session_run_values";
+    Rcpp::List values(values_template_.size());
+    values[0] = resolve_fetches(*ctx.session, fetches_);
+    values.attr("names") = values_template_.attr("names");
+    values.attr("class") = values_template_.attr("class");
     call_r(after_run_, {r_context_, values});
   }
   void end(Session&) override {
@@ -57,6 +62,7 @@ class RClosureHook : public Hook {
   Rcpp::RObject begin_, after_create_session_, before_run_, after_run_, end_;
   Rcpp::RObject r_session_, r_context_;
   Rcpp::RObject fetches_;
+  Rcpp::List values_template_;  // names and class of run values, built once
 };
 
 }  // namespace cppestimators

@@ -1,0 +1,68 @@
+# Benchmark suite: per-step cost of the training loop and of hooks.
+# Run with `make bench` (or Rscript bench/run.R after installing the package).
+# Prints a table and writes it to bench/results.md.
+suppressPackageStartupMessages(library(cppestimators))
+
+reps <- as.integer(Sys.getenv("BENCH_REPS", "5"))
+steps <- as.integer(Sys.getenv("BENCH_STEPS", "20000"))
+
+set.seed(1)
+n <- 4096
+df <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
+df$y <- 2 * df$x1 - 3 * df$x2 + 0.5
+input <- input_fn(df, response = "y", batch_size = 8L, num_epochs = NULL)
+quiet_config <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,
+                           save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)
+
+# Median seconds per step of train(steps) with `hooks`, over `reps` runs.
+time_per_step <- function(hooks, config = quiet_config) {
+  times <- vapply(seq_len(reps), function(i) {
+    est <- suppressMessages(linear_regressor(feature_columns(column_numeric("x1", "x2")),
+                                             config = config))
+    t <- system.time(invisible(utils::capture.output(
+      suppressMessages(train(est, input, steps = steps, hooks = hooks)))))
+    unlink(model_dir(est), recursive = TRUE)
+    t[["elapsed"]]
+  }, 0)
+  stats::median(times) / steps
+}
+
+never <- 1e9
+cases <- list(
+  "no extra hooks (defaults: history saver, progress bar, NaN check)" = list(),
+  "+ summary saver, logger, checkpoint saver, step counter that never fire" = list(
+    hook_summary_saver(save_steps = never, output_dir = tempfile()),
+    hook_logging_tensor(list("loss"), every_n_iter = never),
+    hook_checkpoint_saver(tempfile(), save_steps = never),
+    hook_step_counter(every_n_steps = never)),
+  "+ summary saver writing every 100 steps" = list(
+    hook_summary_saver(save_steps = 100, output_dir = tempfile())),
+  "+ one R closure hook (empty after_run)" = list(
+    session_run_hook(after_run = function(context, values) NULL)),
+  "+ one R closure hook fetching the losses" = list(session_run_hook(
+    before_run = function(context) session_run_args(losses = context$session$graph$get_collection("losses")),
+    after_run = function(context, values) NULL))
+)
+
+rows <- lapply(names(cases), function(nm) {
+  us <- time_per_step(cases[[nm]]) * 1e6
+  data.frame(case = nm, us_per_step = round(us, 2))
+})
+res <- do.call(rbind, rows)
+res$vs_baseline_us <- round(res$us_per_step - res$us_per_step[1], 2)
+
+# the same defaults as a user gets (checkpoints every 600 s + at start/end,
+# summaries every 100 steps, step counter)
+res <- rbind(res, data.frame(case = "train() with the default run_config()",
+                             us_per_step = round(time_per_step(list(), run_config()) * 1e6, 2),
+                             vs_baseline_us = NA))
+
+header <- sprintf("linear_regressor, 2 features, batch 8, %d steps, median of %d runs; %s, R %s",
+                  steps, reps, format(Sys.Date()), getRversion())
+cat(header, "\n\n")
+print(res, row.names = FALSE)
+out <- c(paste("#", header), "",
+         "| case | microseconds per step | difference to the first row |", "|---|---:|---:|",
+         sprintf("| %s | %.2f | %s |", res$case, res$us_per_step,
+                 ifelse(is.na(res$vs_baseline_us), "", sprintf("%+.2f", res$vs_baseline_us))))
+if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")
