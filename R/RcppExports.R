@@ -93,3 +93,11 @@ cpp_check_fetches <- function(x) {
     .Call(`_cppestimators_cpp_check_fetches`, x)
 }
 
+cpp_session_close <- function(ses) {
+    invisible(.Call(`_cppestimators_cpp_session_close`, ses))
+}
+
+cpp_live_sessions <- function() {
+    .Call(`_cppestimators_cpp_live_sessions`)
+}
+

@@ -1,10 +1,12 @@
-new_history <- function(h, model_dir = NULL) {
+new_history <- function(h, model_dir = NULL, evaluations = NULL) {
   h <- h %||% list(mean_losses = numeric(), total_losses = numeric(), steps = numeric())
   structure(
     list(losses = list(mean_losses = h$mean_losses, total_losses = h$total_losses),
          step = h$steps,
          params = list(metrics = c("mean_losses", "total_losses"),
                        steps = if (length(h$steps)) h$steps[length(h$steps)] else 0),
+         evaluations = evaluations,
+         evaluation_metrics = last_evaluation(evaluations),
          model_dir = model_dir),
     class = "tf_estimator_history"
   )
@@ -15,7 +17,11 @@ new_history <- function(h, model_dir = NULL) {
 #' `train()` returns a history of the losses its history saver recorded:
 #' `mean_losses` (mean per-example loss of the batch), `total_losses` (their
 #' sum, the batch's training loss) and `steps` (the global step).
-#' `as.data.frame()` gives one row per record; `print()` shows that table;
+#' `as.data.frame()` gives one row per record, with the results of
+#' evaluations made during training ([hook_in_memory_evaluator()],
+#' [train_and_evaluate()]) as extra `eval_<metric>` columns at the steps they
+#' were computed (rows are added for evaluation steps without a training
+#' record, such as step 0); `print()` shows that table;
 #' `plot()` draws both curves against the global step and, when the model
 #' directory holds evaluation summaries (from [evaluate()] or evaluation
 #' during training) within the history's steps, overlays them as points:
@@ -41,9 +47,19 @@ NULL
 #' @rdname training_history
 #' @export
 as.data.frame.tf_estimator_history <- function(x, row.names = NULL, optional = FALSE, ...) {
-  data.frame(mean_losses = as.numeric(x$losses$mean_losses),
-             total_losses = as.numeric(x$losses$total_losses),
-             steps = as.numeric(x$step))
+  df <- data.frame(mean_losses = as.numeric(x$losses$mean_losses),
+                   total_losses = as.numeric(x$losses$total_losses),
+                   steps = as.numeric(x$step))
+  ev <- x$evaluations
+  if (is.null(ev) || nrow(ev) == 0L) return(df)
+  out <- merge(df, ev, by = "steps", all = TRUE, sort = TRUE)
+  out[, c("mean_losses", "total_losses", "steps", setdiff(names(ev), "steps")), drop = FALSE]
+}
+
+last_evaluation <- function(ev) {
+  if (is.null(ev) || nrow(ev) == 0L) return(NULL)
+  last <- ev[nrow(ev), , drop = FALSE]
+  c(as.list(last[setdiff(names(last), "steps")]), list(step = last$steps))
 }
 
 #' @rdname training_history

@@ -54,8 +54,9 @@ new_hook <- function(type, fields) {
 
 #' @export
 print.cppestimators_hook <- function(x, ...) {
-  fields <- x[setdiff(names(x), "type")]
-  fields <- fields[!vapply(fields, is.null, TRUE)]
+  fields <- x[setdiff(names(x), c("type", "position"))]
+  fields <- fields[vapply(fields, function(v) is.function(v) ||
+                            (is.atomic(v) && !is.null(v) && length(v) <= 3L), TRUE)]
   shown <- vapply(fields, function(v) if (is.function(v)) "<function>" else
     paste(format(v), collapse = ", "), "")
   cat(sprintf("<hook_%s%s>\n", x$type,
@@ -186,7 +187,7 @@ with_default_hooks <- function(hooks, label, total) {
   lapply(hooks, function(h) {
     if (identical(h$type, "progress_bar")) {
       h$label <- label
-      h$total <- total
+      if (!"total" %in% names(h)) h["total"] <- list(total)
     }
     h
   })

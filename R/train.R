@@ -48,7 +48,8 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   hooks <- training_hooks(object, hooks, steps, max_steps, listeners)
   run <- run_session(object, input_fn, "train", hooks)
-  invisible(new_history(run$history, model_dir = object$spec$model_dir))
+  invisible(new_history(run$history, model_dir = object$spec$model_dir,
+                        evaluations = evaluations_table(run$evaluations, hooks)))
 }
 
 # The hooks of a train() call, in TensorFlow's order: checkpoint saver, step
@@ -99,6 +100,7 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
       tags = c("loss", "step"), names = c("loss", "global_step"),
       every_n_iter = cfg$log_step_count_steps, every_n_secs = NULL, at_end = FALSE))))
   }
+  hooks <- wire_evaluation_hooks(object, hooks)
   lapply(hooks, function(h) {
     if (identical(h$type, "global_step_waiter")) h$model_dir <- object$spec$model_dir
     if (identical(h$type, "summary_saver") && is.null(h$output_dir)) {
@@ -233,9 +235,13 @@ class_labels <- function(object, ids) {
 
 # One session of the estimator over the input, with hooks. R errors raised by
 # R closure hooks come back naming the hook and phase.
+# `ptr`: run on this engine as it is (evaluation during training), without
+# looking at model_dir.
 run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
-                        checkpoint_path = NULL) {
-  if (is.null(checkpoint_path)) {
+                        checkpoint_path = NULL, ptr = NULL) {
+  if (!is.null(ptr)) {
+    # the caller's engine, as it is
+  } else if (is.null(checkpoint_path)) {
     ptr <- estimator_ptr(object)
     sync_from_model_dir(object, ptr)
   } else {
@@ -251,6 +257,7 @@ run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   seed <- session_seed(object)
   ses <- cpp_session_new(ptr, data$features, data$labels, mode, as.integer(data$batch_size),
                          data$num_epochs, isTRUE(data$shuffle), seed)
+  on.exit(cpp_session_close(ses), add = TRUE)
   r_session <- new_r_session(ses, mode)
   r_context <- new_run_context(ses, r_session)
   res <- tryCatch(

@@ -260,6 +260,24 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_session_close
+void cpp_session_close(SEXP ses);
+RcppExport SEXP _cppestimators_cpp_session_close(SEXP sesSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    cpp_session_close(ses);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_live_sessions
+double cpp_live_sessions();
+RcppExport SEXP _cppestimators_cpp_live_sessions() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(cpp_live_sessions());
+    return rcpp_result_gen;
+END_RCPP
+}
 
 RcppExport SEXP run_testthat_tests(SEXP);
 
@@ -287,6 +305,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_check_fetches", (DL_FUNC) &_cppestimators_cpp_check_fetches, 1},
+    {"_cppestimators_cpp_session_close", (DL_FUNC) &_cppestimators_cpp_session_close, 1},
+    {"_cppestimators_cpp_live_sessions", (DL_FUNC) &_cppestimators_cpp_live_sessions, 0},
     {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };

@@ -183,6 +183,7 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
     list.push_back(owned.back().get());
     if (history == nullptr) history = dynamic_cast<HistorySaverHook*>(owned.back().get());
   }
+  wire_hooks(hooks, list);
   struct Running {
     SessionBox& b;
     ~Running() { b.running = false; }
@@ -197,7 +198,8 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
       Rcpp::Named("global_step") = static_cast<double>(box.session->global_step()),
       Rcpp::Named("loss") = box.session->loss(),
       Rcpp::Named("history") = history ? Rcpp::RObject(history_list(history->history()))
-                                       : Rcpp::RObject(R_NilValue));
+                                       : Rcpp::RObject(R_NilValue),
+      Rcpp::Named("evaluations") = evaluation_results(list));
 }
 
 // [[Rcpp::export(rng = false)]]
@@ -380,3 +382,14 @@ SEXP first_bad_fetch(SEXP x) {
 // a tensor name (NULL when all are fine).
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_check_fetches(SEXP x) { return first_bad_fetch(x); }
+
+// Frees a finished session's buffers now rather than at garbage collection.
+// [[Rcpp::export(rng = false)]]
+void cpp_session_close(SEXP ses) {
+  Rcpp::XPtr<SessionBox> p(ses);
+  if (p.get() != nullptr && !p->running) p->session.reset();
+}
+
+// Number of engine sessions alive (for leak checks).
+// [[Rcpp::export(rng = false)]]
+double cpp_live_sessions() { return static_cast<double>(Session::live_count()); }

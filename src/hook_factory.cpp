@@ -1,6 +1,8 @@
 #include "hook_factory.h"
 
 #include <cppestimators/hooks/checkpoint_saver.h>
+#include <cppestimators/hooks/early_stopping.h>
+#include <cppestimators/hooks/in_memory_evaluator.h>
 #include <cppestimators/hooks/global_step_waiter.h>
 #include <cppestimators/hooks/history_saver.h>
 #include <cppestimators/hooks/logging_tensor.h>
@@ -127,7 +129,81 @@ std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWr
     };
     return std::make_unique<GlobalStepWaiterHook>(i64("wait_until_step", 0), read_step, svc);
   }
+  if (type == "in_memory_evaluator") {
+    Rcpp::RObject fn(spec["evaluate"]);
+    auto evaluate = [fn](Session&) {
+      Rcpp::NumericVector res(call_r(fn, {}));
+      Rcpp::CharacterVector nm = res.names();
+      MetricList out;
+      for (R_xlen_t i = 0; i < res.size(); ++i)
+        if (std::string(nm[i]) != "global_step") out.emplace_back(std::string(nm[i]), res[i]);
+      return out;
+    };
+    return std::make_unique<InMemoryEvaluatorHook>(i64("every_n_iter", 100), evaluate);
+  }
+  if (type == "early_stopping") {
+    EarlyStoppingSpec es;
+    const std::string rule = Rcpp::as<std::string>(spec["rule"]);
+    es.rule = rule == "higher"        ? StopRule::Higher
+              : rule == "lower"       ? StopRule::Lower
+              : rule == "no_increase" ? StopRule::NoIncrease
+                                      : StopRule::NoDecrease;
+    es.metric = Rcpp::as<std::string>(spec["metric_name"]);
+    es.threshold = num_or(spec, "threshold", 0);
+    es.max_steps_without = i64("max_steps_without", 0);
+    es.min_steps = i64("min_steps", 0);
+    es.min_delta = num_or(spec, "min_delta", 0);
+    es.every_secs = num_or(spec, "run_every_secs", -1);
+    es.every_steps = i64("run_every_steps", -1);
+    es.eval_dir = Rcpp::as<std::string>(spec["eval_dir"]);
+    es.restore_best = flag_or(spec, "restore_best", false);
+    es.checkpoint_dir = Rcpp::as<std::string>(spec["model_dir"]);
+    es.keep_checkpoint_max = static_cast<int>(num_or(spec, "keep_checkpoint_max", 5));
+    return std::make_unique<EarlyStoppingHook>(es, svc);
+  }
   Rcpp::stop("unknown hook type '" + type + "'");
+}
+
+void wire_hooks(const Rcpp::List& specs, const std::vector<Hook*>& hooks) {
+  for (R_xlen_t i = 0; i < specs.size(); ++i) {
+    Rcpp::List spec = specs[i];
+    if (!spec.containsElementNamed("in_memory_evaluator") || Rf_isNull(spec["in_memory_evaluator"]))
+      continue;
+    const int k = Rcpp::as<int>(spec["in_memory_evaluator"]) - 1;
+    auto* stopper = dynamic_cast<EarlyStoppingHook*>(hooks[i]);
+    auto* evaluator = k >= 0 && k < static_cast<int>(hooks.size())
+                          ? dynamic_cast<InMemoryEvaluatorHook*>(hooks[k])
+                          : nullptr;
+    if (stopper == nullptr || evaluator == nullptr)
+      Rcpp::stop("internal: early stopping hook wired to a hook that is not an in-memory evaluator");
+    stopper->attach(&evaluator->records());
+  }
+}
+
+// Every evaluation of the in-memory evaluators, as a data frame per hook.
+Rcpp::List evaluation_results(const std::vector<Hook*>& hooks) {
+  Rcpp::List out;
+  for (Hook* h : hooks) {
+    auto* ev = dynamic_cast<InMemoryEvaluatorHook*>(h);
+    if (ev == nullptr) continue;
+    const auto& recs = ev->records().records();
+    Rcpp::NumericVector steps;
+    Rcpp::List metrics;
+    for (const auto& r : recs) {
+      steps.push_back(static_cast<double>(r.step));
+      Rcpp::NumericVector m;
+      Rcpp::CharacterVector nm;
+      for (const auto& kv : r.metrics) {
+        m.push_back(kv.second);
+        nm.push_back(kv.first);
+      }
+      m.attr("names") = nm;
+      metrics.push_back(m);
+    }
+    out.push_back(Rcpp::List::create(Rcpp::Named("steps") = steps,
+                                     Rcpp::Named("metrics") = metrics));
+  }
+  return out;
 }
 
 }  // namespace cppestimators

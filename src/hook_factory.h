@@ -16,4 +16,10 @@ namespace cppestimators {
 std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWriters& writers,
                                 SEXP r_session, SEXP r_context);
 
+// Connects early-stopping hooks to the in-memory evaluator their spec names.
+void wire_hooks(const Rcpp::List& specs, const std::vector<Hook*>& hooks);
+
+// The results of every in-memory evaluator among `hooks`.
+Rcpp::List evaluation_results(const std::vector<Hook*>& hooks);
+
 }  // namespace cppestimators

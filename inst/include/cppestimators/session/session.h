@@ -63,9 +63,18 @@ class Session {
     per_example_.assign(b * head.per_example_dim(), 0.0f);
     if (opt.mode == Mode::Predict)
       predictions_.reserve(static_cast<std::size_t>(data.n * opt.num_epochs) * head.logits_dim());
+    ++live_count();
   }
+  ~Session() { --live_count(); }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
+
+  // Sessions alive in this process (tests check that nested evaluations do
+  // not leak them).
+  static long& live_count() {
+    static long n = 0;
+    return n;
+  }
 
   Mode mode() const { return opt_.mode; }
   const SessionOptions& options() const { return opt_; }

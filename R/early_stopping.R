@@ -1,0 +1,147 @@
+#' Early stopping hooks
+#'
+#' Stop training when an evaluation metric stops improving
+#' (`hook_stop_if_no_decrease()`, `hook_stop_if_no_increase()`) or crosses a
+#' threshold (`hook_stop_if_lower()`, `hook_stop_if_higher()`), with the rules
+#' of TensorFlow's `tf.estimator.experimental.stop_if_*` hooks:
+#' * no decrease/increase: over the evaluations at steps `>= min_steps`, in
+#'   order, the best value changes only on a strict improvement (by more than
+#'   `min_delta`); training stops once the evaluated step is
+#'   `max_steps_without_*` or more steps past the best one;
+#' * lower/higher: training stops at the first evaluation whose value is
+#'   strictly below/above `threshold`.
+#'
+#' When a [hook_in_memory_evaluator()] of the same estimator is attached to
+#' the same `train()` call, each of its results is checked as soon as it
+#' exists (TensorFlow's hooks only read event files, so they lagged behind).
+#' Otherwise the evaluation event files in `eval_dir` are re-read on the
+#' first step and then every `run_every_steps` steps or `run_every_secs`
+#' seconds. Stops are logged with [message()].
+#'
+#' With `restore_best = TRUE`, the weights of the best evaluation are restored
+#' when training ends (the global step stays) and saved as a checkpoint.
+#'
+#' @param estimator The estimator being trained.
+#' @param metric_name The metric to watch, e.g. `"loss"` or `"accuracy"`.
+#' @param max_steps_without_decrease,max_steps_without_increase Steps without
+#'   improvement after which to stop.
+#' @param threshold The threshold of `hook_stop_if_lower()`/`hook_stop_if_higher()`.
+#' @param eval_dir Directory of the evaluation event files; default
+#'   `model_dir/eval`.
+#' @param min_steps Ignore evaluations before this global step.
+#' @param run_every_secs,run_every_steps How often to re-read the event files
+#'   (at most one of the two; `run_every_steps` alone is accepted).
+#' @param min_delta The smallest change that counts as an improvement.
+#' @param restore_best Restore and save the best evaluation's weights at the end.
+#' @inherit hook_progress_bar return
+#' @family hooks
+#' @name early_stopping
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' train_input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 4L,
+#'                         num_epochs = NULL)
+#' eval_input <- input_fn(mtcars, response = "mpg", features = "drat")
+#' est <- linear_regressor(feature_columns = fcs)
+#' hooks <- list(
+#'   hook_in_memory_evaluator(est, eval_input, every_n_iter = 10),
+#'   hook_stop_if_no_decrease(est, "loss", max_steps_without_decrease = 30,
+#'                            min_delta = 1, restore_best = TRUE))
+#' history <- train(est, train_input, steps = 500, hooks = hooks)
+NULL
+
+#' @rdname early_stopping
+#' @export
+hook_stop_if_no_decrease <- function(estimator, metric_name, max_steps_without_decrease,
+                                     eval_dir = NULL, min_steps = 0, run_every_secs = 60,
+                                     run_every_steps = NULL, min_delta = 0, restore_best = FALSE) {
+  if (missing(run_every_secs) && !is.null(run_every_steps)) run_every_secs <- NULL
+  early_stopping_hook("no_decrease", estimator, metric_name,
+                      max_steps_without = check_whole(max_steps_without_decrease,
+                                                      "max_steps_without_decrease", min = 0,
+                                                      null_ok = FALSE),
+                      eval_dir = eval_dir, min_steps = min_steps, run_every_secs = run_every_secs,
+                      run_every_steps = run_every_steps, min_delta = min_delta,
+                      restore_best = restore_best)
+}
+
+#' @rdname early_stopping
+#' @export
+hook_stop_if_no_increase <- function(estimator, metric_name, max_steps_without_increase,
+                                     eval_dir = NULL, min_steps = 0, run_every_secs = 60,
+                                     run_every_steps = NULL, min_delta = 0, restore_best = FALSE) {
+  if (missing(run_every_secs) && !is.null(run_every_steps)) run_every_secs <- NULL
+  early_stopping_hook("no_increase", estimator, metric_name,
+                      max_steps_without = check_whole(max_steps_without_increase,
+                                                      "max_steps_without_increase", min = 0,
+                                                      null_ok = FALSE),
+                      eval_dir = eval_dir, min_steps = min_steps, run_every_secs = run_every_secs,
+                      run_every_steps = run_every_steps, min_delta = min_delta,
+                      restore_best = restore_best)
+}
+
+#' @rdname early_stopping
+#' @export
+hook_stop_if_lower <- function(estimator, metric_name, threshold, eval_dir = NULL, min_steps = 0,
+                               run_every_secs = 60, run_every_steps = NULL, restore_best = FALSE) {
+  if (missing(run_every_secs) && !is.null(run_every_steps)) run_every_secs <- NULL
+  early_stopping_hook("lower", estimator, metric_name, threshold = check_threshold(threshold),
+                      eval_dir = eval_dir, min_steps = min_steps, run_every_secs = run_every_secs,
+                      run_every_steps = run_every_steps, min_delta = 0, restore_best = restore_best)
+}
+
+#' @rdname early_stopping
+#' @export
+hook_stop_if_higher <- function(estimator, metric_name, threshold, eval_dir = NULL, min_steps = 0,
+                                run_every_secs = 60, run_every_steps = NULL, restore_best = FALSE) {
+  if (missing(run_every_secs) && !is.null(run_every_steps)) run_every_secs <- NULL
+  early_stopping_hook("higher", estimator, metric_name, threshold = check_threshold(threshold),
+                      eval_dir = eval_dir, min_steps = min_steps, run_every_secs = run_every_secs,
+                      run_every_steps = run_every_steps, min_delta = 0, restore_best = restore_best)
+}
+
+check_threshold <- function(x) {
+  if (missing(x) || !is.numeric(x) || length(x) != 1L || is.na(x)) {
+    stop("`threshold` must be a single number.", call. = FALSE)
+  }
+  as.numeric(x)
+}
+
+early_stopping_hook <- function(rule, estimator, metric_name, max_steps_without = NULL,
+                                threshold = NULL, eval_dir, min_steps, run_every_secs,
+                                run_every_steps, min_delta, restore_best) {
+  if (!inherits(estimator, "tf_estimator")) {
+    stop(sprintf("`estimator` must have type `tf.estimator.Estimator`. Got: %s", describe(estimator)),
+         call. = FALSE)
+  }
+  if (missing(metric_name) || !is.character(metric_name) || length(metric_name) != 1L ||
+      is.na(metric_name) || !nzchar(metric_name)) {
+    stop("`metric_name` must be the name of an evaluation metric, such as \"loss\".", call. = FALSE)
+  }
+  if (!is.null(run_every_secs) && !is.null(run_every_steps)) {
+    stop("Only one of `run_every_secs` and `run_every_steps` must be set.", call. = FALSE)
+  }
+  if (is.null(run_every_secs) && is.null(run_every_steps)) {
+    stop("Either run_every_secs or run_every_steps should be provided.", call. = FALSE)
+  }
+  if (!is.null(run_every_secs) && (!is.numeric(run_every_secs) || length(run_every_secs) != 1L ||
+                                   is.na(run_every_secs) || run_every_secs <= 0)) {
+    stop("`run_every_secs` must be a positive number of seconds.", call. = FALSE)
+  }
+  if (!is.numeric(min_delta) || length(min_delta) != 1L || is.na(min_delta) || min_delta < 0) {
+    stop("`min_delta` must be a single number >= 0.", call. = FALSE)
+  }
+  if (!isTRUE(restore_best) && !isFALSE(restore_best)) {
+    stop("`restore_best` must be TRUE or FALSE.", call. = FALSE)
+  }
+  if (!is.null(eval_dir) && (!is.character(eval_dir) || length(eval_dir) != 1L)) {
+    stop("`eval_dir` must be NULL or a directory path.", call. = FALSE)
+  }
+  new_hook("early_stopping", list(
+    rule = rule, estimator = estimator, metric_name = metric_name,
+    max_steps_without = max_steps_without, threshold = threshold,
+    eval_dir = path.expand(eval_dir %||% eval_dir(estimator)),
+    min_steps = check_whole(min_steps, "min_steps", min = 0, null_ok = FALSE),
+    run_every_secs = run_every_secs,
+    run_every_steps = check_whole(run_every_steps, "run_every_steps"),
+    min_delta = as.numeric(min_delta), restore_best = restore_best))
+}

@@ -1,0 +1,224 @@
+// Early stopping (tf.estimator.experimental.stop_if_*): stop training when an
+// evaluation metric crosses a threshold or stops improving. Results come
+// from an in-memory evaluator of the same estimator when one is attached
+// (each result is checked as soon as it exists), otherwise from the event
+// files in the evaluation directory, re-read on a timer (the first step,
+// then every N steps or seconds).
+//
+// With restore_best, the weights of the best evaluation are kept and, at the
+// end, restored (the global step stays) and checkpointed.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../io/checkpoint.h"
+#include "../io/event_file.h"
+#include "../model/estimator_io.h"
+#include "../services.h"
+#include "eval_records.h"
+#include "hook.h"
+#include "timer.h"
+
+namespace cppestimators {
+
+enum class StopRule { Higher, Lower, NoIncrease, NoDecrease };
+
+struct EarlyStoppingSpec {
+  StopRule rule = StopRule::NoDecrease;
+  std::string metric;
+  double threshold = 0;                    // Higher / Lower
+  std::int64_t max_steps_without = 0;      // NoIncrease / NoDecrease
+  std::int64_t min_steps = 0;
+  double min_delta = 0;
+  double every_secs = -1;
+  std::int64_t every_steps = -1;
+  std::string eval_dir;
+  bool restore_best = false;
+  std::string checkpoint_dir;  // where the restored weights are saved
+  int keep_checkpoint_max = 5;
+};
+
+// step -> value of one metric, read from every event file of a directory.
+inline std::vector<std::pair<std::int64_t, double>> read_metric_series(const std::string& dir,
+                                                                       const std::string& metric) {
+  namespace fs = std::filesystem;
+  std::map<std::int64_t, std::map<std::string, double>> by_step;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return {};
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("events.out.tfevents.", 0) == 0) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files)
+    for (const auto& ev : read_scalar_events(f)) by_step[ev.step][ev.tag] = ev.value;
+  std::vector<std::pair<std::int64_t, double>> out;
+  for (const auto& kv : by_step) {
+    auto it = kv.second.find(metric);
+    if (it == kv.second.end())
+      throw std::runtime_error("early stopping: metric '" + metric +
+                               "' not found in the evaluation at step " +
+                               std::to_string(kv.first) + " in " + dir);
+    out.emplace_back(kv.first, it->second);
+  }
+  return out;
+}
+
+class EarlyStoppingHook : public Hook, public EvalObserver {
+ public:
+  EarlyStoppingHook(EarlyStoppingSpec spec, Services& svc)
+      : spec_(std::move(spec)), timer_(spec_.every_secs, spec_.every_steps), svc_(svc) {}
+  std::string kind() const override { return "early_stopping"; }
+
+  // Uses an in-memory evaluator's results instead of the event files.
+  void attach(EvalRecords* records) {
+    in_memory_ = records;
+    records->observe(this);
+  }
+
+  void begin(Session&) override {
+    timer_.reset();
+    series_.clear();
+    pending_stop_ = false;
+    stopped_ = false;
+    has_best_ = false;
+  }
+
+  void after_run(RunContext& ctx) override {
+    if (pending_stop_) {
+      ctx.request_stop();
+      pending_stop_ = false;
+      return;
+    }
+    if (stopped_) return;
+    if (in_memory_ != nullptr) return;  // results arrive through on_evaluation()
+    const std::int64_t step = ctx.session->global_step();
+    const double now = svc_.now();
+    if (!timer_.should_trigger(step, now)) return;
+    timer_.update(step, now, nullptr, nullptr);
+    series_ = read_metric_series(spec_.eval_dir, spec_.metric);
+    if (should_stop()) stop(step, &ctx);
+  }
+
+  void on_evaluation(const EvalRecord& record, Session& s, RunContext* ctx) override {
+    double value = NAN;
+    bool found = false;
+    for (const auto& kv : record.metrics)
+      if (kv.first == spec_.metric) {
+        value = kv.second;
+        found = true;
+      }
+    if (!found) {
+      std::string names;
+      for (const auto& kv : record.metrics) names += (names.empty() ? "" : ", ") + kv.first;
+      throw std::invalid_argument("early stopping: metric '" + spec_.metric +
+                                  "' is not among the evaluation's metrics (" + names + ")");
+    }
+    series_.emplace_back(record.step, value);
+    if (spec_.restore_best && improves(value)) {
+      snapshot(s.estimator(), best_state_);
+      best_value_ = value;
+      best_step_ = record.step;
+      has_best_ = true;
+    }
+    if (!stopped_ && should_stop()) stop(record.step, ctx);
+  }
+
+  void end(Session& s) override {
+    if (!spec_.restore_best || !has_best_) return;
+    Estimator& est = s.estimator();
+    const std::int64_t step = est.global_step();
+    restore(est, best_state_, "the best evaluation's weights");
+    est.set_global_step(step);
+    CheckpointManager manager(spec_.checkpoint_dir, "model.ckpt", spec_.keep_checkpoint_max);
+    CheckpointData data;
+    snapshot(est, data);
+    manager.save(data);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", best_value_);
+    svc_.message("Restored the weights of the best evaluation (global step " +
+                 std::to_string(best_step_) + ", " + spec_.metric + " = " + buf +
+                 ") and saved them at global step " + std::to_string(step) + ".");
+  }
+
+ private:
+  bool lower_is_better() const {
+    return spec_.rule == StopRule::NoDecrease || spec_.rule == StopRule::Lower;
+  }
+  bool improves(double v) const {
+    if (!has_best_) return true;
+    return lower_is_better() ? v < best_value_ - spec_.min_delta : v > best_value_ + spec_.min_delta;
+  }
+
+  // The rule of TF's stop_if_* predicates over the results so far.
+  bool should_stop() {
+    char buf[400];
+    if (spec_.rule == StopRule::Higher || spec_.rule == StopRule::Lower) {
+      const bool higher = spec_.rule == StopRule::Higher;
+      for (const auto& sv : series_) {
+        if (sv.first < spec_.min_steps) continue;
+        if (higher ? sv.second > spec_.threshold : sv.second < spec_.threshold) {
+          std::snprintf(buf, sizeof buf,
+                        "At step %lld, metric \"%s\" has value %g which is %s the configured "
+                        "threshold (%g) for early stopping.",
+                        static_cast<long long>(sv.first), spec_.metric.c_str(), sv.second,
+                        higher ? "greater than" : "less than", spec_.threshold);
+          svc_.message(buf);
+          return true;
+        }
+      }
+      return false;
+    }
+    const bool decrease = spec_.rule == StopRule::NoDecrease;
+    bool have = false;
+    double best = 0;
+    std::int64_t best_step = 0;
+    for (const auto& sv : series_) {
+      if (sv.first < spec_.min_steps) continue;
+      if (!have || (decrease ? sv.second < best - spec_.min_delta
+                             : sv.second > best + spec_.min_delta)) {
+        have = true;
+        best = sv.second;
+        best_step = sv.first;
+      }
+      if (sv.first - best_step >= spec_.max_steps_without) {
+        std::snprintf(buf, sizeof buf,
+                      "No %s in metric \"%s\" for %lld steps, which is greater than or equal to "
+                      "max steps (%lld) configured for early stopping.",
+                      decrease ? "decrease" : "increase", spec_.metric.c_str(),
+                      static_cast<long long>(sv.first - best_step),
+                      static_cast<long long>(spec_.max_steps_without));
+        svc_.message(buf);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void stop(std::int64_t step, RunContext* ctx) {
+    svc_.message("Requesting early stopping at global step " + std::to_string(step));
+    stopped_ = true;
+    if (ctx) ctx->request_stop();
+    else pending_stop_ = true;
+  }
+
+  EarlyStoppingSpec spec_;
+  SecondOrStepTimer timer_;
+  Services& svc_;
+  EvalRecords* in_memory_ = nullptr;
+  std::vector<std::pair<std::int64_t, double>> series_;
+  bool pending_stop_ = false;
+  bool stopped_ = false;
+  bool has_best_ = false;
+  double best_value_ = 0;
+  std::int64_t best_step_ = 0;
+  CheckpointData best_state_;
+};
+
+}  // namespace cppestimators

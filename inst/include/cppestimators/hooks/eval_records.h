@@ -1,0 +1,40 @@
+// Results of evaluations made during training (in-memory evaluator), shared
+// with the hooks that act on them (early stopping) so they see each result
+// as soon as it exists.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../model/metrics.h"
+#include "../session/session.h"
+
+namespace cppestimators {
+
+struct EvalRecord {
+  std::int64_t step;
+  MetricList metrics;
+};
+
+class EvalObserver {
+ public:
+  virtual ~EvalObserver() = default;
+  // ctx is null for evaluations outside a step (session creation, end).
+  virtual void on_evaluation(const EvalRecord& record, Session& s, RunContext* ctx) = 0;
+};
+
+class EvalRecords {
+ public:
+  void add(EvalRecord record, Session& s, RunContext* ctx) {
+    records_.push_back(std::move(record));
+    for (EvalObserver* o : observers_) o->on_evaluation(records_.back(), s, ctx);
+  }
+  void observe(EvalObserver* o) { observers_.push_back(o); }
+  const std::vector<EvalRecord>& records() const { return records_; }
+  void clear() { records_.clear(); }
+
+ private:
+  std::vector<EvalRecord> records_;
+  std::vector<EvalObserver*> observers_;
+};
+
+}  // namespace cppestimators
