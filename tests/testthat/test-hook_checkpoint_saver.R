@@ -90,3 +90,13 @@ test_that("hook_checkpoint_saver() validates its arguments", {
                "saving_listeners must be a list of CheckpointSaverListener")
   expect_error(checkpoint_saver_listener(after_save = 1), "`after_save` must be a function or NULL")
 })
+
+test_that("the saver's log lines (snapshot)", {
+  dir <- file.path(tempdir(), "snapshot-checkpoints")
+  unlink(dir, recursive = TRUE)
+  mask <- function(x) gsub(normalizePath(tempdir(), mustWork = FALSE), "<tmp>", x, fixed = TRUE)
+  expect_snapshot(
+    invisible(train(x_regressor(), x_input(), steps = 3,
+                    hooks = list(hook_checkpoint_saver(dir, save_steps = 2)))),
+    transform = mask)
+})

@@ -69,3 +69,12 @@ test_that("hook_logging_tensor() validates its arguments", {
   expect_error(quietly(train(x_regressor(), x_input(), steps = 1, hooks = list(bad))),
                "hook_logging_tensor\\(\\): 'nope' is not a tensor of this session")
 })
+
+test_that("the logged lines (snapshot)", {
+  mask <- function(x) gsub("\\([0-9]+\\.[0-9]{3} sec\\)", "(<elapsed> sec)", x)
+  expect_snapshot(
+    train(x_regressor(), x_input(), steps = 5, hooks = list(
+      hook_logging_tensor(list(loss = "loss", step = "global_step"), every_n_iter = 2,
+                          at_end = TRUE))),
+    transform = mask)
+})

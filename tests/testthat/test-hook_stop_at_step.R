@@ -20,3 +20,9 @@ test_that("hook_stop_at_step() validates its arguments", {
   expect_error(hook_stop_at_step(num_steps = 0), "`num_steps` must be >= 1")
   expect_output(print(hook_stop_at_step(last_step = 4)), "<hook_stop_at_step: last_step = 4>")
 })
+
+test_that("argument errors (snapshot)", {
+  expect_snapshot(error = TRUE, hook_stop_at_step())
+  expect_snapshot(error = TRUE, hook_stop_at_step(num_steps = 1, last_step = 2))
+  expect_snapshot(error = TRUE, hook_stop_at_step(num_steps = "a"))
+})

@@ -233,3 +233,12 @@ test_that("the graph exposes the losses and global_step collections", {
   expect_equal(cols$none, list())
   expect_output(print(cols$gs[[1]]), "<tensor 'global_step'>")
 })
+
+test_that("printed hooks and the progress bar line (snapshot)", {
+  expect_snapshot({
+    print(hook_history_saver(every_n_step = 2))
+    print(hook_progress_bar())
+    print(session_run_args(loss = "loss", step = "global_step"))
+    invisible(train(x_regressor(), x_input(), steps = 3))
+  }, transform = function(x) sub("ETA: +[0-9]+s", "ETA: <eta>", x))
+})

@@ -52,3 +52,7 @@ test_that("model_dir: NULL makes a temporary one with a message; conflicts are e
                "model_dir are set both in constructor and RunConfig, but with different values")
   expect_error(linear_regressor(fcs, config = list()), "`config` must be NULL or made by run_config()")
 })
+
+test_that("printing a run configuration (snapshot)", {
+  expect_snapshot(print(run_config(tf_random_seed = 7, save_checkpoints_steps = 50)))
+})
