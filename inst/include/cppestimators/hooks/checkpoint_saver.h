@@ -49,9 +49,8 @@ class CheckpointSaverHook : public Hook {
   }
   void after_run(RunContext& ctx) override {
     const std::int64_t step = ctx.session->global_step();
-    const double now = svc_.now();
-    if (!timer_.should_trigger(step, now)) return;
-    timer_.update(step, now, nullptr, nullptr);
+    if (!timer_.should_trigger(step, timer_.by_time() ? svc_.now() : 0.0)) return;
+    timer_.update(step, svc_.now(), nullptr, nullptr);
     if (save(*ctx.session, step)) ctx.request_stop();
   }
   void end(Session& s) override {

@@ -99,9 +99,8 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
     if (stopped_) return;
     if (in_memory_ != nullptr) return;  // results arrive through on_evaluation()
     const std::int64_t step = ctx.session->global_step();
-    const double now = svc_.now();
-    if (!timer_.should_trigger(step, now)) return;
-    timer_.update(step, now, nullptr, nullptr);
+    if (!timer_.should_trigger(step, timer_.by_time() ? svc_.now() : 0.0)) return;
+    timer_.update(step, svc_.now(), nullptr, nullptr);
     series_ = read_metric_series(spec_.eval_dir, spec_.metric);
     if (should_stop()) stop(step, &ctx);
   }

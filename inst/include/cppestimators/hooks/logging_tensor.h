@@ -41,7 +41,7 @@ class LoggingTensorHook : public Hook {
                                     known_tensor_names());
   }
   void before_run(RunContext&) override {
-    should_log_ = timer_.should_trigger(iter_, svc_.now());
+    should_log_ = timer_.should_trigger(iter_, timer_.by_time() ? svc_.now() : 0.0);
   }
   void after_run(RunContext& ctx) override {
     if (should_log_) log(*ctx.session, iter_);

@@ -22,8 +22,8 @@ class StepCounterHook : public Hook {
   void begin(Session&) override { timer_.reset(); }
   void after_run(RunContext& ctx) override {
     const std::int64_t step = ctx.session->global_step();
+    if (!timer_.should_trigger(step, timer_.by_time() ? svc_.now() : 0.0)) return;
     const double now = svc_.now();
-    if (!timer_.should_trigger(step, now)) return;
     double secs;
     std::int64_t steps;
     timer_.update(step, now, &secs, &steps);

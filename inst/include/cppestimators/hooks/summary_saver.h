@@ -35,9 +35,8 @@ class SummarySaverHook : public Hook {
   void after_run(RunContext& ctx) override {
     const Session& s = *ctx.session;
     const std::int64_t step = s.global_step();
-    const double now = svc_.now();
-    if (!timer_.should_trigger(step, now)) return;
-    timer_.update(step, now, nullptr, nullptr);
+    if (!timer_.should_trigger(step, timer_.by_time() ? svc_.now() : 0.0)) return;
+    timer_.update(step, svc_.now(), nullptr, nullptr);
     if (sink_ == nullptr) return;
     values_.clear();
     const int m = s.rows() * s.head().per_example_dim();

@@ -18,6 +18,8 @@ class SecondOrStepTimer {
       throw std::invalid_argument("Can not provide both every_secs and every_steps.");
   }
   bool never() const { return every_secs_ < 0 && every_steps_ < 0; }
+  // Whether should_trigger() looks at the clock (callers skip reading it otherwise).
+  bool by_time() const { return every_secs_ >= 0; }
   void reset() { triggered_ = false; }
 
   bool should_trigger(std::int64_t step, double now) const {
