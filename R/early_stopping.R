@@ -123,10 +123,7 @@ early_stopping_hook <- function(rule, estimator, metric_name, max_steps_without 
   if (is.null(run_every_secs) && is.null(run_every_steps)) {
     stop("Either run_every_secs or run_every_steps should be provided.", call. = FALSE)
   }
-  if (!is.null(run_every_secs) && (!is.numeric(run_every_secs) || length(run_every_secs) != 1L ||
-                                   is.na(run_every_secs) || run_every_secs <= 0)) {
-    stop("`run_every_secs` must be a positive number of seconds.", call. = FALSE)
-  }
+  run_every_secs <- check_seconds(run_every_secs, "run_every_secs")
   if (!is.numeric(min_delta) || length(min_delta) != 1L || is.na(min_delta) || min_delta < 0) {
     stop("`min_delta` must be a single number >= 0.", call. = FALSE)
   }

@@ -57,11 +57,7 @@ hook_logging_tensor <- function(tensors, every_n_iter = NULL, every_n_secs = NUL
                    paste(format(every_n_iter), collapse = ",")), call. = FALSE)
     }
   }
-  if (!is.null(every_n_secs) && (!is.numeric(every_n_secs) || length(every_n_secs) != 1L ||
-                                 is.na(every_n_secs) || every_n_secs <= 0)) {
-    stop("`every_n_secs` must be a positive number of seconds, not ", describe(every_n_secs), ".",
-         call. = FALSE)
-  }
+  every_n_secs <- check_seconds(every_n_secs, "every_n_secs")
   check_function(formatter, "formatter")
   fmt <- NULL
   if (!is.null(formatter)) {

@@ -23,11 +23,7 @@ hook_step_counter <- function(every_n_steps = 100, every_n_secs = NULL, output_d
     stop("exactly one of every_n_steps and every_n_secs should be provided.", call. = FALSE)
   }
   every_n_steps <- check_whole(every_n_steps, "every_n_steps")
-  if (!is.null(every_n_secs) && (!is.numeric(every_n_secs) || length(every_n_secs) != 1L ||
-                                 is.na(every_n_secs) || every_n_secs <= 0)) {
-    stop("`every_n_secs` must be a positive number of seconds, not ", describe(every_n_secs), ".",
-         call. = FALSE)
-  }
+  every_n_secs <- check_seconds(every_n_secs, "every_n_secs")
   new_hook("step_counter", list(every_n_steps = every_n_steps, every_n_secs = every_n_secs,
                                 output_dir = output_dir, verbose = TRUE))
 }

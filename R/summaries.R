@@ -39,11 +39,7 @@ hook_summary_saver <- function(save_steps = NULL, save_secs = NULL, output_dir =
     stop("exactly one of `save_steps` and `save_secs` must be given.", call. = FALSE)
   }
   save_steps <- check_whole(save_steps, "save_steps")
-  if (!is.null(save_secs) && (!is.numeric(save_secs) || length(save_secs) != 1L ||
-                              is.na(save_secs) || save_secs <= 0)) {
-    stop("`save_secs` must be a positive number of seconds, not ", describe(save_secs), ".",
-         call. = FALSE)
-  }
+  save_secs <- check_seconds(save_secs, "save_secs")
   if (!is.null(output_dir) && (!is.character(output_dir) || length(output_dir) != 1L ||
                                !nzchar(output_dir))) {
     stop("`output_dir` must be NULL or a directory path.", call. = FALSE)

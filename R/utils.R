@@ -17,6 +17,15 @@ check_whole <- function(x, arg, min = 1, null_ok = TRUE) {
   as.numeric(x)
 }
 
+check_seconds <- function(x, arg) {
+  if (is.null(x)) return(NULL)
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x <= 0) {
+    stop(sprintf("`%s` must be a positive number of seconds, not %s.", arg, describe(x)),
+         call. = FALSE)
+  }
+  as.numeric(x)
+}
+
 check_function <- function(x, arg, null_ok = TRUE) {
   if (is.null(x) && null_ok) return(NULL)
   if (!is.function(x)) {

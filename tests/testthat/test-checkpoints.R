@@ -166,7 +166,8 @@ test_that("export_savedmodel() writes a directory that load_estimator() reads ba
   expect_error(load_estimator(tempfile()), "is not an export of export_savedmodel")
 })
 
-test_that("a process killed while saving every step leaves a loadable latest checkpoint", {
+# Slow (about 10-20 s: 20 child processes), and deliberately run by `make test`.
+test_that("[slow] a process killed while saving every step leaves a loadable latest checkpoint", {
   skip_if_not_installed("callr")
   rscript <- file.path(R.home("bin"), "Rscript")
   libs <- .libPaths()

@@ -34,11 +34,7 @@ class LoggingTensorHook : public Hook {
     iter_ = 0;
   }
   void after_create_session(Session& s) override {
-    for (const auto& n : names_)
-      if (!tensor_exists(s, n))
-        throw std::invalid_argument("hook_logging_tensor(): '" + n +
-                                    "' is not a tensor of this session; known names are " +
-                                    known_tensor_names());
+    for (const auto& n : names_) require_tensor(s, n, "hook_logging_tensor");
   }
   void before_run(RunContext&) override {
     should_log_ = timer_.should_trigger(iter_, timer_.by_time() ? svc_.now() : 0.0);

@@ -29,10 +29,7 @@ class NanTensorHook : public Hook {
 
   void begin(Session&) override { last_finite_ = NAN; }
   void after_create_session(Session& s) override {
-    if (!tensor_exists(s, name_))
-      throw std::invalid_argument("hook_nan_tensor(): '" + name_ +
-                                  "' is not a tensor of this session; known names are " +
-                                  known_tensor_names());
+    require_tensor(s, name_, "hook_nan_tensor");
   }
   void after_run(RunContext& ctx) override {
     read_tensor(*ctx.session, name_, value_);

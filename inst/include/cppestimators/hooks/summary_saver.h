@@ -26,11 +26,7 @@ class SummarySaverHook : public Hook {
 
   void begin(Session&) override { timer_.reset(); }
   void after_create_session(Session& s) override {
-    for (const auto& n : tensors_)
-      if (!tensor_exists(s, n))
-        throw std::invalid_argument("hook_summary_saver(): '" + n +
-                                    "' is not a tensor of this session; known names are " +
-                                    known_tensor_names());
+    for (const auto& n : tensors_) require_tensor(s, n, "hook_summary_saver");
   }
   void after_run(RunContext& ctx) override {
     const Session& s = *ctx.session;

@@ -4,6 +4,7 @@
 // so a hook that reads the same tensor every step allocates nothing.
 #pragma once
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,14 @@ inline bool tensor_exists(const Session& s, const std::string& name) {
     if (base == f) return true;
   if (base == "labels") return s.mode() != Mode::Predict;
   return s.estimator().find_variable(base) != nullptr;
+}
+
+// Throws naming the hook when `name` is not a tensor of this session.
+inline void require_tensor(const Session& s, const std::string& name, const char* hook) {
+  if (!tensor_exists(s, name))
+    throw std::invalid_argument(std::string(hook) + "(): '" + name +
+                                "' is not a tensor of this session; known names are " +
+                                known_tensor_names());
 }
 
 // numpy-like text of a value: shortest float32 round trip ("96.96749",
