@@ -1,7 +1,7 @@
 # The two quick-start commands:
 #   make demo  - installs what is missing, installs the package, runs the seed examples
 #   make test  - installs what is missing, then R CMD build + R CMD check (all tests)
-.PHONY: deps demo test install document bench clean
+.PHONY: deps demo test install document bench bench-peer clean
 
 deps:
 	bash .ci/deps.sh
@@ -21,6 +21,10 @@ document:
 
 bench: install
 	Rscript bench/run.R
+
+# Installs the PyTorch peer (Debian's python3-torch) so that `make bench` adds its rows.
+bench-peer:
+	bash ../shared/bench/peers/setup.sh
 
 clean:
 	rm -rf check install.log src/*.o src/*.so

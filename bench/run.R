@@ -57,6 +57,36 @@ res <- rbind(res, data.frame(case = "train() with the default run_config()",
                              us_per_step = round(time_per_step(list(), run_config()) * 1e6, 2),
                              vs_baseline_us = NA))
 
+# The same task as the PyTorch peer's "linear" (y = 2 x1 - 3 x2 + 0.5, SGD,
+# batch 8), ours then theirs when the peer can run here (make bench-peer
+# installs it).
+sgd_us <- local({
+  times <- vapply(seq_len(reps), function(i) {
+    est <- suppressMessages(linear_regressor(feature_columns(column_numeric("x1", "x2")),
+                                             optimizer = "SGD", config = quiet_config))
+    t <- system.time(invisible(utils::capture.output(
+      suppressMessages(train(est, input, steps = steps)))))
+    unlink(model_dir(est), recursive = TRUE)
+    t[["elapsed"]]
+  }, 0)
+  stats::median(times) / steps * 1e6
+})
+res <- rbind(res, data.frame(case = "linear task of the PyTorch peer (SGD), cppestimators",
+                             us_per_step = round(sgd_us, 2), vs_baseline_us = NA))
+peer_dir <- normalizePath(file.path("..", "shared", "bench", "peers"), mustWork = FALSE)
+python <- "/usr/bin/python3"
+if (file.exists(file.path(peer_dir, "torch_peer.py")) && file.exists(python) &&
+    system2(python, c("-c", shQuote("import torch")), stdout = FALSE, stderr = FALSE) == 0) {
+  for (cb in c("none", "item")) {
+    out <- system2(python, c(shQuote(file.path(peer_dir, "torch_peer.py")), "linear", "--cores", "1",
+                             "--steps", "20000", "--callback", cb), stdout = TRUE, stderr = FALSE)
+    us <- as.numeric(sub('.*"us_per_step": ([0-9.eE+-]+).*', "\\1", out[length(out)]))
+    label <- if (cb == "none") "linear task, PyTorch peer (torch nn.Linear + SGD)" else
+      "linear task, PyTorch peer with a per-step callback reading the loss"
+    res <- rbind(res, data.frame(case = label, us_per_step = round(us, 2), vs_baseline_us = NA))
+  }
+}
+
 header <- sprintf("linear_regressor, 2 features, batch 8, %d steps, median of %d runs; %s, R %s",
                   steps, reps, format(Sys.Date()), getRversion())
 cat(header, "\n\n")
