@@ -101,3 +101,7 @@ cpp_live_sessions <- function() {
     .Call(`_cppestimators_cpp_live_sessions`)
 }
 
+cpp_session_note_interrupt <- function(ses) {
+    .Call(`_cppestimators_cpp_session_note_interrupt`, ses)
+}
+

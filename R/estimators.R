@@ -159,8 +159,9 @@ engine_for_checkpoint <- function(object, checkpoint_path) {
   }
   path <- checkpoint_path
   if (!file.exists(path) && file.exists(paste0(path, ".ckpt"))) path <- paste0(path, ".ckpt")
-  if (!file.exists(path)) {
-    stop(sprintf("`checkpoint_path`: no checkpoint file at '%s'.", checkpoint_path), call. = FALSE)
+  if (!file.exists(path) || dir.exists(path)) {
+    stop(sprintf("`checkpoint_path`: no checkpoint file at '%s' (give a file, such as latest_checkpoint(estimator)).",
+                 checkpoint_path), call. = FALSE)
   }
   ptr <- new_engine(object)
   cpp_estimator_restore(ptr, normalizePath(path))
@@ -171,7 +172,11 @@ is_null_xptr <- function(p) cpp_xptr_is_null(p)
 
 #' @export
 print.tf_estimator <- function(x, ...) {
-  step <- if (is.null(x$state$ptr)) 0 else cpp_estimator_global_step(x$state$ptr)
+  step <- if (is.null(x$state$ptr) || is_null_xptr(x$state$ptr)) {
+    if (is.null(x$state$weights)) 0 else "saved"
+  } else {
+    cpp_estimator_global_step(x$state$ptr)
+  }
   cols <- vapply(x$spec$feature_columns, function(c) c$name, "")
   cat(sprintf("<%s: %s; optimizer %s (learning rate %g); global step %s>\n", x$spec$name,
               paste(sort(cols, method = "radix"), collapse = ", "), x$spec$optimizer$name,

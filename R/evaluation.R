@@ -56,6 +56,8 @@ evaluate_now <- function(object, ptr, input_fn, steps, hooks, name) {
   hooks <- normalize_hooks(hooks)
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
   run <- run_session(object, input_fn, "eval", hooks, ptr = ptr)
+  if (is.null(run)) stop("the evaluation was interrupted.", call. = FALSE)
+  if (run$steps == 0) stop("the evaluation input produced no batches (is the data empty?).", call. = FALSE)
   metrics <- as.list(run$metrics)
   metrics$global_step <- run$global_step
   write_eval_summaries(object, metrics, name)
@@ -90,7 +92,11 @@ wire_evaluation_hooks <- function(object, hooks) {
   for (i in which(types == "early_stopping")) {
     h <- hooks[[i]]
     match <- evaluators[vapply(evaluators, function(k) same_model(hooks[[k]]$estimator, h$estimator), TRUE)]
-    hooks[[i]]$in_memory_evaluator <- if (length(match)) match[1] else NULL
+    hooks[[i]]["in_memory_evaluator"] <- list(if (length(match)) match[1] else NULL)
+    if (isTRUE(h$restore_best) && length(match) == 0L) {
+      stop("restore_best = TRUE needs a hook_in_memory_evaluator() of the same estimator in the same train() call (the weights of an evaluation read from event files are gone).",
+           call. = FALSE)
+    }
     hooks[[i]]$model_dir <- object$spec$model_dir
     hooks[[i]]$keep_checkpoint_max <- object$spec$config$keep_checkpoint_max %||% 0
   }

@@ -73,13 +73,15 @@ print.tf_estimator_history <- function(x, ...) {
 #' @rdname training_history
 #' @export
 plot.tf_estimator_history <- function(x, y, ...) {
-  df <- as.data.frame(x)
+  df <- as.data.frame(x)[, c("mean_losses", "total_losses", "steps")]
+  df <- df[is.finite(df$mean_losses), , drop = FALSE]
   if (nrow(df) == 0L) stop("the history is empty: no steps ran.", call. = FALSE)
   ev <- eval_points(x, range(df$steps))
   old <- graphics::par(mfrow = c(2, 1), mar = c(4, 4, 1.5, 1))
   on.exit(graphics::par(old))
   panel <- function(y, name, eval_tag) {
     pts <- ev[ev$tag == eval_tag, , drop = FALSE]
+    if (!any(is.finite(c(y, pts$value)))) return(invisible())
     ylim <- range(c(y, pts$value), finite = TRUE)
     graphics::plot(df$steps, y, type = "o", pch = 20, xlab = "global step", ylab = name,
                    main = name, ylim = ylim, ...)

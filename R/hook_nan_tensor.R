@@ -1,6 +1,7 @@
 #' NaN loss monitor
 #'
-#' Checks the loss after every step. On NaN it either stops training with the
+#' Checks the loss after every step. On NaN (or an infinite loss, which would
+#' otherwise leave the weights frozen) it either stops training with the
 #' error `NaN loss during training at global step S (last finite loss: L).`,
 #' or, with `fail_on_nan_loss = FALSE`, logs and stops softly after that step
 #' (the session ends normally: final checkpoint, history). A step whose loss

@@ -74,8 +74,8 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
   if (length(response) > 1L) stop("`response` must name one column.", call. = FALSE)
   features <- if (missing(features)) setdiff(nms, response) else
     select_columns(substitute(features), nms, parent.frame(), "features")
-  batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE)
-  num_epochs <- check_whole(num_epochs, "num_epochs", min = 1)
+  batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE, max = .Machine$integer.max)
+  num_epochs <- check_whole(num_epochs, "num_epochs", min = 1, max = .Machine$integer.max)
   if (!(isTRUE(shuffle) || isFALSE(shuffle) || identical(shuffle, "auto"))) {
     stop("`shuffle` must be TRUE, FALSE or \"auto\", not ", describe(shuffle), ".", call. = FALSE)
   }
@@ -210,7 +210,14 @@ resolve_input <- function(input_fn, estimator, mode) {
                    col$key, paste(names(input_fn$features), collapse = ", ")), call. = FALSE)
     }
     if (is.factor(x)) x <- as.integer(x) - 1L
-    if (!is.null(col$normalizer_fn)) x <- col$normalizer_fn(x)
+    if (!is.null(col$normalizer_fn)) {
+      rows <- NROW(x)
+      x <- col$normalizer_fn(x)
+      if (NROW(x) != rows) {
+        stop(sprintf("the normalizer_fn of column '%s' returned %d values for %d rows.", col$key,
+                     NROW(x), rows), call. = FALSE)
+      }
+    }
     if (!is.numeric(x) && !is.logical(x)) {
       stop(sprintf("feature '%s' is %s; column_numeric() needs numbers.", col$key, describe(x)),
            call. = FALSE)

@@ -40,14 +40,18 @@ latest_checkpoint <- function(object) {
 # Before a session: bring the engine state up to date with model_dir. A
 # checkpoint this object did not write or read itself (another estimator
 # object or process trained into the same directory) is restored.
+# Never while this object's engine is inside a session (a hook reading the
+# estimator must not rewind the training in progress).
 sync_from_model_dir <- function(object, ptr) {
   st <- object$state
+  if (isTRUE(st$busy)) return(invisible())
   path <- cpp_latest_checkpoint(object$spec$model_dir)
   if (!nzchar(path)) return(invisible())
   stamp <- checkpoint_stamp(path)
   if (identical(stamp, st$synced)) return(invisible())
   cpp_estimator_restore(ptr, path)
   st$synced <- stamp
+  remember_weights(object)
   invisible()
 }
 

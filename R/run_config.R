@@ -77,6 +77,9 @@ validate_config <- function(cfg) {
                                      v$tf_random_seed != floor(v$tf_random_seed))) {
     stop("tf_random_seed must be integer.", call. = FALSE)
   }
+  if (!is.null(v$tf_random_seed) && abs(v$tf_random_seed) > .Machine$integer.max) {
+    stop("tf_random_seed must be an integer between -2147483647 and 2147483647.", call. = FALSE)
+  }
   if (!is.null(v$session_config)) stop("session_config must be NULL: there is no TensorFlow session to configure.",
                                        call. = FALSE)
   v["save_summary_steps"] <- list(num(v$save_summary_steps, "save_summary_steps", ge0("save_summary_steps")))

@@ -98,13 +98,33 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   if (verbose && !is.null(cfg$log_step_count_steps)) {
     hooks <- c(hooks, list(new_hook("logging_tensor", list(
       tags = c("loss", "step"), names = c("loss", "global_step"),
-      every_n_iter = cfg$log_step_count_steps, every_n_secs = NULL, at_end = FALSE))))
+      every_n_iter = cfg$log_step_count_steps, every_n_secs = NULL, at_end = FALSE,
+      formatter = NULL))))
   }
   hooks <- wire_evaluation_hooks(object, hooks)
   lapply(hooks, function(h) {
     if (identical(h$type, "global_step_waiter")) h$model_dir <- object$spec$model_dir
     if (identical(h$type, "summary_saver") && is.null(h$output_dir)) {
       h$output_dir <- object$spec$model_dir
+    }
+    h
+  })
+}
+
+# Hooks for evaluate() and predict(): training-only hooks are refused; the
+# others get the estimator's directories.
+session_hooks <- function(object, hooks, where) {
+  hooks <- normalize_hooks(hooks)
+  for (h in hooks) {
+    if (h$type %in% c("in_memory_evaluator", "early_stopping")) {
+      stop(sprintf("%s evaluates during training and cannot be used with %s; pass it to train().",
+                   sub("^cppestimators_", "", class(h)[1]), where), call. = FALSE)
+    }
+  }
+  lapply(hooks, function(h) {
+    if (identical(h$type, "global_step_waiter")) h$model_dir <- object$spec$model_dir
+    if (identical(h$type, "checkpoint_saver") && is.null(h$keep_checkpoint_max)) {
+      h$keep_checkpoint_max <- object$spec$config$keep_checkpoint_max %||% 0
     }
     h
   })
@@ -157,9 +177,12 @@ evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_pat
                                   name = NULL, hooks = NULL, simplify = TRUE, ...) {
   steps <- check_steps(steps, "steps")
   eval_dir(object, name)
-  hooks <- with_default_hooks(normalize_hooks(hooks), "Evaluating", steps)
+  hooks <- with_default_hooks(session_hooks(object, hooks, "evaluate()"), "Evaluating", steps)
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
   run <- run_session(object, input_fn, "eval", hooks, checkpoint_path = checkpoint_path)
+  if (run$steps == 0) {
+    stop("evaluate(): the input produced no batches (is the data empty?).", call. = FALSE)
+  }
   metrics <- as.list(run$metrics)
   metrics$global_step <- run$global_step
   write_eval_summaries(object, metrics, name)
@@ -209,7 +232,8 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                  paste(predict_keys, collapse = ", "), paste(head_keys, collapse = ", ")),
          call. = FALSE)
   }
-  run <- run_session(object, input_fn, "infer", normalize_hooks(hooks), predict_keys = keys,
+  run <- run_session(object, input_fn, "infer", session_hooks(object, hooks, "predict()"),
+                     predict_keys = keys,
                      checkpoint_path = checkpoint_path)
   out <- lapply(names(run$predictions), function(k) {
     m <- run$predictions[[k]]
@@ -239,13 +263,23 @@ class_labels <- function(object, ids) {
 # looking at model_dir.
 run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
                         checkpoint_path = NULL, ptr = NULL) {
+  own <- FALSE
   if (!is.null(ptr)) {
     # the caller's engine, as it is
   } else if (is.null(checkpoint_path)) {
     ptr <- estimator_ptr(object)
     sync_from_model_dir(object, ptr)
+    own <- TRUE
   } else {
     ptr <- engine_for_checkpoint(object, checkpoint_path)
+  }
+  if (own && mode == "train") {
+    if (isTRUE(object$state$busy)) {
+      stop("this estimator is already training: train() cannot be called from one of its own hooks.",
+           call. = FALSE)
+    }
+    object$state$busy <- TRUE
+    on.exit(object$state$busy <- FALSE, add = TRUE)
   }
   if (mode == "train") {
     on.exit({
@@ -254,42 +288,57 @@ run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
     }, add = TRUE)
   }
   data <- resolve_input(input_fn, object, mode)
-  seed <- session_seed(object)
+  seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
   ses <- cpp_session_new(ptr, data$features, data$labels, mode, as.integer(data$batch_size),
                          data$num_epochs, isTRUE(data$shuffle), seed)
   on.exit(cpp_session_close(ses), add = TRUE)
   r_session <- new_r_session(ses, mode)
   r_context <- new_run_context(ses, r_session)
-  res <- tryCatch(
-    cpp_session_run(ses, hooks, r_session, r_context, hostname()),
-    error = function(e) signal_hook_error(e, ses, hooks)
+  # An interrupt while R hook code runs is noted and the hook resumed; the
+  # loop then stops at the step boundary, calls every end() and re-signals
+  # it. A second interrupt is not held back.
+  res <- withCallingHandlers(
+    tryCatch(
+      cpp_session_run(ses, hooks, r_session, r_context, hostname()),
+      error = function(e) signal_hook_error(e, ses, hooks)
+    ),
+    interrupt = function(cnd) {
+      if (cpp_session_note_interrupt(ses)) invokeRestart("resume")
+    }
   )
   if (mode == "eval") res$metrics <- cpp_session_metrics(ses)
   if (mode == "infer") res$predictions <- cpp_session_predictions(ses, predict_keys)
   res
 }
 
-session_seed <- function(object) {
+# With run_config(tf_random_seed =), the shuffling of a session depends only
+# on the seed, the global step it starts at and the mode; without one, on
+# R's random number generator (so set.seed() makes runs reproducible).
+session_seed <- function(object, global_step, mode) {
   seed <- object$spec$config$tf_random_seed
-  if (!is.null(seed)) {
-    object$state$calls <- (object$state$calls %||% 0) + 1
-    return(as.numeric(seed) * 1000003 + object$state$calls)
-  }
-  floor(stats::runif(1) * 2^31)
+  if (is.null(seed)) return(floor(stats::runif(1) * 2^31))
+  mode_id <- match(mode, c("train", "eval", "infer"))
+  (abs(seed) %% 2147483647) * 1000003 + (global_step %% 2^20) * 4 + mode_id
 }
 
 signal_hook_error <- function(e, ses, hooks) {
   origin <- cpp_session_error_origin(ses)
   i <- origin$hook
-  if (is.na(i) || !inherits(hooks[[i]], "EstimatorSessionRunHook")) {
+  runs_r_code <- c("r_closure", "in_memory_evaluator", "checkpoint_saver", "logging_tensor")
+  if (is.na(i) || !hooks[[i]]$type %in% runs_r_code) {
     e$call <- NULL
     stop(e)
   }
-  position <- hooks[[i]]$position %||% i
-  msg <- sprintf("`%s` of hook %d (%s) failed: %s", origin$phase, position,
-                 class(hooks[[i]])[1], conditionMessage(e))
+  position <- hooks[[i]]$position
+  what <- if (is.null(position)) {
+    sprintf("train()'s own %s()", sub("^cppestimators_", "", class(hooks[[i]])[1]))
+  } else {
+    sprintf("hook %d (%s)", position, sub("^cppestimators_", "", class(hooks[[i]])[1]))
+  }
+  msg <- sprintf("`%s` of %s failed: %s", origin$phase, what, conditionMessage(e))
   stop(structure(
     class = c("cppestimators_hook_error", "error", "condition"),
-    list(message = msg, call = NULL, parent = e, hook = position, phase = origin$phase)
+    list(message = msg, call = NULL, parent = e, hook = position %||% NA_integer_,
+         phase = origin$phase)
   ))
 }

@@ -3,7 +3,7 @@
 
 `%||%` <- function(x, y) if (is.null(x)) y else x
 
-check_whole <- function(x, arg, min = 1, null_ok = TRUE) {
+check_whole <- function(x, arg, min = 1, null_ok = TRUE, max = Inf) {
   if (is.null(x)) {
     if (null_ok) return(NULL)
     stop(sprintf("`%s` must not be NULL.", arg), call. = FALSE)
@@ -13,6 +13,9 @@ check_whole <- function(x, arg, min = 1, null_ok = TRUE) {
   }
   if (x < min) {
     stop(sprintf("`%s` must be >= %s, given: %s.", arg, format(min), format(x)), call. = FALSE)
+  }
+  if (x > max) {
+    stop(sprintf("`%s` must be <= %s, given: %s.", arg, format(max), format(x)), call. = FALSE)
   }
   as.numeric(x)
 }

@@ -278,6 +278,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_session_note_interrupt
+bool cpp_session_note_interrupt(SEXP ses);
+RcppExport SEXP _cppestimators_cpp_session_note_interrupt(SEXP sesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_note_interrupt(ses));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 RcppExport SEXP run_testthat_tests(SEXP);
 
@@ -307,6 +317,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_check_fetches", (DL_FUNC) &_cppestimators_cpp_check_fetches, 1},
     {"_cppestimators_cpp_session_close", (DL_FUNC) &_cppestimators_cpp_session_close, 1},
     {"_cppestimators_cpp_live_sessions", (DL_FUNC) &_cppestimators_cpp_live_sessions, 0},
+    {"_cppestimators_cpp_session_note_interrupt", (DL_FUNC) &_cppestimators_cpp_session_note_interrupt, 1},
     {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };

@@ -9,6 +9,8 @@
 #include <cppestimators/io/summary_writers.h>
 #include <cppestimators/model/estimator_io.h>
 
+#include <filesystem>
+#include <map>
 #include <memory>
 
 #include "fetch.h"
@@ -28,6 +30,7 @@ struct SessionBox {
   Dataset data;
   std::unique_ptr<Session> session;
   bool running = false;
+  bool interrupt_pending = false;  // an interrupt arrived during R hook code
 };
 
 Estimator& estimator_of(SEXP xp) {
@@ -173,7 +176,8 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
                            std::string hostname) {
   SessionBox& box = box_of(ses);
   if (box.running) Rcpp::stop("this session is already running");
-  RServices svc;
+  box.interrupt_pending = false;
+  RServices svc(&box.interrupt_pending);
   SummaryWriters writers(hostname, svc);
   std::vector<std::unique_ptr<Hook>> owned;
   std::vector<Hook*> list;
@@ -340,11 +344,21 @@ std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector 
   std::vector<std::pair<std::string, float>> v;
   for (R_xlen_t i = 0; i < values.size(); ++i)
     v.emplace_back(std::string(names[i]), static_cast<float>(values[i]));
-  NullServices svc;
-  EventFileSink sink(dir, hostname, svc);
-  sink.scalars(static_cast<std::int64_t>(step), v);
-  sink.flush();
-  return sink.path();
+  // One writer per directory for the life of the process (as TF's
+  // FileWriterCache), so that repeated evaluations append to one file; a
+  // writer whose file was removed is replaced.
+  static NullServices svc;
+  static std::map<std::string, std::unique_ptr<EventFileSink>> cache;
+  auto it = cache.find(dir);
+  if (it != cache.end()) {
+    const std::string path = it->second->path();
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::exists(path, ec)) cache.erase(it), it = cache.end();
+  }
+  if (it == cache.end()) it = cache.emplace(dir, std::make_unique<EventFileSink>(dir, hostname, svc)).first;
+  it->second->scalars(static_cast<std::int64_t>(step), v);
+  it->second->flush();
+  return it->second->path();
 }
 
 // Every scalar of one event file, as columns.
@@ -393,3 +407,14 @@ void cpp_session_close(SEXP ses) {
 // Number of engine sessions alive (for leak checks).
 // [[Rcpp::export(rng = false)]]
 double cpp_live_sessions() { return static_cast<double>(Session::live_count()); }
+
+// Called by the R layer's interrupt handler: while the session runs, the
+// first interrupt is noted (and R resumes the hook code it interrupted) so
+// that the loop stops at the next step boundary and calls every end().
+// [[Rcpp::export(rng = false)]]
+bool cpp_session_note_interrupt(SEXP ses) {
+  Rcpp::XPtr<SessionBox> p(ses);
+  if (p.get() == nullptr || !p->running || p->interrupt_pending) return false;
+  p->interrupt_pending = true;
+  return true;
+}

@@ -90,7 +90,8 @@ std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWr
     return std::make_unique<LoggingTensorHook>(
         strings(spec, "tags"), strings(spec, "names"), i64("every_n_iter", -1),
         num_or(spec, "every_n_secs", -1), flag_or(spec, "at_end", false),
-        r_formatter(spec["formatter"]), svc);
+        r_formatter(spec.containsElementNamed("formatter") ? SEXP(spec["formatter"]) : R_NilValue),
+        svc);
   if (type == "nan_tensor")
     return std::make_unique<NanTensorHook>(Rcpp::as<std::string>(spec["loss_tensor"]),
                                            flag_or(spec, "fail_on_nan_loss", true), svc);

@@ -11,7 +11,9 @@ namespace cppestimators {
 
 class RServices : public Services {
  public:
-  RServices() {
+  // `pending`: set when an interrupt arrived while R hook code ran (the R
+  // layer notes it and lets the hook finish); honoured between steps.
+  explicit RServices(const bool* pending = nullptr) : pending_(pending) {
     Rcpp::Environment base = Rcpp::Environment::base_env();
     Rcpp::Function interactive_fn = base["interactive"];
     interactive_ = Rcpp::as<bool>(interactive_fn());
@@ -26,6 +28,7 @@ class RServices : public Services {
   }
   void message(const std::string& text) override { message_(text); }
   bool interrupt_requested() override {
+    if (pending_ != nullptr && *pending_) return true;
     return R_ToplevelExec(check_interrupt, nullptr) == FALSE;
   }
   bool interactive() const override { return interactive_; }
@@ -33,6 +36,7 @@ class RServices : public Services {
 
  private:
   static void check_interrupt(void*) { R_CheckUserInterrupt(); }
+  const bool* pending_ = nullptr;
   bool interactive_ = false;
   int width_ = 80;
   Rcpp::Function message_ = Rcpp::Function("message");

@@ -29,8 +29,8 @@ class Batcher {
   std::int64_t epoch() const { return epoch_; }
   bool exhausted() const { return exhausted_; }
 
-  // Writes up to batch_size row indices to `out` (capacity >= batch_size) and
-  // returns how many; 0 means end of input.
+  // Writes up to batch_size row indices to `out` (capacity >= batch_size, or
+  // the rows left in a finite stream) and returns how many; 0: end of input.
   int next(int* out) {
     int count = 0;
     while (count < batch_size_ && !exhausted_) {

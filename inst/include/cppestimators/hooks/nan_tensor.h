@@ -1,4 +1,5 @@
-// hook_nan_tensor(): watches the loss every step. On NaN it either fails
+// hook_nan_tensor(): watches the loss every step. On NaN (or an infinite
+// loss) it either fails
 // ("NaN loss during training", naming the step and the last finite loss) or
 // stops training softly after that step. The engine never applies an update
 // whose loss is not finite, so the weights (and any checkpoint) stay at the
@@ -34,10 +35,13 @@ class NanTensorHook : public Hook {
   void after_run(RunContext& ctx) override {
     read_tensor(*ctx.session, name_, value_);
     const double v = value_.data.empty() ? NAN : value_.data[0];
-    if (!std::isnan(v)) {
+    if (std::isfinite(v)) {
       last_finite_ = v;
       return;
     }
+    // An infinite loss counts too: the engine skips such updates, so
+    // training would otherwise go on without learning.
+    const char* what = std::isnan(v) ? "NaN" : "Infinite";
     char buf[160];
     if (std::isnan(last_finite_))
       std::snprintf(buf, sizeof buf, "at global step %lld (no finite loss before it)",
@@ -46,8 +50,8 @@ class NanTensorHook : public Hook {
       std::snprintf(buf, sizeof buf, "at global step %lld (last finite loss: %s)",
                     static_cast<long long>(ctx.session->global_step()),
                     format_number(last_finite_, false).c_str());
-    if (fail_) throw NanLossError(std::string("NaN loss during training ") + buf + ".");
-    svc_.message(std::string("Model diverged with loss = NaN ") + buf +
+    if (fail_) throw NanLossError(std::string(what) + " loss during training " + buf + ".");
+    svc_.message(std::string("Model diverged with loss = ") + (std::isnan(v) ? "NaN " : "Inf ") + buf +
                  "; stopping training with the weights of the last finite step.");
     ctx.request_stop();
   }

@@ -3,6 +3,7 @@
 // logits (predict). Every buffer is sized once, at creation, for the largest
 // batch; the steady state allocates nothing and copies no input data.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -54,7 +55,10 @@ class Session {
     if (opt.mode == Mode::Predict && opt.num_epochs < 0)
       throw std::invalid_argument(
           "predict() needs an `input_fn` with a finite `num_epochs` (got NULL, which repeats forever)");
-    const std::size_t b = static_cast<std::size_t>(opt.batch_size);
+    // a batch never holds more rows than the whole input delivers
+    std::int64_t rows_max = opt.batch_size;
+    if (opt.num_epochs >= 0) rows_max = std::min<std::int64_t>(rows_max, data.n * opt.num_epochs);
+    const std::size_t b = static_cast<std::size_t>(std::max<std::int64_t>(rows_max, 1));
     idx_.assign(b, 0);
     x_.assign(b * est.input_width(), 0.0f);
     y_.assign(b * head.label_dim(), 0.0f);
@@ -62,7 +66,9 @@ class Session {
     dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);
     per_example_.assign(b * head.per_example_dim(), 0.0f);
     if (opt.mode == Mode::Predict)
-      predictions_.reserve(static_cast<std::size_t>(data.n * opt.num_epochs) * head.logits_dim());
+      predictions_.reserve(
+          static_cast<std::size_t>(std::min<std::int64_t>(data.n * opt.num_epochs, 1 << 20)) *
+          head.logits_dim());
     ++live_count();
   }
   ~Session() { --live_count(); }
