@@ -31,6 +31,21 @@ SEXP fetch_tensor(const Session& s, const std::string& name) {
   return tensor_to_r(v);
 }
 
+void check_fetch_names(const Session& s, SEXP x) {
+  if (Rf_isNull(x)) return;
+  std::string name;
+  if (is_handle(x)) name = handle_name(x);
+  else if (TYPEOF(x) == STRSXP && Rf_length(x) == 1) name = Rcpp::as<std::string>(x);
+  else if (TYPEOF(x) == VECSXP) {
+    for (R_xlen_t i = 0; i < Rf_xlength(x); ++i) check_fetch_names(s, VECTOR_ELT(x, i));
+    return;
+  } else {
+    return;  // resolve_fetches() reports other types
+  }
+  if (!tensor_exists(s, name))
+    Rcpp::stop("unknown tensor '" + name + "'; known names are " + known_tensor_names());
+}
+
 SEXP resolve_fetches(const Session& s, SEXP x) {
   if (Rf_isNull(x)) return R_NilValue;
   if (is_handle(x)) return fetch_tensor(s, handle_name(x));

@@ -32,7 +32,7 @@ class RClosureHook : public Hook {
   void after_create_session(Session&) override {
     if (present(after_create_session_)) call_r(after_create_session_, {r_session_, R_NilValue});
   }
-  void before_run(RunContext&) override {
+  void before_run(RunContext& ctx) override {
     fetches_ = R_NilValue;
     if (!present(before_run_)) return;
     Rcpp::RObject res = call_r(before_run_, {r_context_});
@@ -44,6 +44,7 @@ class RClosureHook : public Hook {
           Rcpp::as<std::string>(cls[0]) + "'");
     }
     fetches_ = Rcpp::List(res)["fetches"];
+    check_fetch_names(*ctx.session, fetches_);
   }
   void after_run(RunContext& ctx) override {
     if (!present(after_run_)) return;

@@ -107,6 +107,9 @@ test_that("fetched values have the shape of the fetches; global_step is post-upd
   expect_error(quietly(train(drat_regressor(), mtcars_input(), steps = 1, hooks = list(bad))),
                "unknown tensor 'no_such_tensor'")
   expect_error(session_run_args(x = 1), "session_run_args\\(\\) takes tensor handles")
+  no_after <- session_run_hook(before_run = function(context) session_run_args(x = list("loss", "nope")))
+  expect_error(quietly(train(drat_regressor(), mtcars_input(), steps = 1, hooks = list(no_after))),
+               "`before_run` of hook 1 \\(EstimatorSessionRunHook\\) failed: unknown tensor 'nope'")
 })
 
 test_that("context$session$run() evaluates tensors outside the step", {
