@@ -21,8 +21,9 @@
 #'   in class-id order, when the response holds strings.
 #' @param optimizer `"Ftrl"` (the default, learning rate 0.2), `"Adagrad"`,
 #'   `"Adam"`, `"RMSProp"` or `"SGD"`, each with TensorFlow 1.x defaults and
-#'   the linear learning rate 0.2; or `NULL` for FTRL with learning rate
-#'   `min(0.2, 1/sqrt(number of feature columns))`.
+#'   the linear learning rate 0.2; an optimizer with its own settings from
+#'   [optimizers] (e.g. `optimizer_sgd(0.01)`); or `NULL` for FTRL with
+#'   learning rate `min(0.2, 1/sqrt(number of feature columns))`.
 #' @param config `NULL` or a [run_config()].
 #' @param partitioner Accepted for compatibility and ignored.
 #' @return An estimator object (class `tf_estimator`).
@@ -128,8 +129,9 @@ optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2) {
     }
     return(list(name = optimizer, learning_rate = default_lr))
   }
-  stop("`optimizer` must be NULL or one of ", paste0('"', optimizer_names, '"', collapse = ", "),
-       ", not ", describe(optimizer), ".", call. = FALSE)
+  if (inherits(optimizer, "cppestimators_optimizer")) return(unclass(optimizer))
+  stop("`optimizer` must be NULL, one of ", paste0('"', optimizer_names, '"', collapse = ", "),
+       " or an optimizer_*() object, not ", describe(optimizer), ".", call. = FALSE)
 }
 
 # The engine object behind an estimator, built on first use.

@@ -59,13 +59,15 @@ res <- rbind(res, data.frame(case = "train() with the default run_config()",
 
 # The same task as the PyTorch peer's "linear" (y = 2 x1 - 3 x2 + 0.5, SGD,
 # batch 8), ours then theirs when the peer can run here (make bench-peer
-# installs it).
+# installs it), with SGD at the peer's learning rate.
+sgd_input <- input
 sgd_us <- local({
   times <- vapply(seq_len(reps), function(i) {
     est <- suppressMessages(linear_regressor(feature_columns(column_numeric("x1", "x2")),
-                                             optimizer = "SGD", config = quiet_config))
+                                             optimizer = optimizer_sgd(0.01),
+                                             config = quiet_config))
     t <- system.time(invisible(utils::capture.output(
-      suppressMessages(train(est, input, steps = steps)))))
+      suppressMessages(train(est, sgd_input, steps = steps)))))
     unlink(model_dir(est), recursive = TRUE)
     t[["elapsed"]]
   }, 0)

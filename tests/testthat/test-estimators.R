@@ -176,3 +176,24 @@ test_that("a multi-valued feature (shape) and multi-target regression work", {
   expect_error(quietly(train(est, input_fn(list(x = x[, 1], y = y), features = "x", response = "y"), steps = 1)),
                "must be a matrix with 2 columns")
 })
+
+test_that("optimizer_*() objects set hyperparameters, validated", {
+  est <- suppressMessages(linear_regressor(feature_columns(column_numeric("x")),
+                                           optimizer = optimizer_sgd(learning_rate = 0.01)))
+  quietly(train(est, input_fn(data.frame(x = 1, y = 3), response = "y", batch_size = 1L), steps = 1))
+  # one SGD step from zero: w = 0.01 * 2 * 3 * 1, b = 0.01 * 2 * 3
+  expect_equal(unname(coef(est)), c(0.06, 0.06), tolerance = 1e-6)
+  ftrl <- suppressMessages(linear_regressor(feature_columns(column_numeric("x")),
+                                            optimizer = optimizer_ftrl(l1_regularization_strength = 100)))
+  quietly(train(ftrl, input_fn(data.frame(x = 1, y = 3), response = "y", batch_size = 1L), steps = 1))
+  expect_equal(unname(coef(ftrl)), c(0, 0))  # a strong L1 keeps the weights at zero
+  adam <- suppressMessages(linear_regressor(feature_columns(column_numeric("x")),
+                                            optimizer = optimizer_adam(learning_rate = 0.1)))
+  expect_true("beta1_power" %in% variable_names(adam))
+  expect_output(print(optimizer_rmsprop(0.5)), "<optimizer RMSProp: learning_rate = 0.5")
+  expect_error(optimizer_sgd(0), "`learning_rate` must be a positive number")
+  expect_error(optimizer_adam(beta1 = 1), "`beta1` must be a number in \\[0, 1\\)")
+  expect_error(optimizer_ftrl(learning_rate_power = 1), "`learning_rate_power` must be a number <= 0")
+  expect_error(optimizer_rmsprop(decay = 2), "`decay` must be a number in \\[0, 1\\)")
+  expect_error(optimizer_adagrad(initial_accumulator_value = -1), "`initial_accumulator_value` must be a positive number")
+})

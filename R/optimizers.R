@@ -1,0 +1,118 @@
+#' Optimizers with their hyperparameters
+#'
+#' TensorFlow 1.x optimizers, for the `optimizer` argument of the estimators
+#' when the defaults of the name shortcuts (`"Ftrl"`, `"Adagrad"`, `"Adam"`,
+#' `"RMSProp"`, `"SGD"`, all at the estimator's default learning rate) do not
+#' fit. Update rules and defaults are TensorFlow's: FTRL-Proximal with
+#' `learning_rate_power = -0.5`; Adagrad and FTRL accumulators start at
+#' `initial_accumulator_value`; Adam uses the bias-corrected step with
+#' `epsilon` added after the correction; RMSProp's mean square starts at one.
+#'
+#' @param learning_rate The learning rate (a positive number).
+#' @param initial_accumulator_value Starting value of the accumulators.
+#' @param learning_rate_power FTRL's power (-0.5: square roots).
+#' @param l1_regularization_strength,l2_regularization_strength FTRL's L1 and L2
+#'   penalties.
+#' @param l2_shrinkage_regularization_strength FTRL's L2 shrinkage penalty.
+#' @param beta1,beta2 Adam's decay rates of the moment estimates.
+#' @param epsilon Small constant of Adam and RMSProp.
+#' @param decay RMSProp's decay of the mean square.
+#' @param momentum RMSProp's momentum.
+#' @return An optimizer specification (class `cppestimators_optimizer`).
+#' @family estimators
+#' @name optimizers
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' est <- linear_regressor(feature_columns = fcs,
+#'                         optimizer = optimizer_sgd(learning_rate = 0.001))
+#' est
+NULL
+
+new_optimizer <- function(name, learning_rate, ...) {
+  args <- list(...)
+  check_positive(learning_rate, "learning_rate")
+  for (nm in names(args)) {
+    v <- args[[nm]]
+    if (!is.numeric(v) || length(v) != 1L || is.na(v)) {
+      stop(sprintf("`%s` must be a single number.", nm), call. = FALSE)
+    }
+  }
+  structure(c(list(name = name, learning_rate = as.numeric(learning_rate)), args),
+            class = "cppestimators_optimizer")
+}
+
+check_positive <- function(x, arg) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x <= 0) {
+    stop(sprintf("`%s` must be a positive number, not %s.", arg, describe(x)), call. = FALSE)
+  }
+  invisible(x)
+}
+
+#' @rdname optimizers
+#' @export
+optimizer_sgd <- function(learning_rate = 0.01) new_optimizer("SGD", learning_rate)
+
+#' @rdname optimizers
+#' @export
+optimizer_adagrad <- function(learning_rate = 0.05, initial_accumulator_value = 0.1) {
+  check_positive(initial_accumulator_value, "initial_accumulator_value")
+  new_optimizer("Adagrad", learning_rate, initial_accumulator_value = initial_accumulator_value)
+}
+
+#' @rdname optimizers
+#' @export
+optimizer_adam <- function(learning_rate = 0.001, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8) {
+  for (b in list(list(beta1, "beta1"), list(beta2, "beta2"))) {
+    if (!is.numeric(b[[1]]) || length(b[[1]]) != 1L || is.na(b[[1]]) || b[[1]] < 0 || b[[1]] >= 1) {
+      stop(sprintf("`%s` must be a number in [0, 1).", b[[2]]), call. = FALSE)
+    }
+  }
+  check_positive(epsilon, "epsilon")
+  new_optimizer("Adam", learning_rate, beta1 = beta1, beta2 = beta2, epsilon = epsilon)
+}
+
+#' @rdname optimizers
+#' @export
+optimizer_ftrl <- function(learning_rate = 0.2, learning_rate_power = -0.5,
+                           initial_accumulator_value = 0.1, l1_regularization_strength = 0,
+                           l2_regularization_strength = 0,
+                           l2_shrinkage_regularization_strength = 0) {
+  if (!is.numeric(learning_rate_power) || length(learning_rate_power) != 1L ||
+      is.na(learning_rate_power) || learning_rate_power > 0) {
+    stop("`learning_rate_power` must be a number <= 0.", call. = FALSE)
+  }
+  check_positive(initial_accumulator_value, "initial_accumulator_value")
+  for (nm in c("l1_regularization_strength", "l2_regularization_strength",
+               "l2_shrinkage_regularization_strength")) {
+    v <- get(nm)
+    if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0) {
+      stop(sprintf("`%s` must be a number >= 0.", nm), call. = FALSE)
+    }
+  }
+  new_optimizer("Ftrl", learning_rate, learning_rate_power = learning_rate_power,
+                initial_accumulator_value = initial_accumulator_value,
+                l1_regularization_strength = l1_regularization_strength,
+                l2_regularization_strength = l2_regularization_strength,
+                l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength)
+}
+
+#' @rdname optimizers
+#' @export
+optimizer_rmsprop <- function(learning_rate = 0.001, decay = 0.9, momentum = 0, epsilon = 1e-10) {
+  if (!is.numeric(decay) || length(decay) != 1L || is.na(decay) || decay < 0 || decay >= 1) {
+    stop("`decay` must be a number in [0, 1).", call. = FALSE)
+  }
+  if (!is.numeric(momentum) || length(momentum) != 1L || is.na(momentum) || momentum < 0) {
+    stop("`momentum` must be a number >= 0.", call. = FALSE)
+  }
+  check_positive(epsilon, "epsilon")
+  new_optimizer("RMSProp", learning_rate, decay = decay, momentum = momentum, epsilon = epsilon)
+}
+
+#' @export
+print.cppestimators_optimizer <- function(x, ...) {
+  fields <- unclass(x)[setdiff(names(x), "name")]
+  cat(sprintf("<optimizer %s: %s>\n", x$name,
+              paste(names(fields), vapply(fields, format, ""), sep = " = ", collapse = ", ")))
+  invisible(x)
+}
