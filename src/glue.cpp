@@ -102,16 +102,10 @@ SEXP cpp_estimator_variable(SEXP est, std::string name) {
   if (name == "global_step") return Rcpp::wrap(static_cast<double>(e.global_step()));
   const VariableRef* v = e.find_variable(name);
   if (v == nullptr) Rcpp::stop("Variable not found: " + name);
-  Rcpp::NumericVector out(v->size);
-  for (std::size_t i = 0; i < v->size; ++i) out[i] = v->data[i];
-  if (v->shape.size() == 2) {
-    // stored row-major [rows x cols]; R wants column-major
-    Rcpp::NumericMatrix m(v->shape[0], v->shape[1]);
-    for (int i = 0; i < v->shape[0]; ++i)
-      for (int j = 0; j < v->shape[1]; ++j) m(i, j) = v->data[i * v->shape[1] + j];
-    return m;
-  }
-  return out;
+  TensorValue t;
+  t.shape = v->shape;
+  t.data.assign(v->data, v->data + v->size);
+  return tensor_to_r(t);
 }
 
 // features: named list of double vectors/matrices (column-major);
@@ -178,7 +172,7 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
   if (box.running) Rcpp::stop("this session is already running");
   box.interrupt_pending = false;
   RServices svc(&box.interrupt_pending);
-  SummaryWriters writers(hostname, svc);
+  SummaryWriters writers(hostname);
   std::vector<std::unique_ptr<Hook>> owned;
   std::vector<Hook*> list;
   HistorySaverHook* history = nullptr;
@@ -347,7 +341,6 @@ std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector 
   // One writer per directory for the life of the process (as TF's
   // FileWriterCache), so that repeated evaluations append to one file; a
   // writer whose file was removed is replaced.
-  static NullServices svc;
   static std::map<std::string, std::unique_ptr<EventFileSink>> cache;
   auto it = cache.find(dir);
   if (it != cache.end()) {
@@ -355,7 +348,7 @@ std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector 
     std::error_code ec;
     if (path.empty() || !std::filesystem::exists(path, ec)) cache.erase(it), it = cache.end();
   }
-  if (it == cache.end()) it = cache.emplace(dir, std::make_unique<EventFileSink>(dir, hostname, svc)).first;
+  if (it == cache.end()) it = cache.emplace(dir, std::make_unique<EventFileSink>(dir, hostname)).first;
   it->second->scalars(static_cast<std::int64_t>(step), v);
   it->second->flush();
   return it->second->path();

@@ -43,7 +43,6 @@ class ProgressBarHook : public Hook {
     n_ = 0;
     start_ = svc_.now();
     last_draw_ = -1e300;
-    drawn_ = false;
   }
 
   void after_run(RunContext& ctx) override {
@@ -54,7 +53,6 @@ class ProgressBarHook : public Hook {
     if (now - last_draw_ < 0.1) return;
     last_draw_ = now;
     svc_.console("\r" + line(now));
-    drawn_ = true;
   }
 
   void end(Session&) override {
@@ -96,7 +94,6 @@ class ProgressBarHook : public Hook {
   std::int64_t n_ = 0;
   double loss_ = NAN;
   double start_ = 0, last_draw_ = 0;
-  bool drawn_ = false;
 };
 
 }  // namespace cppestimators

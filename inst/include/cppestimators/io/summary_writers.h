@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "../hooks/summary_sink.h"
-#include "../services.h"
+#include <chrono>
 #include "event_file.h"
 
 namespace cppestimators {
 
 class EventFileSink : public SummarySink {
  public:
-  EventFileSink(std::string dir, std::string hostname, Services& svc, double flush_secs = 5.0)
-      : dir_(std::move(dir)), host_(std::move(hostname)), svc_(svc), flush_secs_(flush_secs) {}
+  EventFileSink(std::string dir, std::string hostname, double flush_secs = 5.0)
+      : dir_(std::move(dir)), host_(std::move(hostname)), flush_secs_(flush_secs) {}
   void scalar(std::int64_t step, const std::string& tag, double value) override {
     const double now = wall_time();
     if (!writer_) writer_.reset(new EventWriter(dir_, host_, now));
@@ -42,7 +42,6 @@ class EventFileSink : public SummarySink {
     return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
   }
   std::string dir_, host_;
-  Services& svc_;
   double flush_secs_;
   std::unique_ptr<EventWriter> writer_;
 };
@@ -50,11 +49,11 @@ class EventFileSink : public SummarySink {
 // The sinks of one run, by directory.
 class SummaryWriters {
  public:
-  SummaryWriters(std::string hostname, Services& svc) : host_(std::move(hostname)), svc_(svc) {}
+  explicit SummaryWriters(std::string hostname) : host_(std::move(hostname)) {}
   EventFileSink* get(const std::string& dir) {
     auto it = sinks_.find(dir);
     if (it == sinks_.end())
-      it = sinks_.emplace(dir, std::make_unique<EventFileSink>(dir, host_, svc_)).first;
+      it = sinks_.emplace(dir, std::make_unique<EventFileSink>(dir, host_)).first;
     return it->second.get();
   }
   void flush_all() {
@@ -63,7 +62,6 @@ class SummaryWriters {
 
  private:
   std::string host_;
-  Services& svc_;
   std::map<std::string, std::unique_ptr<EventFileSink>> sinks_;
 };
 
