@@ -192,3 +192,10 @@ test_that("[slow] a process killed while saving every step leaves a loadable lat
     expect_gte(step, 0)
   }
 })
+
+test_that("a malformed checkpoint index is an error naming the file and the line", {
+  dir <- tempfile()
+  dir.create(dir)
+  writeLines(c("garbage", 'model_checkpoint_path: "model.ckpt-1"'), file.path(dir, "checkpoint"))
+  expect_error(latest_checkpoint(dir), "checkpoint: malformed checkpoint index \\(line 1: expected ':' after 'garbage'\\)")
+})

@@ -527,9 +527,13 @@ class IndexParser {
     CheckpointState st;
     bool have_model = false;
     for (skip_space(); i_ < s_.size(); skip_space()) {
+      const auto field_line = line_;
       const std::string field = identifier();
       skip_space();
-      if (i_ >= s_.size() || s_[i_] != ':') bad("expected ':' after '" + field + "'");
+      if (i_ >= s_.size() || s_[i_] != ':') {
+        line_ = field_line;  // report the line the field started on
+        bad("expected ':' after '" + field + "'");
+      }
       ++i_;
       skip_space();
       if (field == "model_checkpoint_path") {
