@@ -26,7 +26,6 @@ class Batcher {
   }
 
   int batch_size() const { return batch_size_; }
-  std::int64_t epoch() const { return epoch_; }
   bool exhausted() const { return exhausted_; }
 
   // Writes up to batch_size row indices to `out` (capacity >= batch_size, or

@@ -59,8 +59,6 @@ class CheckpointSaverHook : public Hook {
     for (auto& l : listeners_) l->end(s, step);
   }
 
-  std::int64_t saves() const { return saves_; }
-
  private:
   // Returns true when a listener asked to stop.
   bool save(Session& s, std::int64_t step) {
@@ -74,7 +72,6 @@ class CheckpointSaverHook : public Hook {
                    basename_ + ".");
     for (auto& l : listeners_) l->before_save(s, step);
     manager_->save(data_);
-    ++saves_;
     bool stop = false;
     for (std::size_t i = 0; i < listeners_.size(); ++i) {
       if (listeners_[i]->after_save(s, step)) {
@@ -94,7 +91,6 @@ class CheckpointSaverHook : public Hook {
   bool verbose_;
   std::unique_ptr<CheckpointManager> manager_;
   CheckpointData data_;
-  std::int64_t saves_ = 0;
 };
 
 }  // namespace cppestimators

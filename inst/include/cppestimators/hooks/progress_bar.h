@@ -85,8 +85,6 @@ class ProgressBarHook : public Hook {
     return head + std::string(done, '=') + std::string(bar - done, '.') + tail;
   }
 
-  std::int64_t count() const { return n_; }
-
  private:
   std::string label_;
   std::int64_t total_;

@@ -24,7 +24,6 @@ class StopAtStepHook : public Hook {
   void after_run(RunContext& ctx) override {
     if (ctx.session->global_step() >= last_step_) ctx.request_stop();
   }
-  std::int64_t last_step() const { return last_step_; }
 
  private:
   std::int64_t num_steps_, last_step_;

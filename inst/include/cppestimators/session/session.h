@@ -83,7 +83,6 @@ class Session {
   }
 
   Mode mode() const { return opt_.mode; }
-  const SessionOptions& options() const { return opt_; }
   Estimator& estimator() { return est_; }
   const Estimator& estimator() const { return est_; }
   const Head& head() const { return est_.head(); }
