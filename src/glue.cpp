@@ -45,20 +45,12 @@ SessionBox& box_of(SEXP xp) {
   return *p;
 }
 
-HeadKind head_kind(const std::string& s) {
-  if (s == "regression") return HeadKind::Regression;
-  if (s == "binary") return HeadKind::Binary;
-  if (s == "multi_class") return HeadKind::MultiClass;
-  Rcpp::stop("unknown head '" + s + "'");
-}
-
-
 }  // namespace
 
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_estimator_new(Rcpp::List spec) {
   EstimatorSpec es;
-  es.head = head_kind(Rcpp::as<std::string>(spec["head"]));
+  es.head = Rcpp::as<std::string>(spec["head"]);  // checked by make_head()
   es.head_n = Rcpp::as<int>(spec["head_n"]);
   Rcpp::List cols = spec["columns"];
   for (R_xlen_t i = 0; i < cols.size(); ++i) {

@@ -2,9 +2,10 @@
 #include <testthat.h>
 
 #include <cmath>
+#include <memory>
+#include <stdexcept>
 
-#include <cppestimators/model/head.h>
-#include <cppestimators/model/metrics.h>
+#include <cppestimators/model/heads/registry.h>
 
 using namespace cppestimators;
 
@@ -34,9 +35,19 @@ context("Heads") {
     expect_true(std::fabs(dl[2] - (1.0f / 3 - 1)) < 1e-6);
   }
 
+  test_that("the registry maps names to heads; an unknown name is an error") {
+    for (const char* name : {"regression", "binary", "multi_class"})
+      expect_true(make_head(name, 3)->name() == name);
+    expect_true(make_head("regression", 2)->default_prediction_key() == "predictions");
+    expect_true(make_head("binary", 2)->default_prediction_key() == "logistic");
+    expect_true(make_head("multi_class", 3)->default_prediction_key() == "probabilities");
+    expect_error_as(make_head("poisson", 1), std::invalid_argument);
+  }
+
   test_that("metrics reset to zero and AUC of a perfect ranking is 1") {
     BinaryHead h;
-    Metrics m(h);
+    std::unique_ptr<MetricAccumulator> mp = h.new_metrics();
+    MetricAccumulator& m = *mp;
     float logits[4] = {-3.0f, -1.0f, 1.0f, 3.0f}, labels[4] = {0, 0, 1, 1}, pe[4];
     double loss = h.loss(logits, labels, 4, pe, nullptr);
     m.update(logits, labels, pe, 4, loss);

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../model/metrics.h"
+#include "../model/heads/metric_accumulator.h"
 #include "../session/session.h"
 
 namespace cppestimators {

@@ -19,7 +19,7 @@
 namespace cppestimators {
 
 struct EstimatorSpec {
-  HeadKind head = HeadKind::Regression;
+  std::string head = "regression";  // a name known to make_head()
   int head_n = 1;  // label_dimension (regression) or n_classes (classifiers)
   std::vector<NumericColumnSpec> columns;
   OptimizerSpec optimizer;

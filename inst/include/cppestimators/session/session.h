@@ -44,7 +44,7 @@ class Session {
   Session(Estimator& est, const Dataset& data, const SessionOptions& opt)
       : est_(est), data_(data), opt_(opt),
         batcher_(data.n, opt.batch_size, opt.num_epochs, opt.shuffle, opt.seed),
-        bound_(est.layout().bind(data)), metrics_(est.head()) {
+        bound_(est.layout().bind(data)), metrics_(est.head().new_metrics()) {
     const Head& head = est.head();
     if (opt.mode != Mode::Predict) {
       if (data.labels == nullptr)
@@ -109,7 +109,7 @@ class Session {
       case Mode::Eval:
         loss_ = static_cast<float>(
             head.loss(logits_.data(), y_.data(), rows, per_example_.data(), nullptr));
-        metrics_.update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
+        metrics_->update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
         break;
       case Mode::Predict:
         predictions_.insert(predictions_.end(), logits_.begin(),
@@ -129,7 +129,7 @@ class Session {
   const float* labels() const { return y_.data(); }
   std::int64_t global_step() const { return est_.global_step(); }
   double learning_rate() const { return est_.spec().optimizer.learning_rate; }
-  const Metrics& metrics() const { return metrics_; }
+  const MetricAccumulator& metrics() const { return *metrics_; }
   const std::vector<float>& predictions() const { return predictions_; }
 
   // Which hook and phase is running, for error messages (-1 / nullptr: none).
@@ -152,7 +152,7 @@ class Session {
   SessionOptions opt_;
   Batcher batcher_;
   std::vector<const ColumnView*> bound_;
-  Metrics metrics_;
+  std::unique_ptr<MetricAccumulator> metrics_;
   std::vector<int> idx_;
   std::vector<float> x_, y_, logits_, dlogits_, per_example_, predictions_;
   int rows_ = 0;

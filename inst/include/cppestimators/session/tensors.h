@@ -66,9 +66,7 @@ inline bool read_tensor(const Session& s, const std::string& full_name, TensorVa
   } else if (name == "labels" && s.mode() != Mode::Predict) {
     detail::set_rows(out, s.labels(), rows, head.label_dim(), false);
   } else if (name == "predictions") {
-    const std::string key = head.kind() == HeadKind::Regression ? "predictions"
-                            : head.kind() == HeadKind::Binary   ? "logistic"
-                                                                : "probabilities";
+    const std::string key = head.default_prediction_key();
     const int w = head.key_width(key);
     out.data.resize(static_cast<std::size_t>(rows) * w);
     head.predict(key, s.logits(), rows, out.data.data());

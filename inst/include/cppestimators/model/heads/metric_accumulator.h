@@ -1,0 +1,72 @@
+// Streaming evaluation metrics (TF 1.x head.py and metrics_impl): accumulated
+// batch by batch, reset before each evaluation, of fixed size whatever the
+// number of batches. The base class keeps what every head reports (loss,
+// average_loss, batch and example counts); each head's accumulator adds only
+// its own metrics through the three private hooks.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cppestimators {
+
+// Metric name -> value.
+using MetricList = std::vector<std::pair<std::string, double>>;
+
+class MetricAccumulator {
+ public:
+  explicit MetricAccumulator(int per_example_dim) : per_example_dim_(per_example_dim) {}
+  virtual ~MetricAccumulator() = default;
+  MetricAccumulator(const MetricAccumulator&) = delete;
+  MetricAccumulator& operator=(const MetricAccumulator&) = delete;
+
+  void reset() {
+    batches_ = loss_elems_ = examples_ = 0;
+    batch_loss_sum_ = loss_elem_sum_ = 0.0;
+    clear();
+  }
+
+  // One evaluation batch: logits [rows x logits_dim], labels [rows x label_dim],
+  // per-example losses [rows x per_example_dim], the batch's summed loss.
+  void update(const float* logits, const float* labels, const float* per_example, int rows,
+              double batch_loss) {
+    ++batches_;
+    batch_loss_sum_ += batch_loss;
+    const int pe = rows * per_example_dim_;
+    for (int i = 0; i < pe; ++i) loss_elem_sum_ += per_example[i];
+    loss_elems_ += pe;
+    examples_ += rows;
+    accumulate(logits, labels, rows);
+  }
+
+  // Every metric, names sorted.
+  MetricList result() const {
+    MetricList out;
+    out.emplace_back("average_loss", mean(loss_elem_sum_, static_cast<double>(loss_elems_)));
+    out.emplace_back("loss", mean(batch_loss_sum_, static_cast<double>(batches_)));
+    append(out);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::int64_t batches() const { return batches_; }
+
+ protected:
+  // Examples seen since the last reset().
+  std::int64_t examples() const { return examples_; }
+  static double mean(double sum, double n) { return n > 0 ? sum / n : 0.0; }
+
+ private:
+  // The head's own state: zero it, add one batch, append its metrics.
+  virtual void clear() = 0;
+  virtual void accumulate(const float* logits, const float* labels, int rows) = 0;
+  virtual void append(MetricList& out) const = 0;
+
+  int per_example_dim_;
+  std::int64_t batches_ = 0, loss_elems_ = 0, examples_ = 0;
+  double batch_loss_sum_ = 0, loss_elem_sum_ = 0;
+};
+
+}  // namespace cppestimators
