@@ -1,28 +1,34 @@
-// Columnar views of the caller's data: the engine reads the vectors in place
-// (column-major doubles, as R stores them) and never owns or copies them.
+// The caller's data for one session: typed column views (any order, looked
+// up by key) and the response as doubles (column-major; may be absent).
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace cppestimators {
+#include "column.h"
 
-struct ColumnView {
-  std::string key;
-  const double* data = nullptr;  // n * width values, column-major
-  int width = 1;
-};
+namespace cppestimators {
 
 struct Dataset {
   std::int64_t n = 0;
-  std::vector<ColumnView> features;  // any order; looked up by key
-  const double* labels = nullptr;    // n * label_width values, column-major; may be null
+  std::vector<ColumnView> features;
+  const double* labels = nullptr;  // n * label_width values, column-major; may be null
   int label_width = 1;
 
   const ColumnView* find(const std::string& key) const {
     for (const auto& c : features)
       if (c.key == key) return &c;
     return nullptr;
+  }
+  // The column named `key`; throws naming the features that exist.
+  const ColumnView& require(const std::string& key, const std::string& user) const {
+    if (const ColumnView* c = find(key)) return *c;
+    std::string have;
+    for (const auto& c : features) have += (have.empty() ? "" : ", ") + c.key;
+    throw std::invalid_argument("feature '" + key + "' is used by feature column '" + user +
+                                "' but is not among the input's features (" +
+                                (have.empty() ? "none" : have) + ")");
   }
 };
 

@@ -2,6 +2,7 @@
 // standard distributions are implementation-defined, so the engine draws its
 // own numbers: the same seed gives the same batches on every platform.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,21 @@ class Rng {
   }
   // Uniform double in [0, 1).
   double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+  // Standard normal (Box-Muller; one draw per call, for simplicity).
+  double normal() {
+    const double u1 = 1.0 - uniform();  // (0, 1]
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+  // Normal with mean 0 and standard deviation sd, redrawn beyond 2 sd (TF's
+  // truncated_normal initializer).
+  double truncated_normal(double sd) {
+    double z;
+    do {
+      z = normal();
+    } while (std::fabs(z) > 2.0);
+    return z * sd;
+  }
   // Fisher-Yates shuffle in place.
   template <class T>
   void shuffle(std::vector<T>& v) {

@@ -1,7 +1,9 @@
-// A Session runs one step per run_step(): gather a batch, forward pass, loss,
-// and, by mode, an optimizer update (train), metric updates (eval) or stored
-// logits (predict). Every buffer is sized once, at creation, for the largest
-// batch; the steady state allocates nothing and copies no input data.
+// A Session runs one step per run_step(): gather a batch of features, the
+// model's forward pass, the head's loss, and, by mode, an optimizer update
+// (train), metric updates (eval) or stored logits (predict). The feature
+// columns are bound to the data and every buffer (batch, model workspace) is
+// sized once, at creation, for the largest batch; the steady state allocates
+// nothing and copies no input data beyond the batch itself.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -14,20 +16,9 @@
 #include "../data/batcher.h"
 #include "../data/dataset.h"
 #include "../model/estimator.h"
-#include "../model/metrics.h"
+#include "../model/mode.h"
 
 namespace cppestimators {
-
-enum class Mode { Train, Eval, Predict };
-
-inline const char* mode_name(Mode m) {
-  switch (m) {
-    case Mode::Train: return "train";
-    case Mode::Eval: return "eval";
-    case Mode::Predict: return "infer";
-  }
-  return "";
-}
 
 struct SessionOptions {
   Mode mode = Mode::Train;
@@ -44,7 +35,7 @@ class Session {
   Session(Estimator& est, const Dataset& data, const SessionOptions& opt)
       : est_(est), data_(data), opt_(opt),
         batcher_(data.n, opt.batch_size, opt.num_epochs, opt.shuffle, opt.seed),
-        bound_(est.layout().bind(data)), metrics_(est.head().new_metrics()) {
+        binding_(est.model().features().bind(data)), metrics_(est.head().new_metrics()) {
     const Head& head = est.head();
     if (opt.mode != Mode::Predict) {
       if (data.labels == nullptr)
@@ -60,7 +51,8 @@ class Session {
     if (opt.num_epochs >= 0) rows_max = std::min<std::int64_t>(rows_max, data.n * opt.num_epochs);
     const std::size_t b = static_cast<std::size_t>(std::max<std::int64_t>(rows_max, 1));
     idx_.assign(b, 0);
-    x_.assign(b * est.input_width(), 0.0f);
+    est.model().features().allocate(*binding_, static_cast<int>(b), batch_);
+    workspace_ = est.model().new_workspace(batch_, static_cast<int>(b));
     y_.assign(b * head.label_dim(), 0.0f);
     logits_.assign(b * head.logits_dim(), 0.0f);
     dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);
@@ -93,17 +85,17 @@ class Session {
     const int rows = batcher_.next(idx_.data());
     if (rows == 0) return false;
     rows_ = rows;
-    est_.layout().gather(bound_, data_.n, idx_.data(), rows, x_.data());
+    est_.model().features().gather(*binding_, idx_.data(), rows, batch_);
     const Head& head = est_.head();
     if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
-    est_.forward(x_.data(), rows, logits_.data());
+    est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
     switch (opt_.mode) {
       case Mode::Train:
         loss_ = static_cast<float>(
             head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits_.data()));
         // A non-finite loss never reaches the weights: the step counts, the
         // update is skipped (the NaN hook decides whether to stop or fail).
-        if (std::isfinite(loss_)) est_.backward_and_apply(x_.data(), dlogits_.data(), rows);
+        if (std::isfinite(loss_)) est_.train_step(batch_, dlogits_.data(), *workspace_);
         else est_.advance_global_step();
         break;
       case Mode::Eval:
@@ -128,7 +120,7 @@ class Session {
   const float* logits() const { return logits_.data(); }
   const float* labels() const { return y_.data(); }
   std::int64_t global_step() const { return est_.global_step(); }
-  double learning_rate() const { return est_.spec().optimizer.learning_rate; }
+  double learning_rate() const { return est_.learning_rate(); }
   const MetricAccumulator& metrics() const { return *metrics_; }
   const std::vector<float>& predictions() const { return predictions_; }
 
@@ -151,10 +143,12 @@ class Session {
   const Dataset& data_;
   SessionOptions opt_;
   Batcher batcher_;
-  std::vector<const ColumnView*> bound_;
+  std::unique_ptr<FeatureSet::Binding> binding_;
+  FeatureBatch batch_;
+  std::unique_ptr<Workspace> workspace_;
   std::unique_ptr<MetricAccumulator> metrics_;
   std::vector<int> idx_;
-  std::vector<float> x_, y_, logits_, dlogits_, per_example_, predictions_;
+  std::vector<float> y_, logits_, dlogits_, per_example_, predictions_;
   int rows_ = 0;
   double loss_ = 0.0;
   std::int64_t steps_ = 0;

@@ -25,11 +25,6 @@ inline std::string tensor_base_name(const std::string& name) {
   return name;
 }
 
-inline const char* known_tensor_names() {
-  return "loss, per_example_loss, average_loss, global_step, learning_rate, logits, "
-         "predictions, labels and the estimator's variables";
-}
-
 namespace detail {
 inline void set_scalar(TensorValue& out, double v, bool integer = false) {
   out.shape.clear();
@@ -43,54 +38,90 @@ inline void set_rows(TensorValue& out, const float* p, int rows, int cols, bool 
   out.data.assign(p, p + static_cast<std::size_t>(rows) * cols);
   out.integer = false;
 }
+
+// One named tensor of a session: whether it exists there, and how to read it.
+struct TensorEntry {
+  const char* name;
+  bool (*available)(const Session&);
+  void (*read)(const Session&, TensorValue&);
+};
+
+inline bool always(const Session&) { return true; }
+inline bool has_labels(const Session& s) { return s.mode() != Mode::Predict; }
+
+// The registry: every fixed tensor name in one table (the estimator's
+// variables are looked up by name after it).
+inline const std::vector<TensorEntry>& tensor_registry() {
+  static const std::vector<TensorEntry> entries = {
+      {"loss", always, [](const Session& s, TensorValue& out) { set_scalar(out, s.loss()); }},
+      {"per_example_loss", always,
+       [](const Session& s, TensorValue& out) {
+         set_rows(out, s.per_example_losses(), s.rows(), s.head().per_example_dim(), false);
+       }},
+      {"average_loss", always,
+       [](const Session& s, TensorValue& out) {
+         const int m = s.rows() * s.head().per_example_dim();
+         set_scalar(out, m > 0 ? s.loss() / m : 0.0);
+       }},
+      {"global_step", always,
+       [](const Session& s, TensorValue& out) {
+         set_scalar(out, static_cast<double>(s.global_step()), true);
+       }},
+      {"learning_rate", always,
+       [](const Session& s, TensorValue& out) { set_scalar(out, s.learning_rate()); }},
+      {"logits", always,
+       [](const Session& s, TensorValue& out) {
+         set_rows(out, s.logits(), s.rows(), s.head().logits_dim(), false);
+       }},
+      {"predictions", always,
+       [](const Session& s, TensorValue& out) {
+         const Head& head = s.head();
+         const std::string key = head.default_prediction_key();
+         const int w = head.key_width(key), rows = s.rows();
+         out.data.resize(static_cast<std::size_t>(rows) * w);
+         head.predict(key, s.logits(), rows, out.data.data());
+         if (w == 1) out.shape.assign(1, rows);
+         else out.shape = {rows, w};
+         out.integer = false;
+       }},
+      {"labels", has_labels,
+       [](const Session& s, TensorValue& out) {
+         set_rows(out, s.labels(), s.rows(), s.head().label_dim(), false);
+       }},
+  };
+  return entries;
+}
 }  // namespace detail
+
+inline std::string known_tensor_names() {
+  std::string out;
+  for (const auto& e : detail::tensor_registry()) out += std::string(e.name) + ", ";
+  return out + "and the estimator's variables";
+}
 
 // Returns false when `name` is not a tensor of this session.
 inline bool read_tensor(const Session& s, const std::string& full_name, TensorValue& out) {
   const std::string name = tensor_base_name(full_name);
-  const Head& head = s.head();
-  const int rows = s.rows();
-  if (name == "loss") {
-    detail::set_scalar(out, s.loss());
-  } else if (name == "global_step") {
-    detail::set_scalar(out, static_cast<double>(s.global_step()), true);
-  } else if (name == "learning_rate") {
-    detail::set_scalar(out, s.learning_rate());
-  } else if (name == "per_example_loss") {
-    detail::set_rows(out, s.per_example_losses(), rows, head.per_example_dim(), false);
-  } else if (name == "average_loss") {
-    const int m = rows * head.per_example_dim();
-    detail::set_scalar(out, m > 0 ? s.loss() / m : 0.0);
-  } else if (name == "logits") {
-    detail::set_rows(out, s.logits(), rows, head.logits_dim(), false);
-  } else if (name == "labels" && s.mode() != Mode::Predict) {
-    detail::set_rows(out, s.labels(), rows, head.label_dim(), false);
-  } else if (name == "predictions") {
-    const std::string key = head.default_prediction_key();
-    const int w = head.key_width(key);
-    out.data.resize(static_cast<std::size_t>(rows) * w);
-    head.predict(key, s.logits(), rows, out.data.data());
-    if (w == 1) out.shape.assign(1, rows);
-    else out.shape = {rows, w};
-    out.integer = false;
-  } else if (const VariableRef* v = s.estimator().find_variable(name)) {
+  for (const auto& e : detail::tensor_registry()) {
+    if (name != e.name) continue;
+    if (!e.available(s)) return false;
+    e.read(s, out);
+    return true;
+  }
+  if (const VariableRef* v = s.estimator().find_variable(name)) {
     out.shape = v->shape;
     out.data.assign(v->data, v->data + v->size);
     out.integer = false;
-  } else {
-    return false;
+    return true;
   }
-  return true;
+  return false;
 }
 
-inline bool tensor_exists(const Session& s, const std::string& name) {
-  static const char* fixed[] = {"loss",   "global_step", "learning_rate", "per_example_loss",
-                                "average_loss", "logits", "predictions"};
-  const std::string base = tensor_base_name(name);
-  for (const char* f : fixed)
-    if (base == f) return true;
-  if (base == "labels") return s.mode() != Mode::Predict;
-  return s.estimator().find_variable(base) != nullptr;
+inline bool tensor_exists(const Session& s, const std::string& full_name) {
+  const std::string name = tensor_base_name(full_name);
+  for (const auto& e : detail::tensor_registry())
+    if (name == e.name) return e.available(s);
+  return s.estimator().find_variable(name) != nullptr;
 }
 
 // Throws naming the hook when `name` is not a tensor of this session.

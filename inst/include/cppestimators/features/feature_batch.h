@@ -1,0 +1,77 @@
+// One batch of features as the models read it: a dense row-major block for
+// the dense columns and, for each column that yields ids, the ids of every
+// row in CSR form with a weight per id. Buffers are sized once per session;
+// filling a batch allocates nothing.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace cppestimators {
+
+class SparseIds {
+ public:
+  // Room for `rows` rows of at most `per_row` ids each.
+  void reserve(int rows, std::int64_t per_row) {
+    const std::size_t cap = static_cast<std::size_t>(rows) * static_cast<std::size_t>(per_row);
+    row_ptr_.assign(static_cast<std::size_t>(rows) + 1, 0);
+    ids_.assign(cap, 0);
+    weights_.assign(cap, 1.0f);
+    rows_ = 0;
+  }
+  void clear() {
+    rows_ = 0;
+    row_ptr_[0] = 0;
+  }
+  // Appends one id to the row in progress.
+  void push(std::int64_t id, float weight = 1.0f) {
+    const int k = row_ptr_[static_cast<std::size_t>(rows_)] + open_;
+    ids_[static_cast<std::size_t>(k)] = id;
+    weights_[static_cast<std::size_t>(k)] = weight;
+    ++open_;
+  }
+  // Closes the row in progress.
+  void end_row() {
+    row_ptr_[static_cast<std::size_t>(rows_) + 1] = row_ptr_[static_cast<std::size_t>(rows_)] + open_;
+    ++rows_;
+    open_ = 0;
+  }
+  // Drops ids < 0 and ids with weight <= 0 (TF prunes them before every use).
+  void prune() {
+    int out = 0;
+    for (int r = 0; r < rows_; ++r) {
+      const int b = row_ptr_[static_cast<std::size_t>(r)], e = row_ptr_[static_cast<std::size_t>(r) + 1];
+      row_ptr_[static_cast<std::size_t>(r)] = out;
+      for (int k = b; k < e; ++k) {
+        if (ids_[static_cast<std::size_t>(k)] < 0 || !(weights_[static_cast<std::size_t>(k)] > 0.0f)) continue;
+        ids_[static_cast<std::size_t>(out)] = ids_[static_cast<std::size_t>(k)];
+        weights_[static_cast<std::size_t>(out)] = weights_[static_cast<std::size_t>(k)];
+        ++out;
+      }
+    }
+    row_ptr_[static_cast<std::size_t>(rows_)] = out;
+  }
+
+  int rows() const { return rows_; }
+  int begin(int r) const { return row_ptr_[static_cast<std::size_t>(r)]; }
+  int end(int r) const { return row_ptr_[static_cast<std::size_t>(r) + 1]; }
+  int nnz() const { return row_ptr_[static_cast<std::size_t>(rows_)]; }
+  std::int64_t id(int k) const { return ids_[static_cast<std::size_t>(k)]; }
+  float weight(int k) const { return weights_[static_cast<std::size_t>(k)]; }
+  std::size_t capacity() const { return ids_.size(); }
+
+ private:
+  std::vector<int> row_ptr_{0};
+  std::vector<std::int64_t> ids_;
+  std::vector<float> weights_;
+  int rows_ = 0;
+  int open_ = 0;
+};
+
+struct FeatureBatch {
+  int rows = 0;
+  int dense_width = 0;
+  std::vector<float> dense;       // rows x dense_width, row-major
+  std::vector<SparseIds> sparse;  // one per id column, in column order
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,96 @@
+// The feature columns of a model, in sorted name order (as TF's linear_model
+// and input_layer iterate them): built once per estimator, bound once per
+// session, and gathered batch by batch into a FeatureBatch. Dense columns
+// sit side by side in the batch's dense block; every other column gets its
+// own CSR slot, pruned of invalid ids (< 0) and weights (<= 0).
+#pragma once
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "registry.h"
+
+namespace cppestimators {
+
+class FeatureSet {
+ public:
+  struct Binding {
+    std::vector<std::unique_ptr<BoundDense>> dense;  // per column (null for id columns)
+    std::vector<std::unique_ptr<BoundIds>> ids;      // per column (null for dense columns)
+  };
+
+  explicit FeatureSet(const std::vector<Spec>& specs) {
+    if (specs.empty()) throw std::invalid_argument("feature_columns must not be empty.");
+    for (const Spec& s : specs) columns_.push_back(make_transform(s));
+    std::sort(columns_.begin(), columns_.end(),
+              [](const auto& a, const auto& b) { return a->name() < b->name(); });
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (i > 0 && columns_[i]->name() == columns_[i - 1]->name())
+        throw std::invalid_argument("Duplicate feature column name found for columns: " +
+                                    columns_[i]->name());
+      if (columns_[i]->role() == ColumnRole::Dense) {
+        dense_offset_.push_back(dense_width_);
+        sparse_slot_.push_back(-1);
+        dense_width_ += columns_[i]->dense_width();
+      } else {
+        dense_offset_.push_back(-1);
+        sparse_slot_.push_back(sparse_count_++);
+      }
+    }
+  }
+
+  std::size_t size() const { return columns_.size(); }
+  const FeatureTransform& column(std::size_t i) const { return *columns_[i]; }
+  int dense_width() const { return dense_width_; }
+  int dense_offset(std::size_t i) const { return dense_offset_[i]; }
+  int sparse_slot(std::size_t i) const { return sparse_slot_[i]; }
+  int sparse_count() const { return sparse_count_; }
+
+  std::unique_ptr<Binding> bind(const Dataset& data) const {
+    auto b = std::make_unique<Binding>();
+    for (const auto& c : columns_) {
+      if (c->role() == ColumnRole::Dense) {
+        b->dense.push_back(c->bind_dense(data));
+        b->ids.emplace_back();
+      } else {
+        b->dense.emplace_back();
+        b->ids.push_back(c->bind_ids(data));
+      }
+    }
+    return b;
+  }
+
+  // Sizes `batch` for batches of up to `rows` rows.
+  void allocate(const Binding& b, int rows, FeatureBatch& batch) const {
+    batch.rows = 0;
+    batch.dense_width = dense_width_;
+    batch.dense.assign(static_cast<std::size_t>(rows) * dense_width_, 0.0f);
+    batch.sparse.assign(static_cast<std::size_t>(sparse_count_), SparseIds());
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+      if (sparse_slot_[i] >= 0)
+        batch.sparse[static_cast<std::size_t>(sparse_slot_[i])].reserve(rows, b.ids[i]->max_ids_per_row());
+  }
+
+  void gather(Binding& b, const int* rows, int count, FeatureBatch& batch) const {
+    batch.rows = count;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (dense_offset_[i] >= 0) {
+        b.dense[i]->gather(rows, count, batch.dense.data() + dense_offset_[i], dense_width_);
+      } else {
+        SparseIds& ids = batch.sparse[static_cast<std::size_t>(sparse_slot_[i])];
+        ids.clear();
+        b.ids[i]->gather(rows, count, ids);
+        ids.prune();
+      }
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<FeatureTransform>> columns_;
+  std::vector<int> dense_offset_, sparse_slot_;
+  int dense_width_ = 0, sparse_count_ = 0;
+};
+
+}  // namespace cppestimators

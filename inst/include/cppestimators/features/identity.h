@@ -1,0 +1,73 @@
+// column_categorical_with_identity(): the id is the integer value itself.
+// -1 and NA are missing; other values outside [0, num_buckets) take
+// `default_value`, or are an error when there is none (checked when the
+// column is bound, so a batch never fails half-way).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "transform.h"
+#include "values.h"
+
+namespace cppestimators {
+
+class IdentityTransform : public FeatureTransform {
+ public:
+  explicit IdentityTransform(const Spec& spec)
+      : FeatureTransform(spec), key_(spec.str("key")),
+        buckets_(static_cast<std::int64_t>(spec.num("num_buckets"))),
+        has_default_(spec.nums.count("default_value") > 0),
+        default_(spec.int_or("default_value", -1)) {
+    if (buckets_ < 1) throw std::invalid_argument("num_buckets must be >= 1");
+    if (has_default_ && (default_ < 0 || default_ >= buckets_))
+      throw std::invalid_argument("default_value " + std::to_string(default_) +
+                                  " not in range [0, " + std::to_string(buckets_) + ")");
+  }
+  std::string constructor() const override { return "column_categorical_with_identity()"; }
+  ColumnRole role() const override { return ColumnRole::Categorical; }
+  std::int64_t num_buckets() const override { return buckets_; }
+
+  std::unique_ptr<BoundIds> bind_ids(const Dataset& data) const override {
+    const ColumnView& c = data.require(key_, name());
+    require_input(c, InputKind::Integer, constructor());
+    if (!has_default_) {
+      for (int j = 0; j < c.width; ++j)
+        for (std::int64_t r = 0; r < c.n; ++r) {
+          std::int64_t v;
+          if (int_at(c, r, j, &v) && (v < 0 || v >= buckets_))
+            throw std::invalid_argument(
+                where(c, r) + " is " + std::to_string(v) + ", outside [0, " + std::to_string(buckets_) +
+                ") of " + constructor() + " '" + name() + "'; set `default_value` to map such values");
+        }
+    }
+    return std::make_unique<Bound>(*this, c);
+  }
+
+ private:
+  class Bound : public BoundIds {
+   public:
+    Bound(const IdentityTransform& t, const ColumnView& c) : t_(t), c_(c) {}
+    std::int64_t max_ids_per_row() const override { return c_.width; }
+    void gather(const int* rows, int count, SparseIds& out) override {
+      for (int r = 0; r < count; ++r) {
+        for (int j = 0; j < c_.width; ++j) {
+          std::int64_t v;
+          if (!int_at(c_, rows[r], j, &v)) continue;
+          out.push(v >= 0 && v < t_.buckets_ ? v : t_.default_);
+        }
+        out.end_row();
+      }
+    }
+
+   private:
+    const IdentityTransform& t_;
+    const ColumnView& c_;
+  };
+
+  std::string key_;
+  std::int64_t buckets_;
+  bool has_default_;
+  std::int64_t default_;
+};
+
+}  // namespace cppestimators

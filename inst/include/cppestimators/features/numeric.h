@@ -1,0 +1,68 @@
+// column_numeric(): the feature's values (prod(shape) per row) as float32.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "transform.h"
+
+namespace cppestimators {
+
+class NumericTransform : public FeatureTransform {
+ public:
+  explicit NumericTransform(const Spec& spec)
+      : FeatureTransform(spec), key_(spec.str("key")), width_(static_cast<int>(spec.num("width"))) {
+    if (width_ <= 0) throw std::invalid_argument("column '" + name() + "' must have a positive shape");
+  }
+  std::string constructor() const override { return "column_numeric()"; }
+  ColumnRole role() const override { return ColumnRole::Dense; }
+  int dense_width() const override { return width_; }
+
+  std::unique_ptr<BoundDense> bind_dense(const Dataset& data) const override {
+    const ColumnView& c = data.require(key_, name());
+    if (!c.numeric())
+      throw std::invalid_argument(
+          "feature '" + name() + "' is " + column_type_name(c.type) +
+          ": column_numeric() needs numbers. For categories use a categorical column "
+          "(column_categorical_with_vocabulary_list(), column_categorical_with_hash_bucket(), ...), "
+          "wrapped in column_indicator() or column_embedding() for a DNN");
+    if (c.width != width_)
+      throw std::invalid_argument("feature '" + name() + "' has " + std::to_string(c.width) +
+                                  " values per row but its column expects " + std::to_string(width_));
+    for (int j = 0; j < c.width; ++j)
+      for (std::int64_t r = 0; r < c.n; ++r)
+        if (c.missing(r, j))
+          throw std::invalid_argument("feature '" + name() +
+                                      "' contains missing values (NA), first at row " +
+                                      std::to_string(r + 1));
+    return std::make_unique<Bound>(c);
+  }
+
+ private:
+  class Bound : public BoundDense {
+   public:
+    explicit Bound(const ColumnView& c) : c_(c) {}
+    // Column by column: each value column of the batch is read from one
+    // contiguous R vector.
+    void gather(const int* rows, int count, float* out, int stride) override {
+      for (int j = 0; j < c_.width; ++j) {
+        const std::int64_t base = static_cast<std::int64_t>(j) * c_.n;
+        float* o = out + j;
+        if (c_.type == ColumnType::Double) {
+          const double* src = c_.doubles + base;
+          for (int r = 0; r < count; ++r) o[static_cast<std::size_t>(r) * stride] = static_cast<float>(src[rows[r]]);
+        } else {
+          const int* src = c_.ints + base;
+          for (int r = 0; r < count; ++r) o[static_cast<std::size_t>(r) * stride] = static_cast<float>(src[rows[r]]);
+        }
+      }
+    }
+
+   private:
+    const ColumnView& c_;
+  };
+
+  std::string key_;
+  int width_;
+};
+
+}  // namespace cppestimators

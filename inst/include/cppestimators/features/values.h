@@ -1,0 +1,62 @@
+// Reading categorical inputs: whole numbers from double, integer or logical
+// columns, and text from character or factor columns. TF treats -1 (ints)
+// and "" (strings) in dense input as missing; R's NA is missing too.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "../data/column.h"
+
+namespace cppestimators {
+
+// Refuses a double column holding values that are not whole numbers.
+inline void require_whole(const ColumnView& c, const std::string& user) {
+  if (c.type != ColumnType::Double) return;
+  const std::int64_t m = c.n * c.width;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const double v = c.doubles[i];
+    if (!std::isnan(v) && (v != std::floor(v) || std::fabs(v) > 9.007199254740992e15))
+      throw std::invalid_argument(user + " needs integer values, but " + where(c, i % c.n) +
+                                  " is " + std::to_string(v));
+  }
+}
+
+// The integer at (row, j); false when missing (NA or -1).
+inline bool int_at(const ColumnView& c, std::int64_t row, int j, std::int64_t* out) {
+  const std::int64_t i = c.index(row, j);
+  if (c.type == ColumnType::Double) {
+    const double v = c.doubles[i];
+    if (std::isnan(v)) return false;
+    *out = static_cast<std::int64_t>(v);
+  } else {
+    const int v = c.ints[i];
+    if (v == kNaInteger) return false;
+    *out = v;
+  }
+  return *out != -1;
+}
+
+// The text at (row, j); false when missing (NA or "").
+inline bool text_at(const ColumnView& c, std::int64_t row, int j, std::string_view* out) {
+  return c.text_at(row, j, out) && !out->empty();
+}
+
+// The kind of input a categorical column reads, for its type checks.
+enum class InputKind { Text, Integer };
+
+inline void require_input(const ColumnView& c, InputKind kind, const std::string& user) {
+  if (kind == InputKind::Text && !c.text())
+    throw std::invalid_argument(user + " has a string vocabulary, but feature '" + c.key + "' is " +
+                                column_type_name(c.type) + "; give it character or factor values");
+  if (kind == InputKind::Integer) {
+    if (c.text())
+      throw std::invalid_argument(user + " needs integer values, but feature '" + c.key + "' is " +
+                                  column_type_name(c.type));
+    require_whole(c, user);
+  }
+}
+
+}  // namespace cppestimators

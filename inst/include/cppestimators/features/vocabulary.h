@@ -1,0 +1,112 @@
+// column_categorical_with_vocabulary_list() and _file(): the id of a value is
+// its position in the vocabulary; a value outside it gets `default_value`
+// (-1, later pruned) or, with num_oov_buckets = k > 0, V + Fingerprint64 mod k
+// (integers hashed through their decimal text), as TF's lookup tables.
+// Factor levels are looked up once per session, not once per row.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fingerprint.h"
+#include "transform.h"
+#include "values.h"
+
+namespace cppestimators {
+
+class VocabularyTransform : public FeatureTransform {
+ public:
+  explicit VocabularyTransform(const Spec& spec)
+      : FeatureTransform(spec), kind_(spec.kind), key_(spec.str("key")),
+        default_(spec.int_or("default_value", -1)), oov_(spec.int_or("num_oov_buckets", 0)) {
+    if (spec.strs.count("vocabulary")) {
+      words_ = spec.strings("vocabulary");  // never resized: word_ids_ holds views of it
+      for (std::size_t i = 0; i < words_.size(); ++i)
+        if (!word_ids_.emplace(std::string_view(words_[i]), static_cast<std::int64_t>(i)).second)
+          throw std::invalid_argument("Duplicate keys in the vocabulary of column '" + name() +
+                                      "': '" + words_[i] + "'");
+      size_ = static_cast<std::int64_t>(words_.size());
+      input_ = InputKind::Text;
+    } else {
+      const auto& v = spec.numbers("vocabulary");
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (!int_ids_.emplace(static_cast<std::int64_t>(v[i]), static_cast<std::int64_t>(i)).second)
+          throw std::invalid_argument("Duplicate keys in the vocabulary of column '" + name() + "'");
+      size_ = static_cast<std::int64_t>(v.size());
+      input_ = InputKind::Integer;
+    }
+    if (size_ == 0) throw std::invalid_argument("vocabulary of column '" + name() + "' is empty");
+    if (oov_ < 0) throw std::invalid_argument("num_oov_buckets must be >= 0");
+  }
+  std::string constructor() const override {
+    return "column_categorical_with_" + std::string(kind_ == "vocabulary_file" ? "vocabulary_file()"
+                                                                                 : "vocabulary_list()");
+  }
+  ColumnRole role() const override { return ColumnRole::Categorical; }
+  std::int64_t num_buckets() const override { return size_ + oov_; }
+
+  std::int64_t lookup(std::string_view s) const {
+    auto it = word_ids_.find(s);
+    if (it != word_ids_.end()) return it->second;
+    return oov_ > 0 ? size_ + static_cast<std::int64_t>(fingerprint64(s) % static_cast<std::uint64_t>(oov_))
+                    : default_;
+  }
+  std::int64_t lookup(std::int64_t v) const {
+    auto it = int_ids_.find(v);
+    if (it != int_ids_.end()) return it->second;
+    return oov_ > 0 ? size_ + static_cast<std::int64_t>(fingerprint64(int64_decimal(v)) %
+                                                        static_cast<std::uint64_t>(oov_))
+                    : default_;
+  }
+
+  std::unique_ptr<BoundIds> bind_ids(const Dataset& data) const override {
+    const ColumnView& c = data.require(key_, name());
+    require_input(c, input_, constructor());
+    return std::make_unique<Bound>(*this, c);
+  }
+
+ private:
+  class Bound : public BoundIds {
+   public:
+    Bound(const VocabularyTransform& t, const ColumnView& c) : t_(t), c_(c) {
+      if (c.type == ColumnType::Factor)
+        for (const auto& level : c.levels) level_ids_.push_back(level.empty() ? kNone : t.lookup(level));
+    }
+    std::int64_t max_ids_per_row() const override { return c_.width; }
+    void gather(const int* rows, int count, SparseIds& out) override {
+      for (int r = 0; r < count; ++r) {
+        for (int j = 0; j < c_.width; ++j) {
+          if (c_.type == ColumnType::Factor) {
+            const int code = c_.ints[c_.index(rows[r], j)];
+            if (code != kNaInteger && level_ids_[static_cast<std::size_t>(code - 1)] != kNone)
+              out.push(level_ids_[static_cast<std::size_t>(code - 1)]);
+          } else if (t_.input_ == InputKind::Text) {
+            std::string_view s;
+            if (text_at(c_, rows[r], j, &s)) out.push(t_.lookup(s));
+          } else {
+            std::int64_t v;
+            if (int_at(c_, rows[r], j, &v)) out.push(t_.lookup(v));
+          }
+        }
+        out.end_row();
+      }
+    }
+
+   private:
+    static constexpr std::int64_t kNone = INT64_MIN;
+    const VocabularyTransform& t_;
+    const ColumnView& c_;
+    std::vector<std::int64_t> level_ids_;
+  };
+
+  std::string kind_, key_;
+  std::int64_t default_, oov_, size_ = 0;
+  InputKind input_ = InputKind::Text;
+  std::vector<std::string> words_;
+  std::unordered_map<std::string_view, std::int64_t> word_ids_;
+  std::unordered_map<std::int64_t, std::int64_t> int_ids_;
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,113 @@
+// The columns that wrap a categorical column: column_indicator() (its ids as
+// a multi-hot vector), column_embedding() (its ids looked up in a trainable
+// table) and column_categorical_weighted() (a weight per id from another
+// feature). Each yields the ids of the column it wraps.
+#pragma once
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "transform.h"
+
+namespace cppestimators {
+
+class WrapperTransform : public FeatureTransform {
+ public:
+  WrapperTransform(const Spec& spec, const char* ctor)
+      : FeatureTransform(spec), ctor_(ctor),
+        inner_(make_categorical(spec.child("categorical_column"), ctor)) {}
+  std::string constructor() const override { return ctor_; }
+  std::int64_t num_buckets() const override { return inner_->num_buckets(); }
+  std::unique_ptr<BoundIds> bind_ids(const Dataset& data) const override {
+    return inner_->bind_ids(data);
+  }
+  const FeatureTransform& inner() const { return *inner_; }
+
+ private:
+  std::string ctor_;
+  std::unique_ptr<FeatureTransform> inner_;
+};
+
+class IndicatorTransform : public WrapperTransform {
+ public:
+  explicit IndicatorTransform(const Spec& spec) : WrapperTransform(spec, "column_indicator()") {}
+  ColumnRole role() const override { return ColumnRole::Indicator; }
+};
+
+class EmbeddingTransform : public WrapperTransform {
+ public:
+  explicit EmbeddingTransform(const Spec& spec) : WrapperTransform(spec, "column_embedding()") {
+    p_.dimension = static_cast<int>(spec.num("dimension"));
+    if (p_.dimension < 1) throw std::invalid_argument("Invalid dimension " + std::to_string(p_.dimension) + ".");
+    p_.combiner = spec.str_or("combiner", "mean");
+    if (p_.combiner != "mean" && p_.combiner != "sqrtn" && p_.combiner != "sum")
+      throw std::invalid_argument("combiner must be one of \"mean\", \"sqrtn\" or \"sum\", not \"" +
+                                  p_.combiner + "\"");
+    p_.max_norm = spec.num_or("max_norm", 0.0);
+    p_.trainable = spec.flag_or("trainable", true);
+    p_.init_stddev = spec.num_or("initializer_stddev", 1.0 / std::sqrt(static_cast<double>(p_.dimension)));
+  }
+  ColumnRole role() const override { return ColumnRole::Embedding; }
+  const EmbeddingParams* embedding() const override { return &p_; }
+
+ private:
+  EmbeddingParams p_;
+};
+
+class WeightedTransform : public WrapperTransform {
+ public:
+  explicit WeightedTransform(const Spec& spec)
+      : WrapperTransform(spec, "column_categorical_weighted()"), weight_key_(spec.str("weight_feature_key")) {}
+  ColumnRole role() const override { return ColumnRole::Categorical; }
+
+  std::unique_ptr<BoundIds> bind_ids(const Dataset& data) const override {
+    const ColumnView& w = data.require(weight_key_, name());
+    if (!w.numeric())
+      throw std::invalid_argument("the weights of column_categorical_weighted() '" + name() +
+                                  "' must be numbers, but feature '" + weight_key_ + "' is " +
+                                  column_type_name(w.type));
+    for (std::int64_t i = 0; i < w.n * w.width; ++i)
+      if (w.missing(i % w.n, static_cast<int>(i / w.n)))
+        throw std::invalid_argument("weight feature '" + weight_key_ +
+                                    "' contains missing values (NA), first at row " +
+                                    std::to_string(i % w.n + 1));
+    auto ids = inner().bind_ids(data);
+    if (ids->max_ids_per_row() > w.width)
+      throw std::invalid_argument("weight feature '" + weight_key_ + "' has " + std::to_string(w.width) +
+                                  " values per row but '" + inner().name() + "' yields up to " +
+                                  std::to_string(ids->max_ids_per_row()));
+    return std::make_unique<Bound>(std::move(ids), w);
+  }
+
+ private:
+  // The k-th id of a row gets the row's k-th weight; weights <= 0 are pruned
+  // later, which sparsifies a dense weight vector as TF does.
+  class Bound : public BoundIds {
+   public:
+    Bound(std::unique_ptr<BoundIds> ids, const ColumnView& w) : ids_(std::move(ids)), w_(w) {}
+    std::int64_t max_ids_per_row() const override { return ids_->max_ids_per_row(); }
+    void gather(const int* rows, int count, SparseIds& out) override {
+      if (reserved_ < count) {
+        part_.reserve(count, ids_->max_ids_per_row());
+        reserved_ = count;
+      }
+      part_.clear();
+      ids_->gather(rows, count, part_);
+      for (int r = 0; r < count; ++r) {
+        for (int k = part_.begin(r), j = 0; k < part_.end(r); ++k, ++j)
+          out.push(part_.id(k), static_cast<float>(w_.number(rows[r], j)));
+        out.end_row();
+      }
+    }
+
+   private:
+    std::unique_ptr<BoundIds> ids_;
+    const ColumnView& w_;
+    SparseIds part_;
+    int reserved_ = 0;
+  };
+
+  std::string weight_key_;
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,201 @@
+// TF's linear model (linear_model with sparse_combiner = "sum"):
+//   logits = X W + sum over id columns of sum_k w_k W_c[id_k] + E W_e + b
+// where X holds the numeric columns (one packed weight block, a variable
+// per column), id columns (categorical, bucketized, crossed, weighted,
+// indicator) get one weight row per bucket updated sparsely, and embedding
+// columns are dense inputs of `dimension` values with a trainable table.
+// Weights start at zero; variables live under "linear/linear_model/".
+#pragma once
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "embedding_lookup.h"
+#include "model.h"
+
+namespace cppestimators {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMap = Eigen::Map<RowMatrix>;
+using ConstRowMap = Eigen::Map<const RowMatrix>;
+
+class LinearModel : public Model {
+ public:
+  static constexpr const char* kScope = "linear/linear_model/";
+
+  LinearModel(const Spec& spec, int units) : Model(spec.children("feature_columns"), units) {
+    const std::string scope = kScope;
+    const int u = units_;
+    if (features_.dense_width() > 0) {
+      Parameter p;
+      p.value.assign(static_cast<std::size_t>(features_.dense_width()) * u, 0.0f);
+      p.row_width = static_cast<std::size_t>(u);
+      for (std::size_t i = 0; i < features_.size(); ++i) {
+        const FeatureTransform& c = features_.column(i);
+        if (c.role() != ColumnRole::Dense) continue;
+        p.views.push_back({scope + c.name() + "/weights", {c.dense_width(), u},
+                           static_cast<std::size_t>(features_.dense_offset(i)) * u,
+                           static_cast<std::size_t>(c.dense_width()) * u});
+      }
+      dense_ = &add(std::move(p));
+    }
+    for (std::size_t i = 0; i < features_.size(); ++i) {
+      const FeatureTransform& c = features_.column(i);
+      if (c.role() == ColumnRole::Dense) continue;
+      const int slot = features_.sparse_slot(i);
+      const int buckets = static_cast<int>(c.num_buckets());
+      if (c.role() == ColumnRole::Embedding) {
+        const EmbeddingParams& ep = *c.embedding();
+        Parameter table = Parameter::single(scope + c.name() + "/embedding_weights", {buckets, ep.dimension});
+        table.init = Init::TruncatedNormal;
+        table.init_scale = ep.init_stddev;
+        table.trainable = ep.trainable;
+        Parameter* t = &add(std::move(table));
+        Parameter* w = &add(Parameter::single(scope + c.name() + "/weights", {ep.dimension, u}));
+        embedded_.push_back({slot, EmbeddingLookup(ep, t), w});
+      } else {
+        Parameter* w = &add(Parameter::single(scope + c.name() + "/weights", {buckets, u}));
+        sparse_.push_back({slot, w});
+      }
+    }
+    bias_ = &add(Parameter::single(scope + "bias_weights", {u}));
+  }
+
+  std::string kind() const override { return "linear"; }
+  std::vector<std::string> groups() const override { return {"linear"}; }
+
+  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows) const override {
+    auto ws = std::make_unique<Work>();
+    const std::size_t u = static_cast<std::size_t>(units_);
+    if (dense_) ws->g_dense.assign(dense_->value.size(), 0.0f);
+    ws->g_bias.assign(u, 0.0f);
+    ws->sparse.resize(sparse_.size());
+    for (std::size_t c = 0; c < sparse_.size(); ++c)
+      ws->sparse[c].reserve(batch.sparse[static_cast<std::size_t>(sparse_[c].slot)].capacity(), u);
+    ws->embedded.resize(embedded_.size());
+    for (std::size_t c = 0; c < embedded_.size(); ++c) {
+      const Embedded& e = embedded_[c];
+      EmbeddedWork& w = ws->embedded[c];
+      const std::size_t d = static_cast<std::size_t>(e.lookup.dimension());
+      e.lookup.reserve(w.scratch, batch.sparse[static_cast<std::size_t>(e.slot)]);
+      w.out.assign(static_cast<std::size_t>(max_rows) * d, 0.0f);
+      w.dout.assign(static_cast<std::size_t>(max_rows) * d, 0.0f);
+      w.g_weights.assign(d * u, 0.0f);
+    }
+    ws->grads.reserve(params_.size());
+    return ws;
+  }
+
+  void forward(const FeatureBatch& batch, Mode, Workspace& base, float* logits) const override {
+    Work& ws = static_cast<Work&>(base);
+    const int rows = batch.rows, u = units_;
+    RowMap L(logits, rows, u);
+    const Eigen::Map<const Eigen::RowVectorXf> b(bias_->value.data(), u);
+    L = b.replicate(rows, 1);
+    if (dense_) {
+      ConstRowMap X(batch.dense.data(), rows, batch.dense_width);
+      ConstRowMap W(dense_->value.data(), batch.dense_width, u);
+      L.noalias() += X * W;
+    }
+    for (const Sparse& c : sparse_) {
+      const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.slot)];
+      const float* W = c.weights->value.data();
+      for (int r = 0; r < rows; ++r) {
+        float* l = logits + static_cast<std::size_t>(r) * u;
+        for (int k = ids.begin(r); k < ids.end(r); ++k) {
+          const float w = ids.weight(k);
+          const float* row = W + static_cast<std::size_t>(ids.id(k)) * u;
+          for (int j = 0; j < u; ++j) l[j] += w * row[j];
+        }
+      }
+    }
+    for (std::size_t c = 0; c < embedded_.size(); ++c) {
+      const Embedded& e = embedded_[c];
+      EmbeddedWork& w = ws.embedded[c];
+      const int d = e.lookup.dimension();
+      e.lookup.forward(batch.sparse[static_cast<std::size_t>(e.slot)], w.scratch, w.out.data());
+      ConstRowMap E(w.out.data(), rows, d);
+      ConstRowMap We(e.weights->value.data(), d, u);
+      L.noalias() += E * We;
+    }
+  }
+
+  const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
+                                        Workspace& base) override {
+    Work& ws = static_cast<Work&>(base);
+    const int rows = batch.rows, u = units_;
+    ConstRowMap dL(dlogits, rows, u);
+    ws.grads.clear();
+    if (dense_) {
+      ConstRowMap X(batch.dense.data(), rows, batch.dense_width);
+      RowMap gW(ws.g_dense.data(), batch.dense_width, u);
+      gW.noalias() = X.transpose() * dL;
+      ws.grads.push_back(dense_grad(*dense_, ws.g_dense));
+    }
+    for (std::size_t c = 0; c < sparse_.size(); ++c) {
+      const SparseIds& ids = batch.sparse[static_cast<std::size_t>(sparse_[c].slot)];
+      SparseGrad& g = ws.sparse[c];
+      g.begin();
+      for (int r = 0; r < rows; ++r)
+        for (int k = ids.begin(r); k < ids.end(r); ++k) g.add(ids.id(k), r, ids.weight(k));
+      ws.grads.emplace_back();
+      g.finish(dlogits, *sparse_[c].weights, ws.grads.back());
+    }
+    for (std::size_t c = 0; c < embedded_.size(); ++c) {
+      const Embedded& e = embedded_[c];
+      EmbeddedWork& w = ws.embedded[c];
+      const int d = e.lookup.dimension();
+      ConstRowMap E(w.out.data(), rows, d);
+      ConstRowMap We(e.weights->value.data(), d, u);
+      RowMap gWe(w.g_weights.data(), d, u);
+      gWe.noalias() = E.transpose() * dL;
+      ws.grads.push_back(dense_grad(*e.weights, w.g_weights));
+      if (e.lookup.trainable()) {
+        RowMap dE(w.dout.data(), rows, d);
+        dE.noalias() = dL * We.transpose();
+        ws.grads.emplace_back();
+        e.lookup.backward(batch.sparse[static_cast<std::size_t>(e.slot)], w.scratch, w.dout.data(),
+                          ws.grads.back());
+      }
+    }
+    Eigen::Map<Eigen::RowVectorXf> gb(ws.g_bias.data(), u);
+    gb.noalias() = dL.colwise().sum();
+    ws.grads.push_back(dense_grad(*bias_, ws.g_bias));
+    return ws.grads;
+  }
+
+ private:
+  struct Sparse {
+    int slot;
+    Parameter* weights;
+  };
+  struct Embedded {
+    int slot;
+    EmbeddingLookup lookup;
+    Parameter* weights;
+  };
+  struct EmbeddedWork {
+    EmbeddingLookup::Scratch scratch;
+    std::vector<float> out, dout, g_weights;
+  };
+  struct Work : Workspace {
+    std::vector<float> g_dense, g_bias;
+    std::vector<SparseGrad> sparse;
+    std::vector<EmbeddedWork> embedded;
+    std::vector<Gradient> grads;
+  };
+  static Gradient dense_grad(Parameter& p, const std::vector<float>& g) {
+    Gradient out;
+    out.param = &p;
+    out.dense = g.data();
+    return out;
+  }
+
+  Parameter* dense_ = nullptr;
+  Parameter* bias_ = nullptr;
+  std::vector<Sparse> sparse_;
+  std::vector<Embedded> embedded_;
+};
+
+}  // namespace cppestimators

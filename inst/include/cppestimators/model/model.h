@@ -1,0 +1,72 @@
+// The Model interface: named parameters (TF variable names), a forward pass
+// from a FeatureBatch to logits, and a backward pass from d(loss)/d(logits)
+// to gradients. Models own no per-batch buffers: a session asks its model
+// for a Workspace sized for its batches, so that nested sessions (evaluation
+// during training) never share scratch space.
+#pragma once
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../data/rng.h"
+#include "../features/feature_set.h"
+#include "mode.h"
+#include "parameter.h"
+
+namespace cppestimators {
+
+class Workspace {
+ public:
+  virtual ~Workspace() = default;
+};
+
+class Model {
+ public:
+  Model(const std::vector<Spec>& columns, int units) : features_(columns), units_(units) {}
+  virtual ~Model() = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  virtual std::string kind() const = 0;
+  // Owners of the parameter groups, one optimizer each (e.g. {"linear"}).
+  virtual std::vector<std::string> groups() const = 0;
+  virtual std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows) const = 0;
+  // logits: rows x units, row-major.
+  virtual void forward(const FeatureBatch& batch, Mode mode, Workspace& ws, float* logits) const = 0;
+  // Gradients of the summed loss, given dlogits (rows x units) of the batch
+  // the last forward() saw; the list lives in `ws`.
+  virtual const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
+                                                Workspace& ws) = 0;
+
+  const FeatureSet& features() const { return features_; }
+  int units() const { return units_; }
+  std::deque<Parameter>& parameters() { return params_; }
+  const std::deque<Parameter>& parameters() const { return params_; }
+
+  // Initial values: zeros, or draws from `rng` (seeded by the run config).
+  void initialize(Rng& rng) {
+    for (Parameter& p : params_) {
+      switch (p.init) {
+        case Init::Zeros: std::fill(p.value.begin(), p.value.end(), 0.0f); break;
+        case Init::TruncatedNormal:
+          for (float& v : p.value) v = static_cast<float>(rng.truncated_normal(p.init_scale));
+          break;
+        case Init::GlorotUniform:
+          for (float& v : p.value) v = static_cast<float>((2.0 * rng.uniform() - 1.0) * p.init_scale);
+          break;
+      }
+    }
+  }
+
+ protected:
+  Parameter& add(Parameter p) {
+    params_.push_back(std::move(p));
+    return params_.back();
+  }
+  FeatureSet features_;
+  int units_;
+  std::deque<Parameter> params_;  // stable addresses
+};
+
+}  // namespace cppestimators

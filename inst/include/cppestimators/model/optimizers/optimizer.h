@@ -1,0 +1,66 @@
+// The optimizer interface, with TF 1.x semantics. Hyperparameters arrive
+// complete in the spec (their defaults live in one place: the R
+// constructors optimizer_*()). Each parameter has its own slot buffers,
+// allocated once; updates are in place and allocate nothing.
+//
+// Sparse updates (ids of categorical columns, embedding rows) touch only the
+// rows looked up, which for element-wise rules (SGD, Adagrad, Ftrl,
+// RMSProp) is the default below; Adam overrides it to decay every row's
+// moments, as tf.train.AdamOptimizer did.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../spec.h"
+
+namespace cppestimators {
+
+class Optimizer {
+ public:
+  static constexpr int kMaxSlots = 4;
+
+  // `scope` prefixes the optimizer's own variables (Adam's beta powers) so
+  // that two optimizers can live in one model: "" or e.g. "dnn/".
+  Optimizer(const Spec& spec, std::string scope)
+      : spec_(spec), scope_(std::move(scope)), lr_(static_cast<float>(spec.num("learning_rate"))) {
+    if (!(lr_ > 0.0f)) throw std::invalid_argument("`learning_rate` must be a positive number");
+  }
+  virtual ~Optimizer() = default;
+
+  const std::string& name() const { return spec_.kind; }
+  float learning_rate() const { return lr_; }
+  // Suffixes of the slot variables ("<variable>/<suffix>", as TF names them).
+  virtual std::vector<std::string> slot_names() const { return {}; }
+  virtual std::vector<float> slot_initial_values() const { return {}; }
+  // Variables the optimizer keeps outside the slots, with scoped names.
+  virtual std::vector<std::pair<std::string, float*>> extra_variables() { return {}; }
+  virtual void reset_extra() {}
+
+  // param[0..n) -= update(grad, slots)
+  virtual void apply_dense(float* param, const float* grad, float* const* slots, std::size_t n) = 0;
+  // rows: distinct row indices; grad: count x width; param and slots: whole tables.
+  virtual void apply_sparse(float* param, float* const* slots, std::size_t width,
+                            std::size_t /*table_rows*/, const std::int64_t* rows, const float* grad,
+                            std::size_t count) {
+    const std::size_t nslots = slot_names().size();
+    float* s[kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t at = static_cast<std::size_t>(rows[k]) * width;
+      for (std::size_t i = 0; i < nslots; ++i) s[i] = slots[i] + at;
+      apply_dense(param + at, grad + k * width, s, width);
+    }
+  }
+  // Called once after every parameter was updated in a step.
+  virtual void finish_step() {}
+
+ protected:
+  float param(const char* field) const { return static_cast<float>(spec_.num(field)); }
+  Spec spec_;
+  std::string scope_;
+  float lr_;
+};
+
+}  // namespace cppestimators

@@ -1,0 +1,55 @@
+// Trainable state: a parameter is one float buffer (with its optimizer
+// slots) that one or more named variables view, e.g. the dense weights of
+// every numeric column of a linear model packed into one block. Gradients
+// are dense (a buffer the size of the parameter) or sparse (distinct rows
+// with one gradient row each), as TF's IndexedSlices.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cppestimators {
+
+enum class Init { Zeros, TruncatedNormal, GlorotUniform };
+
+struct ParamView {
+  std::string name;        // TF variable name, e.g. "linear/linear_model/x/weights"
+  std::vector<int> shape;  // e.g. {inputs, units}
+  std::size_t offset = 0;  // in floats
+  std::size_t size = 0;
+};
+
+struct Parameter {
+  std::vector<ParamView> views;
+  std::vector<float> value;
+  std::size_t row_width = 1;  // floats per row, for sparse updates
+  int group = 0;              // which optimizer updates it
+  bool trainable = true;
+  Init init = Init::Zeros;
+  double init_scale = 0.0;  // truncated normal: sd; Glorot uniform: limit
+  std::vector<std::vector<float>> slots;
+
+  // A parameter seen as one variable of the given shape.
+  static Parameter single(const std::string& name, std::vector<int> shape, int group = 0) {
+    Parameter p;
+    std::size_t n = 1;
+    for (int d : shape) n *= static_cast<std::size_t>(d);
+    p.views.push_back({name, shape, 0, n});
+    p.value.assign(n, 0.0f);
+    p.row_width = shape.size() > 1 ? static_cast<std::size_t>(shape.back()) : n;
+    p.group = group;
+    return p;
+  }
+  std::size_t rows() const { return value.size() / row_width; }
+};
+
+struct Gradient {
+  Parameter* param = nullptr;
+  bool sparse = false;
+  const float* dense = nullptr;           // param->value.size() values
+  const std::int64_t* rows = nullptr;     // sparse: distinct, ascending row indices
+  const float* values = nullptr;          // sparse: count x row_width
+  std::size_t count = 0;
+};
+
+}  // namespace cppestimators
