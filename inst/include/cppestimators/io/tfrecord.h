@@ -1,0 +1,77 @@
+// TFRecord framing, the container of event files. A file is a sequence of records, each
+//   uint64 length (LE) | uint32 masked CRC-32C of the 8 length bytes (LE) | data |
+//   uint32 masked CRC-32C of data (LE)
+// (little_endian.h for the integers, crc32c.h for the CRC and its masking).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "crc32c.h"
+#include "little_endian.h"
+
+namespace cppestimators {
+namespace event_detail {
+
+// Reserves the 12-byte record header at the end of `out`; returns its position.
+inline std::size_t begin_record(std::string& out) {
+  const std::size_t start = out.size();
+  out.append(12, '\0');
+  return start;
+}
+
+// Fills in the header reserved by begin_record() and appends the data CRC.
+inline void end_record(std::string& out, std::size_t start) {
+  const std::size_t data_start = start + 12;
+  const std::uint64_t len = out.size() - data_start;
+  char* header = &out[start];
+  detail::store_u64(header, len);
+  detail::store_u32(header + 8, mask_crc(crc32c(header, 8)));
+  const std::uint32_t data_crc = mask_crc(crc32c(out.data() + data_start, len));
+  detail::put_u32(out, data_crc);
+}
+
+// The error about the record at `offset` of `path`: "<path>: <what> at offset <offset>".
+inline std::runtime_error record_error(const std::string& path, const char* what,
+                                       std::size_t offset) {
+  return std::runtime_error(path + ": " + what + " at offset " + std::to_string(offset));
+}
+
+// Calls on_record(data, length, offset) for every record of `bytes` (the contents of `path`),
+// in order, after checking its framing and both CRCs. Throws record_error() with
+// "truncated record", "bad length CRC" or "bad record CRC" at the record's offset.
+template <class OnRecord>
+void for_each_record(const std::string& bytes, const std::string& path, OnRecord on_record) {
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t size = bytes.size();
+  std::size_t pos = 0;
+  while (pos < size) {
+    if (size - pos < 12) throw record_error(path, "truncated record", pos);
+    const std::uint64_t len = detail::load_u64(data + pos);
+    if (unmask_crc(detail::load_u32(data + pos + 8)) != crc32c(data + pos, 8))
+      throw record_error(path, "bad length CRC", pos);
+    if (len > size - pos - 12 || size - pos - 12 - len < 4)
+      throw record_error(path, "truncated record", pos);
+    const unsigned char* payload = data + pos + 12;
+    const std::size_t payload_len = static_cast<std::size_t>(len);
+    if (unmask_crc(detail::load_u32(payload + payload_len)) != crc32c(payload, payload_len))
+      throw record_error(path, "bad record CRC", pos);
+    on_record(payload, payload_len, pos);
+    pos += 12 + payload_len + 4;
+  }
+}
+
+}  // namespace event_detail
+
+// `data` wrapped in TFRecord framing (length, masked length CRC, data, masked data CRC).
+inline std::string frame_record(const std::string& data) {
+  std::string out;
+  out.reserve(data.size() + 16);
+  const std::size_t start = event_detail::begin_record(out);
+  out.append(data);
+  event_detail::end_record(out, start);
+  return out;
+}
+
+}  // namespace cppestimators
