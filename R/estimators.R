@@ -144,15 +144,6 @@ estimator_ptr <- function(object) {
   st$ptr
 }
 
-# A fresh engine object (zero weights) for the estimator's spec.
-new_engine <- function(object) {
-  spec <- object$spec
-  cpp_estimator_new(list(
-    head = spec$head, head_n = spec$head_n, optimizer = spec$optimizer,
-    columns = lapply(spec$feature_columns, function(c) list(name = c$key, width = c$width))
-  ))
-}
-
 # The engine for evaluate()/predict(checkpoint_path =): a separate engine
 # restored from that file, leaving the estimator's own state alone.
 engine_for_checkpoint <- function(object, checkpoint_path) {

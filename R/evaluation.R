@@ -65,9 +65,7 @@ evaluate_now <- function(object, ptr, input_fn, steps, hooks, name) {
 }
 
 same_model <- function(a, b) {
-  key <- function(e) list(e$spec$head, e$spec$head_n, e$spec$label_vocabulary,
-                          vapply(e$spec$feature_columns, function(c) paste(c$key, c$width), ""))
-  identical(a$state, b$state) || identical(key(a), key(b))
+  identical(a$state, b$state) || identical(model_signature(a), model_signature(b))
 }
 
 # Gives in-memory evaluators their evaluation callback on the engine being

@@ -32,7 +32,8 @@ column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float
   check_function(normalizer_fn, "normalizer_fn")
   cols <- lapply(names, function(nm) {
     structure(
-      list(name = nm, key = nm, shape = as.integer(shape), width = as.integer(prod(shape)),
+      list(kind = "numeric", name = nm, key = nm, shape = as.integer(shape),
+           width = as.integer(prod(shape)),
            default_value = default_value, dtype = dtype, normalizer_fn = normalizer_fn),
       class = c("cppestimators_column_numeric", "cppestimators_feature_column")
     )
@@ -111,9 +112,25 @@ flatten_columns <- function(x) {
 
 #' @export
 print.cppestimators_feature_column <- function(x, ...) {
-  cat(sprintf("<numeric column '%s' shape=(%s) dtype=%s>\n", x$name,
-              paste(x$shape, collapse = ","), x$dtype))
+  cat(format(x), "\n", sep = "")
   invisible(x)
+}
+
+#' @export
+format.cppestimators_feature_column <- function(x, ...) {
+  detail <- switch(x$kind %||% "numeric",
+    numeric = sprintf("shape=(%s) dtype=%s", paste(x$shape, collapse = ","), x$dtype),
+    bucketized = sprintf("boundaries=(%s)", paste(format(x$boundaries), collapse = ", ")),
+    vocabulary_list = , vocabulary_file = sprintf("%d words, %d oov buckets", length(x$vocabulary),
+                                                  as.integer(x$num_oov_buckets)),
+    identity = sprintf("num_buckets=%d", as.integer(x$num_buckets)),
+    hash_bucket = , crossed = sprintf("hash_bucket_size=%s", format(x$hash_bucket_size)),
+    embedding = sprintf("dimension=%d combiner=%s", as.integer(x$dimension), x$combiner),
+    weighted = sprintf("weights from '%s'", x$weight_feature_key),
+    ""
+  )
+  sprintf("<%s column '%s'%s>", x$kind %||% "numeric", x$name,
+          if (nzchar(detail)) paste0(" ", detail) else "")
 }
 
 #' @export

@@ -190,8 +190,9 @@ parse_formula <- function(f) {
   list(response = as.character(f[[2]]), features = walk(f[[3]]))
 }
 
-# The data a session reads, for one estimator and mode: features as doubles
-# (normalizer_fn applied once), labels as doubles (vocabulary applied).
+# The data a session reads, for one estimator and mode: the features its
+# columns use, as the input holds them (normalizer_fn applied once), and the
+# labels as doubles (vocabulary applied).
 resolve_input <- function(input_fn, estimator, mode) {
   if (is.function(input_fn) && !inherits(input_fn, "cppestimators_input_fn")) {
     nargs <- length(formals(input_fn))
@@ -201,35 +202,7 @@ resolve_input <- function(input_fn, estimator, mode) {
   if (!inherits(input_fn, "cppestimators_input_fn")) {
     stop("`input_fn` must be made by input_fn(), not ", describe(input_fn), ".", call. = FALSE)
   }
-  cols <- estimator$spec$feature_columns
-  features <- list()
-  for (col in cols) {
-    x <- input_fn$features[[col$key]]
-    if (is.null(x)) {
-      stop(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
-                   col$key, paste(names(input_fn$features), collapse = ", ")), call. = FALSE)
-    }
-    if (is.factor(x)) x <- as.integer(x) - 1L
-    if (!is.null(col$normalizer_fn)) {
-      rows <- NROW(x)
-      x <- col$normalizer_fn(x)
-      if (NROW(x) != rows) {
-        stop(sprintf("the normalizer_fn of column '%s' returned %d values for %d rows.", col$key,
-                     NROW(x), rows), call. = FALSE)
-      }
-    }
-    if (!is.numeric(x) && !is.logical(x)) {
-      stop(sprintf("feature '%s' is %s; column_numeric() needs numbers.", col$key, describe(x)),
-           call. = FALSE)
-    }
-    if (anyNA(x)) stop(sprintf("feature '%s' contains missing values (NA).", col$key), call. = FALSE)
-    if (!is.double(x)) storage.mode(x) <- "double"
-    if (col$width > 1L && !is.matrix(x)) {
-      stop(sprintf("feature '%s' must be a matrix with %d columns for shape (%s).", col$key,
-                   col$width, paste(col$shape, collapse = ",")), call. = FALSE)
-    }
-    features[[col$key]] <- x
-  }
+  features <- engine_features(estimator$spec$feature_columns, input_fn$features)
   labels <- NULL
   if (mode != "infer") {
     if (is.null(input_fn$labels)) {

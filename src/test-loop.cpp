@@ -8,6 +8,8 @@
 
 #include <cppestimators/cppestimators.h>
 
+#include "test-helpers.h"
+
 using namespace cppestimators;
 
 namespace {
@@ -18,15 +20,11 @@ struct Fixture {
   Estimator est;
   Fixture() : est(spec()) {
     data.n = 6;
-    data.features.push_back({"x", x.data(), 1});
+    data.features.push_back(testing::doubles("x", x));
     data.labels = y.data();
   }
   static EstimatorSpec spec() {
-    EstimatorSpec s;
-    s.columns.push_back({"x", 1});
-    s.optimizer.name = "SGD";
-    s.optimizer.learning_rate = 0.01f;
-    return s;
+    return testing::linear({testing::numeric("x")}, "SGD", 0.01);
   }
   SessionOptions opts(int batch, std::int64_t epochs) {
     SessionOptions o;

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <vector>
 
-#include <cppestimators/model/optimizer.h>
+#include <cppestimators/model/optimizers/registry.h>
+
+#include "test-helpers.h"
 
 using namespace cppestimators;
 
@@ -13,16 +15,13 @@ namespace {
 // Runs one update of a single parameter; returns the new value and the slots.
 float first_update(const std::string& name, float lr, float w0, float g,
                    std::vector<float>* slots_out = nullptr) {
-  OptimizerSpec spec;
-  spec.name = name;
-  spec.learning_rate = lr;
-  auto opt = make_optimizer(spec);
+  auto opt = make_optimizer(testing::optimizer(name, lr));
   std::vector<std::vector<float>> slots;
   for (float v : opt->slot_initial_values()) slots.push_back({v});
   float* ptrs[4] = {nullptr, nullptr, nullptr, nullptr};
   for (std::size_t i = 0; i < slots.size(); ++i) ptrs[i] = slots[i].data();
   float w = w0;
-  opt->apply(&w, &g, ptrs, 1);
+  opt->apply_dense(&w, &g, ptrs, 1);
   opt->finish_step();
   if (slots_out)
     for (auto& s : slots) slots_out->push_back(s[0]);
@@ -68,11 +67,7 @@ context("Optimizers") {
   }
 
   test_that("unknown names and bad learning rates are rejected") {
-    OptimizerSpec spec;
-    spec.name = "Momentum";
-    expect_error_as(make_optimizer(spec), std::invalid_argument);
-    spec.name = "SGD";
-    spec.learning_rate = 0.0f;
-    expect_error_as(make_optimizer(spec), std::invalid_argument);
+    expect_error_as(make_optimizer(testing::optimizer("Momentum", 0.1)), std::invalid_argument);
+    expect_error_as(make_optimizer(testing::optimizer("SGD", 0.0)), std::invalid_argument);
   }
 }

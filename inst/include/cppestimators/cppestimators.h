@@ -1,12 +1,17 @@
 // The cppestimators engine: pure C++17 + Eigen, no R headers.
+//   data/      typed views of the caller's columns, batching, shuffling
+//   features/  one transform per kind of feature column -> FeatureBatch
+//   model/     Model interface and models, heads/, optimizers/, Estimator
+//   session/   Session (one run = one step), tensor registry, the loop
+//   hooks/     Hook interface, one header per built-in hook
+//   io/        checkpoints, event files, codecs
 #pragma once
 #include "services.h"
+#include "spec.h"
 #include "data/rng.h"
 #include "data/batcher.h"
 #include "data/dataset.h"
-#include "features/dense_layout.h"
-#include "model/optimizer.h"
-#include "model/heads/registry.h"
+#include "features/feature_set.h"
 #include "model/estimator.h"
 #include "session/session.h"
 #include "hooks/hook.h"

@@ -1,0 +1,96 @@
+# What the R layer hands the engine: plain lists with a `kind` (see
+# src/r_data.h). Feature columns go as they are, apart from numeric columns
+# with a normalizer_fn, which read their normalized values under a key of
+# their own; optimizers go complete, with every hyperparameter filled in by
+# their optimizer_*() constructor (the one place that holds the defaults).
+
+# A fresh engine object (initial weights) for the estimator's spec.
+new_engine <- function(object) {
+  spec <- object$spec
+  seed <- spec$config$tf_random_seed
+  seed <- if (is.null(seed)) floor(stats::runif(1) * 2^31) else abs(seed) %% 2^31
+  cpp_estimator_new(list(
+    model = engine_model(spec), head = spec$head, head_n = spec$head_n,
+    optimizers = list(engine_optimizer(spec$optimizer)), seed = seed
+  ))
+}
+
+engine_model <- function(spec) {
+  list(kind = "linear", feature_columns = lapply(unname(spec$feature_columns), engine_column))
+}
+
+engine_column <- function(col) {
+  col <- unclass(col)
+  if (identical(col$kind, "numeric") && !is.null(col$normalizer_fn)) col$key <- normalized_key(col)
+  for (field in c("source_column", "categorical_column")) {
+    if (!is.null(col[[field]])) col[[field]] <- engine_column(col[[field]])
+  }
+  if (!is.null(col$keys)) col$keys <- lapply(col$keys, engine_column)
+  col$normalizer_fn <- NULL
+  col
+}
+
+normalized_key <- function(col) paste0(col$name, "/normalized")
+
+# Every numeric column (at any depth) and every raw feature key a column reads.
+column_leaves <- function(cols) {
+  out <- list()
+  walk <- function(col) {
+    if (identical(col$kind, "numeric")) out[[length(out) + 1L]] <<- col
+    else if (!is.null(col$key)) out[[length(out) + 1L]] <<- col
+    if (!is.null(col$weight_feature_key)) {
+      out[[length(out) + 1L]] <<- list(kind = "raw", key = col$weight_feature_key)
+    }
+    for (field in c("source_column", "categorical_column")) if (!is.null(col[[field]])) walk(col[[field]])
+    for (k in col$keys) walk(k)
+  }
+  for (col in cols) walk(col)
+  out
+}
+
+# The features a session reads, for the estimator's columns: the input's own
+# vectors (not copied), plus the normalized values of numeric columns with a
+# normalizer_fn (computed once per call).
+engine_features <- function(cols, features) {
+  out <- list()
+  for (leaf in column_leaves(cols)) {
+    x <- features[[leaf$key]]
+    if (is.null(x)) {
+      stop(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
+                   leaf$key, paste(names(features), collapse = ", ")), call. = FALSE)
+    }
+    if (identical(leaf$kind, "numeric") && !is.null(leaf$normalizer_fn)) {
+      rows <- NROW(x)
+      x <- leaf$normalizer_fn(x)
+      if (NROW(x) != rows) {
+        stop(sprintf("the normalizer_fn of column '%s' returned %d values for %d rows.", leaf$name,
+                     NROW(x), rows), call. = FALSE)
+      }
+      if (!is.numeric(x) && !is.logical(x)) {
+        stop(sprintf("the normalizer_fn of column '%s' returned %s; it must return numbers.",
+                     leaf$name, describe(x)), call. = FALSE)
+      }
+      out[[normalized_key(leaf)]] <- x
+    } else {
+      out[[leaf$key]] <- x
+    }
+  }
+  out
+}
+
+# A complete optimizer spec for the engine. Specs saved by earlier versions
+# (a name and a learning rate) are completed the same way.
+engine_optimizer <- function(opt) {
+  ctor <- switch(opt$name, Adagrad = optimizer_adagrad, Adam = optimizer_adam,
+                 Ftrl = optimizer_ftrl, RMSProp = optimizer_rmsprop, SGD = optimizer_sgd,
+                 stop(sprintf("Unsupported optimizer name: %s.", opt$name), call. = FALSE))
+  args <- unclass(opt)[setdiff(names(opt), "name")]
+  full <- unclass(do.call(ctor, args[intersect(names(args), names(formals(ctor)))]))
+  c(list(kind = full$name), full[setdiff(names(full), "name")])
+}
+
+# What defines an estimator's model, for comparing two estimators.
+model_signature <- function(object) {
+  spec <- object$spec
+  list(engine_model(spec), spec$head, spec$head_n, spec$label_vocabulary)
+}

@@ -1,0 +1,34 @@
+// Shared by the glue files: the boxes R's external pointers hold.
+#pragma once
+#include <Rcpp.h>
+
+#include <cppestimators/cppestimators.h>
+
+#include <memory>
+
+namespace cppestimators {
+
+// Everything a running session needs, kept alive together: the R data it
+// reads in place, the views, the estimator and the session itself.
+struct SessionBox {
+  Rcpp::RObject estimator_ptr;  // keeps the Estimator alive
+  Rcpp::List keep;              // the R vectors the Dataset points into
+  Dataset data;
+  std::unique_ptr<Session> session;
+  bool running = false;
+  bool interrupt_pending = false;  // an interrupt arrived during R hook code
+};
+
+inline Estimator& estimator_of(SEXP xp) {
+  Rcpp::XPtr<Estimator> p(xp);
+  if (p.get() == nullptr) Rcpp::stop("the estimator's engine state is gone; rebuild the estimator");
+  return *p;
+}
+
+inline SessionBox& box_of(SEXP xp) {
+  Rcpp::XPtr<SessionBox> p(xp);
+  if (p.get() == nullptr || !p->session) Rcpp::stop("this session is closed");
+  return *p;
+}
+
+}  // namespace cppestimators

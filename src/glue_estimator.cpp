@@ -1,0 +1,112 @@
+// The R boundary for estimators: building the engine object from its spec,
+// its variables, and its state as checkpoint files or bytes. Engine
+// exceptions become R errors through the generated wrappers.
+#include <Rcpp.h>
+
+#include <cppestimators/io/checkpoint.h>
+#include <cppestimators/model/estimator_io.h>
+#include <cppestimators/session/tensors.h>
+
+#include "fetch.h"
+#include "glue.h"
+#include "r_data.h"
+
+using namespace cppestimators;
+
+// R's estimator spec: list(model = <spec>, head, head_n, optimizers =
+// list(<spec>, ...), seed); see R/engine.R.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_estimator_new(Rcpp::List spec) {
+  EstimatorSpec es;
+  es.model = spec_from_r(spec["model"]);
+  es.head = Rcpp::as<std::string>(spec["head"]);
+  es.head_n = Rcpp::as<int>(spec["head_n"]);
+  Rcpp::List opts = spec["optimizers"];
+  for (R_xlen_t i = 0; i < opts.size(); ++i) es.optimizers.push_back(spec_from_r(opts[i]));
+  es.seed = static_cast<std::uint64_t>(Rcpp::as<double>(spec["seed"]));
+  return Rcpp::XPtr<Estimator>(new Estimator(es), true);
+}
+
+// [[Rcpp::export(rng = false)]]
+double cpp_estimator_global_step(SEXP est) {
+  return static_cast<double>(estimator_of(est).global_step());
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est) {
+  const Estimator& e = estimator_of(est);
+  Rcpp::CharacterVector out;
+  out.push_back("global_step");
+  for (const auto& v : e.variables()) out.push_back(v.name);
+  return out;
+}
+
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_estimator_variable(SEXP est, std::string name) {
+  const Estimator& e = estimator_of(est);
+  if (name == "global_step") return Rcpp::wrap(static_cast<double>(e.global_step()));
+  const VariableRef* v = e.find_variable(name);
+  if (v == nullptr) Rcpp::stop("Variable not found: " + name);
+  TensorValue t;
+  t.shape = v->shape;
+  t.data.assign(v->data, v->data + v->size);
+  return tensor_to_r(t);
+}
+
+// Prediction keys of the estimator's head, in TF's order.
+// [[Rcpp::export(rng = false)]]
+Rcpp::CharacterVector cpp_estimator_prediction_keys(SEXP est) {
+  return Rcpp::wrap(estimator_of(est).head().prediction_keys());
+}
+
+// Path of the latest checkpoint file in `dir` per its index, "" if none.
+// [[Rcpp::export(rng = false)]]
+std::string cpp_latest_checkpoint(std::string dir) { return latest_checkpoint(dir); }
+
+// Restores the estimator from a checkpoint file; the state is unchanged when
+// the file is corrupt or does not match.
+// [[Rcpp::export(rng = false)]]
+void cpp_estimator_restore(SEXP est, std::string path) {
+  const CheckpointData data = read_checkpoint_file(path);
+  restore(estimator_of(est), data, path);
+}
+
+// The estimator's state as checkpoint bytes (kept in the R object so that
+// saveRDS() carries the weights), and back.
+// [[Rcpp::export(rng = false)]]
+Rcpp::RawVector cpp_estimator_encode(SEXP est) {
+  CheckpointData data;
+  snapshot(estimator_of(est), data);
+  const std::string bytes = encode_checkpoint(data);
+  Rcpp::RawVector out(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), out.begin());
+  return out;
+}
+
+// [[Rcpp::export(rng = false)]]
+void cpp_estimator_decode(SEXP est, Rcpp::RawVector bytes, std::string source) {
+  const std::string s(bytes.begin(), bytes.end());
+  const CheckpointData data = decode_checkpoint(s, source);
+  restore(estimator_of(est), data, source);
+}
+
+// Writes one checkpoint file (atomically) at `path`.
+// [[Rcpp::export(rng = false)]]
+void cpp_estimator_write_file(SEXP est, std::string path) {
+  CheckpointData data;
+  if (!snapshot(estimator_of(est), data))
+    Rcpp::stop("the estimator's weights are not finite; nothing was written");
+  write_checkpoint_file(path, data);
+}
+
+// Saves a checkpoint into a model directory (index and rotation included);
+// returns the file written.
+// [[Rcpp::export(rng = false)]]
+std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max) {
+  CheckpointData data;
+  if (!snapshot(estimator_of(est), data))
+    Rcpp::stop("the estimator's weights are not finite; no checkpoint was saved");
+  CheckpointManager manager(dir, "model.ckpt", keep_max);
+  return manager.save(data);
+}
+

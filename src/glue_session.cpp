@@ -1,0 +1,195 @@
+// The R boundary for sessions: one per train(), evaluate() or predict() call
+// over R data read in place, run through the monitored loop with hooks built
+// from their specs.
+#include <Rcpp.h>
+
+#include <cppestimators/io/summary_writers.h>
+
+#include "fetch.h"
+#include "glue.h"
+#include "hook_factory.h"
+#include "r_data.h"
+#include "r_services.h"
+
+using namespace cppestimators;
+
+// features: named list of R vectors/matrices (read in place); labels: a
+// double vector/matrix or NULL.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode,
+                     int batch_size, double num_epochs, bool shuffle, double seed) {
+  Estimator& e = estimator_of(est);
+  std::unique_ptr<SessionBox> box(new SessionBox());
+  box->estimator_ptr = est;
+  box->keep = Rcpp::List::create(features, labels);
+  dataset_from_r(features, labels, box->data);
+  SessionOptions opt;
+  opt.mode = mode == "train" ? Mode::Train : mode == "eval" ? Mode::Eval : Mode::Predict;
+  opt.batch_size = batch_size;
+  opt.num_epochs = static_cast<std::int64_t>(num_epochs);
+  opt.shuffle = shuffle;
+  opt.seed = static_cast<std::uint64_t>(seed);
+  box->session.reset(new Session(e, box->data, opt));
+  return Rcpp::XPtr<SessionBox>(box.release(), true);
+}
+
+namespace {
+
+Rcpp::List history_list(const History& h) {
+  Rcpp::NumericVector steps(h.steps.begin(), h.steps.end());
+  return Rcpp::List::create(Rcpp::Named("mean_losses") = Rcpp::wrap(h.mean_losses),
+                            Rcpp::Named("total_losses") = Rcpp::wrap(h.total_losses),
+                            Rcpp::Named("steps") = steps);
+}
+
+}  // namespace
+
+// Runs the monitored loop with the given hooks (a list of hook specs).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
+                           std::string hostname) {
+  SessionBox& box = box_of(ses);
+  if (box.running) Rcpp::stop("this session is already running");
+  box.interrupt_pending = false;
+  RServices svc(&box.interrupt_pending);
+  SummaryWriters writers(hostname);
+  std::vector<std::unique_ptr<Hook>> owned;
+  std::vector<Hook*> list;
+  HistorySaverHook* history = nullptr;
+  for (R_xlen_t i = 0; i < hooks.size(); ++i) {
+    owned.push_back(make_hook(hooks[i], svc, writers, r_session, r_context));
+    list.push_back(owned.back().get());
+    if (history == nullptr) history = dynamic_cast<HistorySaverHook*>(owned.back().get());
+  }
+  wire_hooks(hooks, list);
+  struct Running {
+    SessionBox& b;
+    ~Running() { b.running = false; }
+  } running{box};
+  box.running = true;
+  const LoopOutcome out = run_monitored(*box.session, list, svc);
+  writers.flush_all();
+  if (out.interrupted) throw Rcpp::internal::InterruptedException();
+  return Rcpp::List::create(
+      Rcpp::Named("steps") = static_cast<double>(out.steps),
+      Rcpp::Named("end_of_input") = out.end_of_input,
+      Rcpp::Named("global_step") = static_cast<double>(box.session->global_step()),
+      Rcpp::Named("loss") = box.session->loss(),
+      Rcpp::Named("history") = history ? Rcpp::RObject(history_list(history->history()))
+                                       : Rcpp::RObject(R_NilValue),
+      Rcpp::Named("evaluations") = evaluation_results(list));
+}
+
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_session_fetch(SEXP ses, SEXP fetches) {
+  return resolve_fetches(*box_of(ses).session, fetches);
+}
+
+// [[Rcpp::export(rng = false)]]
+void cpp_session_request_stop(SEXP ses) {
+  Session& s = *box_of(ses).session;
+  if (s.current_context == nullptr)
+    Rcpp::stop("request_stop() can only be called from before_run() or after_run()");
+  s.current_context->request_stop();
+}
+
+// [[Rcpp::export(rng = false)]]
+bool cpp_session_stop_requested(SEXP ses) {
+  Session& s = *box_of(ses).session;
+  return s.current_context != nullptr && s.current_context->stop_requested;
+}
+
+// Where the last failure happened: hook position (1-based, NA if none) and phase.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_session_error_origin(SEXP ses) {
+  Session& s = *box_of(ses).session;
+  return Rcpp::List::create(
+      Rcpp::Named("hook") = s.current_hook < 0 ? NA_INTEGER : s.current_hook + 1,
+      Rcpp::Named("phase") = s.current_phase ? Rcpp::RObject(Rcpp::wrap(std::string(s.current_phase)))
+                                             : Rcpp::RObject(R_NilValue));
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_session_metrics(SEXP ses) {
+  Session& s = *box_of(ses).session;
+  const MetricList m = s.metrics().result();
+  Rcpp::NumericVector out(m.size());
+  Rcpp::CharacterVector nm(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    out[i] = m[i].second;
+    nm[i] = m[i].first;
+  }
+  out.attr("names") = nm;
+  return out;
+}
+
+// Predictions of a finished predict session: a named list, one numeric
+// matrix [examples x width] per key.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys) {
+  Session& s = *box_of(ses).session;
+  const Head& head = s.head();
+  const std::vector<float>& logits = s.predictions();
+  const int u = head.logits_dim();
+  const int rows = static_cast<int>(logits.size() / u);
+  Rcpp::List out(keys.size());
+  for (R_xlen_t k = 0; k < keys.size(); ++k) {
+    const std::string key(keys[k]);
+    const int w = head.key_width(key);
+    std::vector<double> tmp(static_cast<std::size_t>(rows) * w);
+    head.predict(key, logits.data(), rows, tmp.data());
+    Rcpp::NumericMatrix m(rows, w);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < w; ++j) m(i, j) = tmp[static_cast<std::size_t>(i) * w + j];
+    out[k] = m;
+  }
+  out.attr("names") = keys;
+  return out;
+}
+
+// [[Rcpp::export(rng = false)]]
+bool cpp_xptr_is_null(SEXP p) {
+  return TYPEOF(p) != EXTPTRSXP || R_ExternalPtrAddr(p) == nullptr;
+}
+
+namespace {
+SEXP first_bad_fetch(SEXP x) {
+  if (Rf_isNull(x) || Rf_inherits(x, "cppestimators_tensor")) return R_NilValue;
+  if (TYPEOF(x) == STRSXP && Rf_length(x) == 1) return R_NilValue;
+  if (TYPEOF(x) == VECSXP) {
+    for (R_xlen_t i = 0; i < Rf_xlength(x); ++i) {
+      SEXP bad = first_bad_fetch(VECTOR_ELT(x, i));
+      if (!Rf_isNull(bad)) return bad;
+    }
+    return R_NilValue;
+  }
+  return x;
+}
+}  // namespace
+
+// The first element of a fetch structure that is neither a tensor handle nor
+// a tensor name (NULL when all are fine).
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_check_fetches(SEXP x) { return first_bad_fetch(x); }
+
+// Frees a finished session's buffers now rather than at garbage collection.
+// [[Rcpp::export(rng = false)]]
+void cpp_session_close(SEXP ses) {
+  Rcpp::XPtr<SessionBox> p(ses);
+  if (p.get() != nullptr && !p->running) p->session.reset();
+}
+
+// Number of engine sessions alive (for leak checks).
+// [[Rcpp::export(rng = false)]]
+double cpp_live_sessions() { return static_cast<double>(Session::live_count()); }
+
+// Called by the R layer's interrupt handler: while the session runs, the
+// first interrupt is noted (and R resumes the hook code it interrupted) so
+// that the loop stops at the next step boundary and calls every end().
+// [[Rcpp::export(rng = false)]]
+bool cpp_session_note_interrupt(SEXP ses) {
+  Rcpp::XPtr<SessionBox> p(ses);
+  if (p.get() == nullptr || !p->running || p->interrupt_pending) return false;
+  p->interrupt_pending = true;
+  return true;
+}

@@ -1,0 +1,121 @@
+#include "r_data.h"
+
+#include <string>
+
+namespace cppestimators {
+
+namespace {
+
+bool read_r_string(const void* vector, std::int64_t i, std::string_view* out) {
+  SEXP c = STRING_ELT(static_cast<SEXP>(const_cast<void*>(vector)), static_cast<R_xlen_t>(i));
+  if (c == NA_STRING) return false;
+  *out = std::string_view(CHAR(c), static_cast<std::size_t>(LENGTH(c)));
+  return true;
+}
+
+std::vector<double> numbers_of(SEXP v) {
+  const R_xlen_t n = Rf_xlength(v);
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (R_xlen_t i = 0; i < n; ++i) {
+    if (TYPEOF(v) == REALSXP) out[i] = REAL(v)[i];
+    else {
+      const int x = TYPEOF(v) == INTSXP ? INTEGER(v)[i] : LOGICAL(v)[i];
+      out[i] = x == NA_INTEGER ? R_NaN : static_cast<double>(x);
+    }
+  }
+  return out;
+}
+
+bool is_spec(SEXP x) {
+  if (TYPEOF(x) != VECSXP) return false;
+  SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < Rf_xlength(names); ++i)
+    if (std::string(CHAR(STRING_ELT(names, i))) == "kind") return true;
+  return false;
+}
+
+}  // namespace
+
+Spec spec_from_r(SEXP x) {
+  if (!is_spec(x)) Rcpp::stop("internal: an engine spec must be a list with a `kind`");
+  Spec s;
+  SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < Rf_xlength(x); ++i) {
+    const std::string field = CHAR(STRING_ELT(names, i));
+    SEXP v = VECTOR_ELT(x, i);
+    if (field == "kind") {
+      s.kind = Rcpp::as<std::string>(v);
+      continue;
+    }
+    switch (TYPEOF(v)) {
+      case REALSXP:
+      case INTSXP:
+      case LGLSXP: s.nums[field] = numbers_of(v); break;
+      case STRSXP: s.strs[field] = Rcpp::as<std::vector<std::string>>(v); break;
+      case VECSXP:
+        if (is_spec(v)) {
+          s.lists[field].push_back(spec_from_r(v));
+        } else {
+          auto& list = s.lists[field];
+          for (R_xlen_t k = 0; k < Rf_xlength(v); ++k) list.push_back(spec_from_r(VECTOR_ELT(v, k)));
+        }
+        break;
+      default: break;  // NULL, functions: R-side only
+    }
+  }
+  return s;
+}
+
+void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
+  Rcpp::CharacterVector names = features.names();
+  R_xlen_t n = -1;
+  for (R_xlen_t i = 0; i < features.size(); ++i) {
+    SEXP col = features[i];
+    ColumnView v;
+    v.key = std::string(names[i]);
+    SEXP dim = Rf_getAttrib(col, R_DimSymbol);
+    const R_xlen_t rows = Rf_isNull(dim) ? Rf_xlength(col) : INTEGER(dim)[0];
+    v.n = rows;
+    v.width = Rf_isNull(dim) ? 1 : INTEGER(dim)[1];
+    switch (TYPEOF(col)) {
+      case REALSXP: v.type = ColumnType::Double; v.doubles = REAL(col); break;
+      case LGLSXP: v.type = ColumnType::Logical; v.ints = LOGICAL(col); break;
+      case INTSXP:
+        v.ints = INTEGER(col);
+        if (Rf_isFactor(col)) {
+          v.type = ColumnType::Factor;
+          v.levels = Rcpp::as<std::vector<std::string>>(Rf_getAttrib(col, R_LevelsSymbol));
+        } else {
+          v.type = ColumnType::Integer;
+        }
+        break;
+      case STRSXP:
+        v.type = ColumnType::String;
+        v.strings = col;
+        v.read_string = &read_r_string;
+        break;
+      default:
+        Rcpp::stop("feature '" + v.key + "' must be numeric, logical, a factor or character, not of R type " +
+                   std::string(Rf_type2char(TYPEOF(col))));
+    }
+    if (n < 0) n = rows;
+    if (rows != n)
+      Rcpp::stop("feature '" + v.key + "' has " + std::to_string(rows) + " rows but the first feature has " +
+                 std::to_string(n));
+    data.features.push_back(std::move(v));
+  }
+  if (!Rf_isNull(labels)) {
+    if (TYPEOF(labels) != REALSXP) Rcpp::stop("internal: labels must be double");
+    SEXP dim = Rf_getAttrib(labels, R_DimSymbol);
+    const R_xlen_t rows = Rf_isNull(dim) ? Rf_xlength(labels) : INTEGER(dim)[0];
+    if (n >= 0 && rows != n)
+      Rcpp::stop("the response has " + std::to_string(rows) + " rows but the features have " +
+                 std::to_string(n));
+    if (n < 0) n = rows;
+    data.labels = REAL(labels);
+    data.label_width = Rf_isNull(dim) ? 1 : INTEGER(dim)[1];
+  }
+  data.n = n < 0 ? 0 : n;
+}
+
+}  // namespace cppestimators
