@@ -3,8 +3,10 @@
 #' A column that reads a numeric feature by name: a plain numeric vector, or a
 #' matrix with `prod(shape)` columns for a multi-valued feature.
 #'
-#' @param ... Names of the features: bare names or strings. Several names give
-#'   one column each.
+#' @param ... Names of the features: bare names or strings, or a tidyselect
+#'   selection such as `starts_with("Sepal")` among the active names (see
+#'   [feature_columns()] and [with_columns()]). Several names give one column
+#'   each.
 #' @param shape An integer vector: the shape of one example's value. The
 #'   column contributes `prod(shape)` inputs.
 #' @param default_value Accepted for compatibility; it only mattered when
@@ -55,44 +57,84 @@ normalize_dtype <- function(dtype) {
   dtype
 }
 
-# Names from `...`: bare symbols, strings or character vectors.
-capture_names <- function(...) {
-  exprs <- as.list(substitute(list(...)))[-1L]
-  if (length(exprs) == 0L) stop("no feature names given in `...`.", call. = FALSE)
-  env <- parent.frame(2L)
-  out <- unlist(lapply(exprs, function(e) {
-    if (is.symbol(e)) return(as.character(e))
-    if (is.character(e)) return(e)
-    val <- eval(e, env)
-    if (!is.character(val)) {
-      stop("feature names must be bare names or strings, not ", describe(val), ".",
-           call. = FALSE)
-    }
-    val
-  }))
-  if (anyNA(out) || any(!nzchar(out))) stop("feature names must be non-empty.", call. = FALSE)
-  out
-}
-
 #' Collect feature columns
 #'
 #' Gathers feature columns (single columns or lists of them) into the list an
 #' estimator takes. Columns are used in sorted-name order, as in TensorFlow;
 #' a repeated name keeps the later column.
 #'
-#' @param ... Feature columns, or lists of them.
+#' The column constructors select feature names with tidyselect. Bare names
+#' and strings always work; selection helpers such as [starts_with()],
+#' [one_of()] or [everything()], `-name` and positions choose among the names
+#' given in `names` (or set by [with_columns()]), which are active while the
+#' arguments are evaluated.
+#'
+#' An argument may also be a formula `selection ~ column_xxx(args)`: the
+#' selection on the left is passed as the first argument of the constructor
+#' call on the right, so `starts_with("Sepal") ~ column_numeric(shape = 1)`
+#' is `column_numeric(starts_with("Sepal"), shape = 1)`.
+#'
+#' @param ... Feature columns, lists of them, or formulas
+#'   `selection ~ column_xxx(args)`. `NULL`s are skipped.
+#' @param names The feature names the selections choose from: a character
+#'   vector, or an object with names such as a data frame, a named list or a
+#'   matrix with column names. `NULL` (the default) keeps the names already
+#'   active, if any.
 #' @return A list of feature columns of class `cppestimators_feature_columns`.
 #' @family feature columns
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"), column_numeric("wt", "hp"))
 #' length(fcs)
-feature_columns <- function(...) {
-  cols <- flatten_columns(list(...))
+#'
+#' # selection helpers choose among `names`
+#' fcs <- feature_columns(column_numeric(starts_with("Sepal")), names = iris)
+#' vapply(fcs, function(col) col$name, "")
+#'
+#' # the same with a formula
+#' fcs <- feature_columns(starts_with("Sepal") ~ column_numeric(), names = iris)
+#' vapply(fcs, function(col) col$name, "")
+feature_columns <- function(..., names = NULL) {
+  quos <- rlang::enquos(...)
+  if (!is.null(names)) {
+    old <- set_columns(as_column_names(names, "names"))
+    on.exit(restore_columns(old), add = TRUE)
+  }
+  cols <- flatten_columns(lapply(quos, eval_column_arg))
   if (length(cols) == 0L) stop("feature_columns must not be empty.", call. = FALSE)
-  nm <- vapply(cols, function(c) c$name, "")
+  nm <- vapply(cols, function(c) as.character(c$name)[1L], "")
   keep <- !duplicated(nm, fromLast = TRUE)
   structure(cols[keep], class = "cppestimators_feature_columns")
+}
+
+# Evaluates one argument of feature_columns(); a two-sided formula
+# `lhs ~ column_xxx(args)` becomes `column_xxx(lhs, args)`.
+eval_column_arg <- function(quo) {
+  expr <- rlang::quo_get_expr(quo)
+  if (is.call(expr) && identical(expr[[1L]], as.name("~")) && length(expr) == 3L) {
+    return(inject_selection(expr[[2L]], expr[[3L]], rlang::quo_get_env(quo)))
+  }
+  val <- rlang::eval_tidy(quo)
+  if (inherits(val, "formula")) {
+    if (length(val) != 3L) {
+      stop("a formula in feature_columns() needs a selection on its left-hand side, ",
+           "e.g. starts_with(\"x\") ~ column_numeric().", call. = FALSE)
+    }
+    env <- environment(val) %||% rlang::quo_get_env(quo)
+    return(inject_selection(val[[2L]], val[[3L]], env))
+  }
+  val
+}
+
+inject_selection <- function(lhs, rhs, env) {
+  if (is.symbol(rhs)) rhs <- as.call(list(rhs))
+  if (!is.call(rhs)) {
+    stop(sprintf("the right-hand side of `%s ~ ...` must be a column_*() call such as column_numeric(), not %s.",
+                 paste(deparse(lhs, width.cutoff = 60L), collapse = " "),
+                 paste(deparse(rhs, width.cutoff = 60L), collapse = " ")), call. = FALSE)
+  }
+  call <- as.call(c(list(rhs[[1L]], lhs), as.list(rhs)[-1L]))
+  rlang::eval_tidy(call, env = env)
 }
 
 flatten_columns <- function(x) {
@@ -100,7 +142,9 @@ flatten_columns <- function(x) {
   for (el in x) {
     if (inherits(el, "cppestimators_feature_column")) {
       out[[length(out) + 1L]] <- el
-    } else if (is.list(el)) {
+    } else if (is.null(el)) {
+      next
+    } else if (is.list(el) && !is.object(el) || inherits(el, "cppestimators_feature_columns")) {
       out <- c(out, flatten_columns(el))
     } else {
       stop("`feature_columns()` takes feature columns made by column_*(), not ",

@@ -16,10 +16,12 @@
 #' @param object A data frame, a named list of equal-length vectors (or
 #'   matrices, for multi-valued features), a matrix with column names, or a
 #'   formula (with `data`).
-#' @param features The feature columns: bare names, strings or `c()` of them.
-#'   Default: every column except the response.
-#' @param response The response column (bare name or string), or `NULL` for
-#'   prediction-only input.
+#' @param features The feature columns, selected as in tidyselect: bare names,
+#'   strings, `c()` of them, helpers such as [one_of()] or [starts_with()],
+#'   `-name`, a variable holding names, or positions. Default: every column
+#'   except the response.
+#' @param response The response column, selected the same way (one column), or
+#'   `NULL` for prediction-only input.
 #' @param batch_size Rows per batch.
 #' @param shuffle `TRUE`, `FALSE` or `"auto"`.
 #' @param num_epochs Passes over the data; `NULL` repeats forever.
@@ -34,6 +36,7 @@
 #'                   batch_size = 8L)
 #' input
 #' input_fn(mpg ~ drat + cyl, data = mtcars)
+#' input_fn(iris, features = starts_with("Petal"), response = Species)
 input_fn <- function(object, ...) {
   UseMethod("input_fn")
 }
@@ -70,10 +73,10 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
     stop("`object` must be a named list of features.", call. = FALSE)
   }
   nms <- names(object)
-  response <- select_columns(substitute(response), nms, parent.frame(), "response", null_ok = TRUE)
+  response <- select_columns(rlang::enquo(response), nms, arg = "response", null_ok = TRUE)
   if (length(response) > 1L) stop("`response` must name one column.", call. = FALSE)
   features <- if (missing(features)) setdiff(nms, response) else
-    select_columns(substitute(features), nms, parent.frame(), "features")
+    select_columns(rlang::enquo(features), nms, arg = "features")
   batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE, max = .Machine$integer.max)
   num_epochs <- check_whole(num_epochs, "num_epochs", min = 1, max = .Machine$integer.max)
   if (!(isTRUE(shuffle) || isFALSE(shuffle) || identical(shuffle, "auto"))) {
@@ -128,46 +131,6 @@ encode_response <- function(y, name) {
   }
   stop(sprintf("the response '%s' must be numeric, logical, a factor or character, not %s.",
                name, describe(y)), call. = FALSE)
-}
-
-# Resolves a tidyselect-like expression (bare names, strings, c() of them,
-# or a variable holding names) against the column names.
-select_columns <- function(expr, names, env, arg, null_ok = FALSE) {
-  if (is.null(expr)) {
-    if (null_ok) return(NULL)
-    stop(sprintf("`%s` must name at least one column.", arg), call. = FALSE)
-  }
-  resolve <- function(e) {
-    if (is.symbol(e)) {
-      nm <- as.character(e)
-      if (nm %in% names) return(nm)
-      val <- tryCatch(eval(e, env), error = function(err) NULL)
-      if (is.character(val)) return(val)
-      stop(sprintf("`%s`: column '%s' not found; the data have %s.", arg, nm,
-                   paste(names, collapse = ", ")), call. = FALSE)
-    }
-    if (is.character(e)) return(e)
-    if (is.call(e) && identical(e[[1]], as.name("c"))) {
-      return(unlist(lapply(as.list(e)[-1], resolve)))
-    }
-    val <- eval(e, env)
-    if (is.null(val) && null_ok) return(NULL)
-    if (is.numeric(val)) return(names[val])
-    if (!is.character(val)) {
-      stop(sprintf("`%s` must be column names (bare or quoted), not %s.", arg, describe(val)),
-           call. = FALSE)
-    }
-    val
-  }
-  out <- unique(resolve(expr))
-  missing_cols <- setdiff(out, names)
-  if (length(missing_cols)) {
-    stop(sprintf("`%s`: column%s %s not found; the data have %s.", arg,
-                 if (length(missing_cols) > 1) "s" else "",
-                 paste0("'", missing_cols, "'", collapse = ", "), paste(names, collapse = ", ")),
-         call. = FALSE)
-  }
-  out
 }
 
 parse_formula <- function(f) {
