@@ -17,44 +17,8 @@ cpp_estimator_variable <- function(est, name) {
     .Call(`_cppestimators_cpp_estimator_variable`, est, name)
 }
 
-cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed) {
-    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed)
-}
-
-cpp_session_run <- function(ses, hooks, r_session, r_context, hostname) {
-    .Call(`_cppestimators_cpp_session_run`, ses, hooks, r_session, r_context, hostname)
-}
-
-cpp_session_fetch <- function(ses, fetches) {
-    .Call(`_cppestimators_cpp_session_fetch`, ses, fetches)
-}
-
-cpp_session_request_stop <- function(ses) {
-    invisible(.Call(`_cppestimators_cpp_session_request_stop`, ses))
-}
-
-cpp_session_stop_requested <- function(ses) {
-    .Call(`_cppestimators_cpp_session_stop_requested`, ses)
-}
-
-cpp_session_error_origin <- function(ses) {
-    .Call(`_cppestimators_cpp_session_error_origin`, ses)
-}
-
-cpp_session_metrics <- function(ses) {
-    .Call(`_cppestimators_cpp_session_metrics`, ses)
-}
-
 cpp_estimator_prediction_keys <- function(est) {
     .Call(`_cppestimators_cpp_estimator_prediction_keys`, est)
-}
-
-cpp_session_predictions <- function(ses, keys) {
-    .Call(`_cppestimators_cpp_session_predictions`, ses, keys)
-}
-
-cpp_xptr_is_null <- function(p) {
-    .Call(`_cppestimators_cpp_xptr_is_null`, p)
 }
 
 cpp_latest_checkpoint <- function(dir) {
@@ -87,6 +51,42 @@ cpp_write_scalars <- function(dir, step, values, hostname) {
 
 cpp_read_events <- function(path) {
     .Call(`_cppestimators_cpp_read_events`, path)
+}
+
+cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed) {
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed)
+}
+
+cpp_session_run <- function(ses, hooks, r_session, r_context, hostname) {
+    .Call(`_cppestimators_cpp_session_run`, ses, hooks, r_session, r_context, hostname)
+}
+
+cpp_session_fetch <- function(ses, fetches) {
+    .Call(`_cppestimators_cpp_session_fetch`, ses, fetches)
+}
+
+cpp_session_request_stop <- function(ses) {
+    invisible(.Call(`_cppestimators_cpp_session_request_stop`, ses))
+}
+
+cpp_session_stop_requested <- function(ses) {
+    .Call(`_cppestimators_cpp_session_stop_requested`, ses)
+}
+
+cpp_session_error_origin <- function(ses) {
+    .Call(`_cppestimators_cpp_session_error_origin`, ses)
+}
+
+cpp_session_metrics <- function(ses) {
+    .Call(`_cppestimators_cpp_session_metrics`, ses)
+}
+
+cpp_session_predictions <- function(ses, keys) {
+    .Call(`_cppestimators_cpp_session_predictions`, ses, keys)
+}
+
+cpp_xptr_is_null <- function(p) {
+    .Call(`_cppestimators_cpp_xptr_is_null`, p)
 }
 
 cpp_check_fetches <- function(x) {

@@ -52,87 +52,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_session_new
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed);
-RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type labels(labelsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type mode(modeSEXP);
-    Rcpp::traits::input_parameter< int >::type batch_size(batch_sizeSEXP);
-    Rcpp::traits::input_parameter< double >::type num_epochs(num_epochsSEXP);
-    Rcpp::traits::input_parameter< bool >::type shuffle(shuffleSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_session_run
-Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context, std::string hostname);
-RcppExport SEXP _cppestimators_cpp_session_run(SEXP sesSEXP, SEXP hooksSEXP, SEXP r_sessionSEXP, SEXP r_contextSEXP, SEXP hostnameSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type hooks(hooksSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type r_session(r_sessionSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type r_context(r_contextSEXP);
-    Rcpp::traits::input_parameter< std::string >::type hostname(hostnameSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_run(ses, hooks, r_session, r_context, hostname));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_session_fetch
-SEXP cpp_session_fetch(SEXP ses, SEXP fetches);
-RcppExport SEXP _cppestimators_cpp_session_fetch(SEXP sesSEXP, SEXP fetchesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type fetches(fetchesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_fetch(ses, fetches));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_session_request_stop
-void cpp_session_request_stop(SEXP ses);
-RcppExport SEXP _cppestimators_cpp_session_request_stop(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    cpp_session_request_stop(ses);
-    return R_NilValue;
-END_RCPP
-}
-// cpp_session_stop_requested
-bool cpp_session_stop_requested(SEXP ses);
-RcppExport SEXP _cppestimators_cpp_session_stop_requested(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_stop_requested(ses));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_session_error_origin
-Rcpp::List cpp_session_error_origin(SEXP ses);
-RcppExport SEXP _cppestimators_cpp_session_error_origin(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_error_origin(ses));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_session_metrics
-Rcpp::NumericVector cpp_session_metrics(SEXP ses);
-RcppExport SEXP _cppestimators_cpp_session_metrics(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_metrics(ses));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_estimator_prediction_keys
 Rcpp::CharacterVector cpp_estimator_prediction_keys(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_prediction_keys(SEXP estSEXP) {
@@ -140,27 +59,6 @@ BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_estimator_prediction_keys(est));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_session_predictions
-Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys);
-RcppExport SEXP _cppestimators_cpp_session_predictions(SEXP sesSEXP, SEXP keysSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type keys(keysSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_predictions(ses, keys));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_xptr_is_null
-bool cpp_xptr_is_null(SEXP p);
-RcppExport SEXP _cppestimators_cpp_xptr_is_null(SEXP pSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type p(pSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_xptr_is_null(p));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -250,6 +148,108 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_session_new
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed);
+RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< std::string >::type mode(modeSEXP);
+    Rcpp::traits::input_parameter< int >::type batch_size(batch_sizeSEXP);
+    Rcpp::traits::input_parameter< double >::type num_epochs(num_epochsSEXP);
+    Rcpp::traits::input_parameter< bool >::type shuffle(shuffleSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_session_run
+Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context, std::string hostname);
+RcppExport SEXP _cppestimators_cpp_session_run(SEXP sesSEXP, SEXP hooksSEXP, SEXP r_sessionSEXP, SEXP r_contextSEXP, SEXP hostnameSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type hooks(hooksSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type r_session(r_sessionSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type r_context(r_contextSEXP);
+    Rcpp::traits::input_parameter< std::string >::type hostname(hostnameSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_run(ses, hooks, r_session, r_context, hostname));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_session_fetch
+SEXP cpp_session_fetch(SEXP ses, SEXP fetches);
+RcppExport SEXP _cppestimators_cpp_session_fetch(SEXP sesSEXP, SEXP fetchesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type fetches(fetchesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_fetch(ses, fetches));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_session_request_stop
+void cpp_session_request_stop(SEXP ses);
+RcppExport SEXP _cppestimators_cpp_session_request_stop(SEXP sesSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    cpp_session_request_stop(ses);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_session_stop_requested
+bool cpp_session_stop_requested(SEXP ses);
+RcppExport SEXP _cppestimators_cpp_session_stop_requested(SEXP sesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_stop_requested(ses));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_session_error_origin
+Rcpp::List cpp_session_error_origin(SEXP ses);
+RcppExport SEXP _cppestimators_cpp_session_error_origin(SEXP sesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_error_origin(ses));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_session_metrics
+Rcpp::NumericVector cpp_session_metrics(SEXP ses);
+RcppExport SEXP _cppestimators_cpp_session_metrics(SEXP sesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_metrics(ses));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_session_predictions
+Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys);
+RcppExport SEXP _cppestimators_cpp_session_predictions(SEXP sesSEXP, SEXP keysSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
+    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type keys(keysSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_predictions(ses, keys));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_xptr_is_null
+bool cpp_xptr_is_null(SEXP p);
+RcppExport SEXP _cppestimators_cpp_xptr_is_null(SEXP pSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type p(pSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_xptr_is_null(p));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_check_fetches
 SEXP cpp_check_fetches(SEXP x);
 RcppExport SEXP _cppestimators_cpp_check_fetches(SEXP xSEXP) {
@@ -296,16 +296,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_global_step", (DL_FUNC) &_cppestimators_cpp_estimator_global_step, 1},
     {"_cppestimators_cpp_estimator_variable_names", (DL_FUNC) &_cppestimators_cpp_estimator_variable_names, 1},
     {"_cppestimators_cpp_estimator_variable", (DL_FUNC) &_cppestimators_cpp_estimator_variable, 2},
-    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 8},
-    {"_cppestimators_cpp_session_run", (DL_FUNC) &_cppestimators_cpp_session_run, 5},
-    {"_cppestimators_cpp_session_fetch", (DL_FUNC) &_cppestimators_cpp_session_fetch, 2},
-    {"_cppestimators_cpp_session_request_stop", (DL_FUNC) &_cppestimators_cpp_session_request_stop, 1},
-    {"_cppestimators_cpp_session_stop_requested", (DL_FUNC) &_cppestimators_cpp_session_stop_requested, 1},
-    {"_cppestimators_cpp_session_error_origin", (DL_FUNC) &_cppestimators_cpp_session_error_origin, 1},
-    {"_cppestimators_cpp_session_metrics", (DL_FUNC) &_cppestimators_cpp_session_metrics, 1},
     {"_cppestimators_cpp_estimator_prediction_keys", (DL_FUNC) &_cppestimators_cpp_estimator_prediction_keys, 1},
-    {"_cppestimators_cpp_session_predictions", (DL_FUNC) &_cppestimators_cpp_session_predictions, 2},
-    {"_cppestimators_cpp_xptr_is_null", (DL_FUNC) &_cppestimators_cpp_xptr_is_null, 1},
     {"_cppestimators_cpp_latest_checkpoint", (DL_FUNC) &_cppestimators_cpp_latest_checkpoint, 1},
     {"_cppestimators_cpp_estimator_restore", (DL_FUNC) &_cppestimators_cpp_estimator_restore, 2},
     {"_cppestimators_cpp_estimator_encode", (DL_FUNC) &_cppestimators_cpp_estimator_encode, 1},
@@ -314,6 +305,15 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
+    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 8},
+    {"_cppestimators_cpp_session_run", (DL_FUNC) &_cppestimators_cpp_session_run, 5},
+    {"_cppestimators_cpp_session_fetch", (DL_FUNC) &_cppestimators_cpp_session_fetch, 2},
+    {"_cppestimators_cpp_session_request_stop", (DL_FUNC) &_cppestimators_cpp_session_request_stop, 1},
+    {"_cppestimators_cpp_session_stop_requested", (DL_FUNC) &_cppestimators_cpp_session_stop_requested, 1},
+    {"_cppestimators_cpp_session_error_origin", (DL_FUNC) &_cppestimators_cpp_session_error_origin, 1},
+    {"_cppestimators_cpp_session_metrics", (DL_FUNC) &_cppestimators_cpp_session_metrics, 1},
+    {"_cppestimators_cpp_session_predictions", (DL_FUNC) &_cppestimators_cpp_session_predictions, 2},
+    {"_cppestimators_cpp_xptr_is_null", (DL_FUNC) &_cppestimators_cpp_xptr_is_null, 1},
     {"_cppestimators_cpp_check_fetches", (DL_FUNC) &_cppestimators_cpp_check_fetches, 1},
     {"_cppestimators_cpp_session_close", (DL_FUNC) &_cppestimators_cpp_session_close, 1},
     {"_cppestimators_cpp_live_sessions", (DL_FUNC) &_cppestimators_cpp_live_sessions, 0},

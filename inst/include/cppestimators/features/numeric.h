@@ -27,7 +27,9 @@ class NumericTransform : public FeatureTransform {
           "wrapped in column_indicator() or column_embedding() for a DNN");
     if (c.width != width_)
       throw std::invalid_argument("feature '" + name() + "' has " + std::to_string(c.width) +
-                                  " values per row but its column expects " + std::to_string(width_));
+                                  " value(s) per row but its column_numeric() has shape " +
+                                  std::to_string(width_) + ": it must be a matrix with " +
+                                  std::to_string(width_) + " columns");
     for (int j = 0; j < c.width; ++j)
       for (std::int64_t r = 0; r < c.n; ++r)
         if (c.missing(r, j))
