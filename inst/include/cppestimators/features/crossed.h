@@ -65,9 +65,10 @@ class RawKeyTransform : public FeatureTransform {
 
 class CrossedTransform : public FeatureTransform {
  public:
+  static constexpr std::uint64_t kDefaultHashKey = 0xDECAFCAFFEULL;  // TF's default hash_key
   explicit CrossedTransform(const Spec& spec)
       : FeatureTransform(spec), size_(static_cast<std::int64_t>(spec.num("hash_bucket_size"))),
-        hash_key_(static_cast<std::uint64_t>(spec.num_or("hash_key", 956141453054.0))) {
+        hash_key_(spec.has("hash_key") ? static_cast<std::uint64_t>(spec.num("hash_key")) : kDefaultHashKey) {
     if (size_ <= 1) throw std::invalid_argument("hash_bucket_size must be > 1");
     std::vector<std::unique_ptr<FeatureTransform>> raw;
     for (const Spec& k : spec.children("keys")) {
