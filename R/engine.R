@@ -25,7 +25,7 @@ engine_column <- function(col) {
   for (field in c("source_column", "categorical_column")) {
     if (!is.null(col[[field]])) col[[field]] <- engine_column(col[[field]])
   }
-  if (!is.null(col$keys)) col$keys <- lapply(col$keys, engine_column)
+  if (!is.null(col[["keys"]])) col$keys <- lapply(col[["keys"]], engine_column)
   col$normalizer_fn <- NULL
   col
 }
@@ -37,12 +37,12 @@ column_leaves <- function(cols) {
   out <- list()
   walk <- function(col) {
     if (identical(col$kind, "numeric")) out[[length(out) + 1L]] <<- col
-    else if (!is.null(col$key)) out[[length(out) + 1L]] <<- col
+    else if (!is.null(col[["key"]])) out[[length(out) + 1L]] <<- col
     if (!is.null(col$weight_feature_key)) {
       out[[length(out) + 1L]] <<- list(kind = "raw", key = col$weight_feature_key)
     }
     for (field in c("source_column", "categorical_column")) if (!is.null(col[[field]])) walk(col[[field]])
-    for (k in col$keys) walk(k)
+    for (k in col[["keys"]]) walk(k)
   }
   for (col in cols) walk(col)
   out
@@ -54,10 +54,10 @@ column_leaves <- function(cols) {
 engine_features <- function(cols, features) {
   out <- list()
   for (leaf in column_leaves(cols)) {
-    x <- features[[leaf$key]]
+    x <- features[[leaf[["key"]]]]
     if (is.null(x)) {
       stop(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
-                   leaf$key, paste(names(features), collapse = ", ")), call. = FALSE)
+                   leaf[["key"]], paste(names(features), collapse = ", ")), call. = FALSE)
     }
     if (identical(leaf$kind, "numeric") && !is.null(leaf$normalizer_fn)) {
       rows <- NROW(x)
@@ -72,7 +72,7 @@ engine_features <- function(cols, features) {
       }
       out[[normalized_key(leaf)]] <- x
     } else {
-      out[[leaf$key]] <- x
+      out[[leaf[["key"]]]] <- x
     }
   }
   out

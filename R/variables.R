@@ -2,12 +2,16 @@
 #'
 #' `variable_names()` lists the estimator's variables, sorted, with
 #' `global_step` first: the model's weights
-#' (`linear/linear_model/<column>/weights`, `linear/linear_model/bias_weights`)
+#' (`linear/linear_model/<column>/weights`, `linear/linear_model/bias_weights`,
+#' `linear/linear_model/<column>/embedding_weights` for embedding columns)
 #' and the optimizer's slots (for example `.../weights/Ftrl`). Slot names are
 #' an implementation detail. `variable_value()` returns their current values
-#' as a named list: vectors, or matrices with one row per input and one column
-#' per output unit. `coef()` gives a linear estimator's weights by feature,
-#' with `(Intercept)` for the bias.
+#' as a named list: vectors, or matrices with one row per input (or id) and
+#' one column per output unit. `coef()` gives a linear estimator's weights by
+#' feature, with `(Intercept)` for the bias: one row per numeric value
+#' (`x`, or `x[1]`, `x[2]`, ... for a multi-valued feature) and one row per
+#' id of a categorical column (`education[Masters]` for vocabulary columns,
+#' `age_bucketized[3]` for the others, ids counted from 0).
 #'
 #' @param object An estimator.
 #' @param names Variable names; all by default.
@@ -56,7 +60,7 @@ coef.tf_estimator <- function(object, ...) {
   for (col in cols) {
     w <- cpp_estimator_variable(ptr, sprintf("linear/linear_model/%s/weights", col$name))
     rows <- c(rows, lapply(seq_len(nrow(w)), function(i) w[i, ]))
-    labels <- c(labels, if (col$width == 1L) col$name else paste0(col$name, "[", seq_len(col$width), "]"))
+    labels <- c(labels, weight_labels(col, nrow(w)))
   }
   m <- do.call(rbind, rows)
   rownames(m) <- labels
@@ -64,6 +68,18 @@ coef.tf_estimator <- function(object, ...) {
   colnames(m) <- if (!is.null(object$spec$label_vocabulary)) object$spec$label_vocabulary else
     paste0("unit", seq_len(ncol(m)) - 1L)
   m
+}
+
+# Row names of a column's weights in coef(): the feature for a one-valued
+# numeric column, "name[i]" otherwise, vocabulary words where there are some.
+weight_labels <- function(col, n) {
+  if (n == 1L && identical(col$kind, "numeric")) return(col$name)
+  words <- if (col$kind %in% c("vocabulary_list", "vocabulary_file")) as.character(col$vocabulary)
+  if (length(words) && n >= length(words)) {
+    oov <- if (n > length(words)) paste0("oov", seq_len(n - length(words)))
+    return(paste0(col$name, "[", c(words, oov), "]"))
+  }
+  paste0(col$name, "[", seq_len(n) - 1L + (col$kind == "numeric"), "]")
 }
 
 check_estimator <- function(object) {

@@ -1,0 +1,208 @@
+# Categorical, bucketized, crossed and wrapper columns: constructors, their
+# errors, the ids the engine gives (seen through the weights one SGD step
+# moves), and a linear classifier on a census-like frame end to end.
+
+# The rows of a column's weights that one SGD step over `data` moved.
+touched_rows <- function(col, data, n_rows) {
+  est <- suppressMessages(linear_regressor(feature_columns(col), optimizer = optimizer_sgd(0.1)))
+  data$y <- 1
+  quietly(train(est, input_fn(data, response = "y", batch_size = nrow(data), shuffle = FALSE),
+                steps = 1))
+  w <- variable_value(est, sprintf("linear/linear_model/%s/weights", col$name))[[1]]
+  expect_equal(nrow(w), n_rows)
+  which(w[, 1] != 0) - 1L
+}
+
+test_that("hash buckets are TensorFlow's: a b c d with 10 buckets are 9 2 2 5", {
+  col <- column_categorical_with_hash_bucket("x", hash_bucket_size = 10)
+  expect_equal(col$name, "x")
+  expect_equal(touched_rows(col, data.frame(x = c("a", "b", "c", "d")), 10), c(2, 5, 9))
+  # the same ids from a factor and through the weights' values: b and c share bucket 2
+  est <- suppressMessages(linear_regressor(feature_columns(col), optimizer = optimizer_sgd(0.1)))
+  quietly(train(est, input_fn(data.frame(x = factor(c("a", "b", "c", "d")), y = 1), response = "y",
+                              batch_size = 4L, shuffle = FALSE), steps = 1))
+  w <- variable_value(est, "linear/linear_model/x/weights")[[1]][, 1]
+  expect_equal(w[c(10, 3, 6)], c(0.2, 0.4, 0.2))
+})
+
+test_that("vocabulary lists: positions, default_value, OOV buckets, NA and \"\" give no id", {
+  col <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b", "c"))
+  expect_equal(touched_rows(col, data.frame(x = c("c", "zz", NA, "")), 3), 2)
+  oov <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b"),
+                                                 num_oov_buckets = 3)
+  # Fingerprint64("c") %% 3 = 1, Fingerprint64("d") %% 3 = 2: ids 3 and 4
+  expect_equal(touched_rows(oov, data.frame(x = c("c", "d", "a")), 5), c(0, 3, 4))
+  ints <- column_categorical_with_vocabulary_list("x", vocabulary_list = c(4, 6, 8))
+  expect_equal(ints$dtype, "int64")
+  expect_equal(touched_rows(ints, data.frame(x = c(8L, 5L)), 3), 2)
+  expect_error(column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "a")),
+               "Duplicate keys in vocabulary_list: 'a'")
+  expect_error(column_categorical_with_vocabulary_list("x", vocabulary_list = c("a"),
+                                                       default_value = 0, num_oov_buckets = 2),
+               "Can't specify both num_oov_buckets and default_value")
+  expect_error(column_categorical_with_vocabulary_list("x", vocabulary_list = character()),
+               "must not be empty")
+})
+
+test_that("vocabulary files are read once; missing or short files are named", {
+  voc <- tempfile()
+  writeLines(c("setosa", "versicolor", "virginica", "unused"), voc)
+  col <- column_categorical_with_vocabulary_file("Species", vocabulary_file = voc, vocabulary_size = 3)
+  expect_equal(col$vocabulary, c("setosa", "versicolor", "virginica"))
+  unlink(voc)
+  expect_equal(touched_rows(col, iris[c(1, 51), "Species", drop = FALSE], 3), c(0, 1))
+  expect_error(column_categorical_with_vocabulary_file("x", vocabulary_file = voc),
+               sprintf("no file at '%s'", voc), fixed = TRUE)
+  writeLines(c("a", "b"), voc)
+  expect_error(column_categorical_with_vocabulary_file("x", vocabulary_file = voc, vocabulary_size = 5),
+               sprintf("'%s' has 2 lines but `vocabulary_size` is 5", voc), fixed = TRUE)
+})
+
+test_that("identity columns use the value; out of range is an error unless default_value", {
+  col <- column_categorical_with_identity("cyl", num_buckets = 10)
+  expect_equal(touched_rows(col, data.frame(cyl = c(4, 6, 8)), 10), c(4, 6, 8))
+  est <- suppressMessages(linear_regressor(feature_columns(col)))
+  expect_error(quietly(train(est, input_fn(data.frame(cyl = c(4, 12), y = 1), response = "y"),
+                             steps = 1)),
+               "feature 'cyl' (row 2) is 12, outside [0, 10)", fixed = TRUE)
+  dflt <- column_categorical_with_identity("cyl", num_buckets = 10, default_value = 0)
+  expect_equal(touched_rows(dflt, data.frame(cyl = c(12L, 3L)), 10), c(0, 3))
+  expect_error(column_categorical_with_identity("cyl", num_buckets = 3, default_value = 3),
+               "not in range [0, 3)", fixed = TRUE)
+  expect_error(quietly(train(est, input_fn(data.frame(cyl = c("a", "b"), y = 1), response = "y"),
+                             steps = 1)),
+               "needs integer values, but feature 'cyl' is character")
+})
+
+test_that("bucketized columns: the number of boundaries at or below the value", {
+  col <- column_bucketized(column_numeric("x"), boundaries = c(0, 10, 100))
+  expect_equal(col$name, "x_bucketized")
+  expect_equal(touched_rows(col, data.frame(x = c(-5, 10, 5)), 4), c(0, 1, 2))
+  expect_equal(touched_rows(col, data.frame(x = c(100, 150)), 4), 3)
+  expect_error(column_bucketized(column_numeric("x"), boundaries = c(1, 0)),
+               "boundaries must be a sorted list.")
+  expect_error(column_bucketized("x", boundaries = 1), "must be a column made by column_numeric()")
+})
+
+test_that("crossed columns hash combinations; hash-bucket keys are refused", {
+  col <- column_crossed(c("a", "b"), hash_bucket_size = 1000)
+  expect_equal(column_crossed(c("b", "a"), hash_bucket_size = 1000)$name, "a_X_b")
+  # FingerprintCat64 chain of TensorFlow: a x b = 986 with the default key
+  expect_equal(touched_rows(col, data.frame(b = "b", a = "a"), 1000), 986)
+  voc <- column_categorical_with_vocabulary_list("v", vocabulary_list = c("a", "b"))
+  mixed <- column_crossed(list("r", voc), hash_bucket_size = 1000)
+  expect_equal(mixed$name, "r_X_v")
+  # the categorical input (id 1) is hashed before the raw feature: 445
+  expect_equal(touched_rows(mixed, data.frame(r = "a", v = "b"), 1000), 445)
+  expect_error(column_crossed(list("a", column_categorical_with_hash_bucket("b", hash_bucket_size = 10)), 100),
+               "not supported in `keys` of column_crossed(). Instead, use the feature name as a string",
+               fixed = TRUE)
+  expect_error(column_crossed("a", 100), "keys must be a list with length > 1")
+  expect_error(column_crossed(c("a", "b"), 1), "hash_bucket_size must be > 1")
+})
+
+test_that("indicator, weighted and embedding columns train in a linear model", {
+  voc <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b"))
+  expect_equal(column_indicator(voc)$name, "x_indicator")
+  expect_equal(touched_rows(column_indicator(voc), data.frame(x = c("b", "b")), 2), 1)
+  weighted <- column_categorical_weighted(voc, "w")
+  expect_equal(weighted$name, "x_weighted_by_w")
+  expect_equal(touched_rows(weighted, data.frame(x = c("a", "b"), w = c(0, 2)), 2), 1)
+  emb <- column_embedding(voc, dimension = 3, combiner = "sqrtn")
+  expect_equal(emb$name, "x_embedding")
+  est <- suppressMessages(linear_regressor(feature_columns(emb),
+                                           config = run_config(tf_random_seed = 3)))
+  before <- variable_value(est, "linear/linear_model/x_embedding/embedding_weights")[[1]]
+  expect_equal(dim(before), c(2, 3))
+  expect_true(all(abs(before) <= 2 / sqrt(3)))
+  quietly(train(est, input_fn(data.frame(x = c("a", "b"), y = c(1, -1)), response = "y",
+                              num_epochs = NULL), steps = 20))
+  after <- variable_value(est, "linear/linear_model/x_embedding/embedding_weights")[[1]]
+  expect_false(isTRUE(all.equal(before, after)))
+  expect_error(column_indicator(column_numeric("x")),
+               "must be a categorical column .* not the numeric column 'x'")
+  expect_error(column_embedding(voc, dimension = 2, combiner = "max"), "`combiner` must be one of")
+})
+
+test_that("a factor in column_numeric() is an error that suggests a categorical column", {
+  est <- suppressMessages(linear_regressor(feature_columns(column_numeric("Species"))))
+  expect_error(quietly(train(est, input_fn(iris, response = "Sepal.Length", features = "Species"),
+                             steps = 1)),
+               "feature 'Species' is a factor: column_numeric\\(\\) needs numbers.*column_categorical_with_vocabulary_list")
+  num <- suppressMessages(linear_regressor(feature_columns(column_numeric("x"))))
+  expect_error(quietly(train(num, input_fn(data.frame(x = c(1, NA, 3), y = 1), response = "y"),
+                             steps = 1)),
+               "feature 'x' contains missing values (NA), first at row 2", fixed = TRUE)
+})
+
+test_that("selection helpers build categorical columns over several features", {
+  df <- data.frame(cat_a = "x", cat_b = "y", num = 1)
+  fcs <- feature_columns(column_categorical_with_hash_bucket(starts_with("cat"), hash_bucket_size = 5),
+                         names = df)
+  expect_equal(vapply(fcs, function(c) c$name, ""), c("cat_a", "cat_b"))
+})
+
+census_frame <- function(n, seed) {
+  set.seed(seed)
+  df <- data.frame(
+    age = sample(18:80, n, TRUE),
+    education = sample(c("Bachelors", "HS-grad", "Masters", "Doctorate", "Some-college"), n, TRUE),
+    occupation = factor(sample(c("Tech", "Sales", "Exec", "Craft", "Service"), n, TRUE)),
+    hours = round(stats::runif(n, 10, 70)),
+    married = sample(c(TRUE, FALSE), n, TRUE),
+    stringsAsFactors = FALSE
+  )
+  score <- with(df, 0.04 * (age - 45) + ifelse(education %in% c("Masters", "Doctorate"), 1.2, -0.4) +
+                  ifelse(occupation == "Exec", 1, 0) + 0.03 * (hours - 40) + ifelse(married, 0.8, -0.5))
+  df$income <- as.integer(score + stats::rnorm(n) > 0.3)
+  df
+}
+
+census_columns <- function() {
+  feature_columns(
+    column_numeric("hours"),
+    column_bucketized(column_numeric("age"), boundaries = c(25, 35, 45, 55, 65)),
+    column_categorical_with_vocabulary_list(
+      "education", vocabulary_list = c("Bachelors", "HS-grad", "Masters", "Doctorate")),
+    column_categorical_with_hash_bucket("occupation", hash_bucket_size = 100),
+    column_categorical_with_identity("married", num_buckets = 2),
+    column_crossed(c("education", "occupation"), hash_bucket_size = 1000)
+  )
+}
+
+test_that("a linear classifier on a census-like frame trains, evaluates, predicts, resumes and survives saveRDS", {
+  train_df <- census_frame(4000, 1)
+  test_df <- census_frame(1000, 2)
+  dir <- tempfile()
+  est <- suppressMessages(linear_classifier(census_columns(), model_dir = dir,
+                                            config = run_config(tf_random_seed = 1)))
+  quietly(train(est, input_fn(train_df, response = "income", batch_size = 64, num_epochs = 3)))
+  ev <- quietly(evaluate(est, input_fn(test_df, response = "income", batch_size = 250)))
+  expect_gt(ev$accuracy, ev$accuracy_baseline + 0.1)
+  expect_gt(ev$auc, 0.85)
+  expect_equal(ev$global_step, ceiling(3 * 4000 / 64))
+  pred <- predict(est, input_fn(test_df[1:20, ], features = -income))
+  rds <- tempfile(fileext = ".rds")
+  saveRDS(est, rds)
+  expect_equal(nrow(pred), 20)
+  expect_setequal(unique(pred$classes), c("0", "1"))
+  # coef() labels vocabulary ids by their words
+  cf <- coef(est)
+  expect_true(all(c("education[Masters]", "education[Doctorate]", "age_bucketized[0]") %in% names(cf)))
+  expect_gt(cf[["education[Masters]"]], cf[["education[HS-grad]"]])
+  # a checkpoint was written, and a new estimator on the same directory resumes from it
+  expect_true(nzchar(latest_checkpoint(dir)))
+  again <- suppressMessages(linear_classifier(census_columns(), model_dir = dir))
+  expect_equal(predict(again, input_fn(test_df[1:20, ], features = -income)), pred)
+  quietly(train(again, input_fn(train_df, response = "income", batch_size = 64), steps = 5))
+  expect_equal(variable_value(again, "global_step")[[1]], ceiling(3 * 4000 / 64) + 5)
+  # saveRDS() into a fresh process predicts the same, from the object alone
+  unlink(dir, recursive = TRUE)
+  skip_if_not_installed("callr")
+  fresh <- callr::r(function(rds, df, libs) {
+    .libPaths(libs)
+    library(cppestimators)
+    predict(readRDS(rds), input_fn(df, features = -income))
+  }, args = list(rds, test_df[1:20, ], .libPaths()))
+  expect_equal(fresh, pred)
+})
