@@ -29,10 +29,6 @@ cpp_estimator_restore <- function(est, path) {
     invisible(.Call(`_cppestimators_cpp_estimator_restore`, est, path))
 }
 
-cpp_estimator_encode <- function(est) {
-    .Call(`_cppestimators_cpp_estimator_encode`, est)
-}
-
 cpp_estimator_decode <- function(est, bytes, source) {
     invisible(.Call(`_cppestimators_cpp_estimator_decode`, est, bytes, source))
 }
@@ -103,5 +99,9 @@ cpp_live_sessions <- function() {
 
 cpp_session_note_interrupt <- function(ses) {
     .Call(`_cppestimators_cpp_session_note_interrupt`, ses)
+}
+
+cpp_estimator_weights <- function(est) {
+    .Call(`_cppestimators_cpp_estimator_weights`, est)
 }
 

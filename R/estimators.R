@@ -140,6 +140,7 @@ estimator_ptr <- function(object) {
   if (is.null(st$ptr) || is_null_xptr(st$ptr)) {
     st$ptr <- new_engine(object)
     restore_weights(object, st$ptr)
+    remember_weights(object)
   }
   st$ptr
 }

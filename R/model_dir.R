@@ -51,7 +51,6 @@ sync_from_model_dir <- function(object, ptr) {
   if (identical(stamp, st$synced)) return(invisible())
   cpp_estimator_restore(ptr, path)
   st$synced <- stamp
-  remember_weights(object)
   invisible()
 }
 

@@ -1,9 +1,11 @@
-# The estimator object carries its weights (checkpoint bytes in
-# object$state$weights) so that saveRDS()/readRDS() work without model_dir;
-# the engine object is rebuilt from them on first use.
+# The estimator object carries its weights so that saveRDS()/readRDS() work
+# without model_dir: object$state$weights is a raw vector that stands for
+# the engine's state and is encoded (as checkpoint bytes) only when it is
+# serialized; after readRDS() it holds those bytes, and the engine object is
+# rebuilt from them on first use.
 
 remember_weights <- function(object) {
-  object$state$weights <- cpp_estimator_encode(object$state$ptr)
+  object$state$weights <- cpp_estimator_weights(object$state$ptr)
   invisible()
 }
 
@@ -90,6 +92,5 @@ load_estimator <- function(export_dir, model_dir = NULL) {
   cpp_estimator_restore(ptr, normalizePath(files[2]))
   cpp_estimator_save(ptr, spec$model_dir, spec$config$keep_checkpoint_max %||% 0)
   note_synced(object)
-  remember_weights(object)
   object
 }

@@ -282,10 +282,7 @@ run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
     on.exit(object$state$busy <- FALSE, add = TRUE)
   }
   if (mode == "train") {
-    on.exit({
-      note_synced(object)
-      remember_weights(object)
-    }, add = TRUE)
+    on.exit(note_synced(object), add = TRUE)
   }
   data <- resolve_input(input_fn, object, mode)
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)

@@ -82,16 +82,6 @@ BEGIN_RCPP
     return R_NilValue;
 END_RCPP
 }
-// cpp_estimator_encode
-Rcpp::RawVector cpp_estimator_encode(SEXP est);
-RcppExport SEXP _cppestimators_cpp_estimator_encode(SEXP estSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_encode(est));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_estimator_decode
 void cpp_estimator_decode(SEXP est, Rcpp::RawVector bytes, std::string source);
 RcppExport SEXP _cppestimators_cpp_estimator_decode(SEXP estSEXP, SEXP bytesSEXP, SEXP sourceSEXP) {
@@ -288,6 +278,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_estimator_weights
+SEXP cpp_estimator_weights(SEXP est);
+RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_estimator_weights(est));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 RcppExport SEXP run_testthat_tests(SEXP);
 
@@ -299,7 +299,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_prediction_keys", (DL_FUNC) &_cppestimators_cpp_estimator_prediction_keys, 1},
     {"_cppestimators_cpp_latest_checkpoint", (DL_FUNC) &_cppestimators_cpp_latest_checkpoint, 1},
     {"_cppestimators_cpp_estimator_restore", (DL_FUNC) &_cppestimators_cpp_estimator_restore, 2},
-    {"_cppestimators_cpp_estimator_encode", (DL_FUNC) &_cppestimators_cpp_estimator_encode, 1},
     {"_cppestimators_cpp_estimator_decode", (DL_FUNC) &_cppestimators_cpp_estimator_decode, 3},
     {"_cppestimators_cpp_estimator_write_file", (DL_FUNC) &_cppestimators_cpp_estimator_write_file, 2},
     {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
@@ -318,11 +317,14 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_session_close", (DL_FUNC) &_cppestimators_cpp_session_close, 1},
     {"_cppestimators_cpp_live_sessions", (DL_FUNC) &_cppestimators_cpp_live_sessions, 0},
     {"_cppestimators_cpp_session_note_interrupt", (DL_FUNC) &_cppestimators_cpp_session_note_interrupt, 1},
+    {"_cppestimators_cpp_estimator_weights", (DL_FUNC) &_cppestimators_cpp_estimator_weights, 1},
     {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };
 
+void cppestimators_init_weights_class(DllInfo* dll);
 RcppExport void R_init_cppestimators(DllInfo *dll) {
     R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
+    cppestimators_init_weights_class(dll);
 }

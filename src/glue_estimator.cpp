@@ -71,18 +71,8 @@ void cpp_estimator_restore(SEXP est, std::string path) {
   restore(estimator_of(est), data, path);
 }
 
-// The estimator's state as checkpoint bytes (kept in the R object so that
-// saveRDS() carries the weights), and back.
-// [[Rcpp::export(rng = false)]]
-Rcpp::RawVector cpp_estimator_encode(SEXP est) {
-  CheckpointData data;
-  snapshot(estimator_of(est), data);
-  const std::string bytes = encode_checkpoint(data);
-  Rcpp::RawVector out(bytes.size());
-  std::copy(bytes.begin(), bytes.end(), out.begin());
-  return out;
-}
-
+// Restores the estimator from checkpoint bytes (the weights an estimator
+// object carried through saveRDS(); see weights_view.cpp).
 // [[Rcpp::export(rng = false)]]
 void cpp_estimator_decode(SEXP est, Rcpp::RawVector bytes, std::string source) {
   const std::string s(bytes.begin(), bytes.end());
