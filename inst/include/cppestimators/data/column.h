@@ -32,6 +32,11 @@ constexpr int kNaInteger = std::numeric_limits<int>::min();
 
 // Reads element i of a character vector; returns false for a missing value.
 using StringReader = bool (*)(const void* vector, std::int64_t i, std::string_view* out);
+// Reads elements offset + rows[r] of a character vector for r < count: the
+// text, or ok[r] = 0 for a missing value. Reading a batch at once lets the
+// reader overlap the memory accesses of scattered strings.
+using StringBatchReader = void (*)(const void* vector, std::int64_t offset, const int* rows,
+                                   int count, std::string_view* out, unsigned char* ok);
 
 struct ColumnView {
   std::string key;
@@ -43,6 +48,7 @@ struct ColumnView {
   std::vector<std::string> levels;  // Factor
   const void* strings = nullptr;    // String: the vector, read through `read_string`
   StringReader read_string = nullptr;
+  StringBatchReader read_strings = nullptr;  // optional
 
   std::int64_t index(std::int64_t row, int j) const { return row + static_cast<std::int64_t>(j) * n; }
   bool numeric() const {

@@ -32,12 +32,14 @@ class RawKeyTransform : public FeatureTransform {
  private:
   class Bound : public BoundIds {
    public:
-    explicit Bound(const ColumnView& c) : c_(c) {
+    explicit Bound(const ColumnView& c) : c_(c), text_(static_cast<std::size_t>(c.width)) {
       if (c.type == ColumnType::Factor)
         for (const auto& level : c.levels) level_fp_.push_back(fingerprint64(level));
     }
     std::int64_t max_ids_per_row() const override { return c_.width; }
     void gather(const int* rows, int count, SparseIds& out) override {
+      if (c_.type == ColumnType::String)
+        for (int j = 0; j < c_.width; ++j) text_[static_cast<std::size_t>(j)].read(c_, rows, count, j);
       for (int r = 0; r < count; ++r) {
         for (int j = 0; j < c_.width; ++j) {
           const std::int64_t i = c_.index(rows[r], j);
@@ -46,7 +48,8 @@ class RawKeyTransform : public FeatureTransform {
             if (code != kNaInteger) out.push(static_cast<std::int64_t>(level_fp_[static_cast<std::size_t>(code - 1)]));
           } else if (c_.type == ColumnType::String) {
             std::string_view s;
-            if (c_.read_string(c_.strings, i, &s)) out.push(static_cast<std::int64_t>(fingerprint64(s)));
+            if (text_[static_cast<std::size_t>(j)].get(r, &s, true))
+              out.push(static_cast<std::int64_t>(fingerprint64(s)));
           } else if (!c_.missing(rows[r], j)) {
             out.push(static_cast<std::int64_t>(c_.number(rows[r], j)));
           }
@@ -58,6 +61,7 @@ class RawKeyTransform : public FeatureTransform {
    private:
     const ColumnView& c_;
     std::vector<std::uint64_t> level_fp_;
+    std::vector<TextBatch> text_;
   };
 
   std::string key_;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../data/column.h"
 
@@ -43,6 +44,35 @@ inline bool int_at(const ColumnView& c, std::int64_t row, int j, std::int64_t* o
 inline bool text_at(const ColumnView& c, std::int64_t row, int j, std::string_view* out) {
   return c.text_at(row, j, out) && !out->empty();
 }
+
+// The text values of one value column of a batch, read at once (a String
+// column through its batch reader when it has one). Buffers grow to the
+// largest batch once.
+class TextBatch {
+ public:
+  void read(const ColumnView& c, const int* rows, int count, int j) {
+    if (text_.size() < static_cast<std::size_t>(count)) {
+      text_.resize(static_cast<std::size_t>(count));
+      ok_.resize(static_cast<std::size_t>(count));
+    }
+    const std::int64_t offset = static_cast<std::int64_t>(j) * c.n;
+    if (c.type == ColumnType::String && c.read_strings != nullptr) {
+      c.read_strings(c.strings, offset, rows, count, text_.data(), ok_.data());
+      return;
+    }
+    for (int r = 0; r < count; ++r) ok_[static_cast<std::size_t>(r)] = c.text_at(rows[r], j, &text_[static_cast<std::size_t>(r)]);
+  }
+  // The text of row r, false when missing; `keep_empty`: "" counts as a value.
+  bool get(int r, std::string_view* out, bool keep_empty = false) const {
+    if (!ok_[static_cast<std::size_t>(r)]) return false;
+    *out = text_[static_cast<std::size_t>(r)];
+    return keep_empty || !out->empty();
+  }
+
+ private:
+  std::vector<std::string_view> text_;
+  std::vector<unsigned char> ok_;
+};
 
 // The kind of input a categorical column reads, for its type checks.
 enum class InputKind { Text, Integer };

@@ -70,12 +70,15 @@ class VocabularyTransform : public FeatureTransform {
  private:
   class Bound : public BoundIds {
    public:
-    Bound(const VocabularyTransform& t, const ColumnView& c) : t_(t), c_(c) {
+    Bound(const VocabularyTransform& t, const ColumnView& c)
+        : t_(t), c_(c), text_(static_cast<std::size_t>(c.width)) {
       if (c.type == ColumnType::Factor)
         for (const auto& level : c.levels) level_ids_.push_back(level.empty() ? kNone : t.lookup(level));
     }
     std::int64_t max_ids_per_row() const override { return c_.width; }
     void gather(const int* rows, int count, SparseIds& out) override {
+      if (c_.type == ColumnType::String)
+        for (int j = 0; j < c_.width; ++j) text_[static_cast<std::size_t>(j)].read(c_, rows, count, j);
       for (int r = 0; r < count; ++r) {
         for (int j = 0; j < c_.width; ++j) {
           if (c_.type == ColumnType::Factor) {
@@ -84,7 +87,7 @@ class VocabularyTransform : public FeatureTransform {
               out.push(level_ids_[static_cast<std::size_t>(code - 1)]);
           } else if (t_.input_ == InputKind::Text) {
             std::string_view s;
-            if (text_at(c_, rows[r], j, &s)) out.push(t_.lookup(s));
+            if (text_[static_cast<std::size_t>(j)].get(r, &s)) out.push(t_.lookup(s));
           } else {
             std::int64_t v;
             if (int_at(c_, rows[r], j, &v)) out.push(t_.lookup(v));
@@ -99,6 +102,7 @@ class VocabularyTransform : public FeatureTransform {
     const VocabularyTransform& t_;
     const ColumnView& c_;
     std::vector<std::int64_t> level_ids_;
+    std::vector<TextBatch> text_;
   };
 
   std::string kind_, key_;
