@@ -81,9 +81,8 @@ engine_features <- function(cols, features) {
 # A complete optimizer spec for the engine. Specs saved by earlier versions
 # (a name and a learning rate) are completed the same way.
 engine_optimizer <- function(opt) {
-  ctor <- switch(opt$name, Adagrad = optimizer_adagrad, Adam = optimizer_adam,
-                 Ftrl = optimizer_ftrl, RMSProp = optimizer_rmsprop, SGD = optimizer_sgd,
-                 stop(sprintf("Unsupported optimizer name: %s.", opt$name), call. = FALSE))
+  ctor <- optimizer_constructors[[opt$name]]
+  if (is.null(ctor)) stop(sprintf("Unsupported optimizer name: %s.", opt$name), call. = FALSE)
   args <- unclass(opt)[setdiff(names(opt), "name")]
   full <- unclass(do.call(ctor, args[intersect(names(args), names(formals(ctor)))]))
   c(list(kind = full$name), full[setdiff(names(full), "name")])

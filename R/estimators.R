@@ -116,18 +116,19 @@ resolve_model_dir <- function(model_dir, config_dir) {
   normalizePath(path.expand(dir), mustWork = FALSE)
 }
 
-optimizer_names <- c("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD")
-
+# The estimator's optimizer as a complete spec: a name shortcut is its
+# optimizer_*() constructor at the estimator's default learning rate.
 optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2) {
+  optimizer_names <- names(optimizer_constructors)
   if (is.null(optimizer)) {
-    return(list(name = "Ftrl", learning_rate = min(default_lr, 1 / sqrt(n_columns))))
+    return(unclass(optimizer_ftrl(learning_rate = min(default_lr, 1 / sqrt(n_columns)))))
   }
   if (is.character(optimizer) && length(optimizer) == 1L) {
     if (!optimizer %in% optimizer_names) {
       stop(sprintf("Unsupported optimizer name: %s. Supported names are: %s", optimizer,
                    paste(optimizer_names, collapse = ", ")), call. = FALSE)
     }
-    return(list(name = optimizer, learning_rate = default_lr))
+    return(unclass(optimizer_constructors[[optimizer]](learning_rate = default_lr)))
   }
   if (inherits(optimizer, "cppestimators_optimizer")) return(unclass(optimizer))
   stop("`optimizer` must be NULL, one of ", paste0('"', optimizer_names, '"', collapse = ", "),

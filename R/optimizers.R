@@ -109,6 +109,12 @@ optimizer_rmsprop <- function(learning_rate = 0.001, decay = 0.9, momentum = 0, 
   new_optimizer("RMSProp", learning_rate, decay = decay, momentum = momentum, epsilon = epsilon)
 }
 
+# The optimizers by TensorFlow's names: the one place where names meet their
+# constructors (and so their defaults).
+optimizer_constructors <- list(Adagrad = optimizer_adagrad, Adam = optimizer_adam,
+                               Ftrl = optimizer_ftrl, RMSProp = optimizer_rmsprop,
+                               SGD = optimizer_sgd)
+
 #' @export
 print.cppestimators_optimizer <- function(x, ...) {
   fields <- unclass(x)[setdiff(names(x), "name")]

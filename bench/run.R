@@ -97,4 +97,23 @@ out <- c(paste("#", header), "",
          "| case | microseconds per step | difference to the first row |", "|---|---:|---:|",
          sprintf("| %s | %.2f | %s |", res$case, res$us_per_step,
                  ifelse(is.na(res$vs_baseline_us), "", sprintf("%+.2f", res$vs_baseline_us))))
+
+# Sparse columns (bench/sparse.R, one process per size): step time and memory
+# of a linear classifier on 1e6 rows x 10 hash-bucket string columns.
+sparse_script <- if (file.exists("bench")) "bench/sparse.R" else "sparse.R"
+sparse <- do.call(rbind, lapply(c(1e3, 1e6), function(size) {
+  line <- system2(file.path(R.home("bin"), "Rscript"), c(sparse_script, format(size, scientific = FALSE)),
+                  stdout = TRUE)
+  v <- as.numeric(strsplit(line[length(line)], " ")[[1]])
+  data.frame(size = v[1], us = v[2], data_mb = v[3], model_mb = v[4], peak_mb = v[5])
+}))
+sparse_lines <- c("", "# Sparse columns: linear_classifier, 1e6 rows, 10 hash-bucket columns of strings, batch 128",
+  "", "| hash_bucket_size | microseconds per step | data (MB) | model variables and slots (MB) | peak memory of training (MB) | peak beyond the model (% of data) |",
+  "|---:|---:|---:|---:|---:|---:|",
+  sprintf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f%% |", format(sparse$size, scientific = FALSE, big.mark = ","),
+          sparse$us, sparse$data_mb, sparse$model_mb, sparse$peak_mb,
+          100 * (sparse$peak_mb - sparse$model_mb) / sparse$data_mb),
+  "", sprintf("Step time at 1e6 buckets / at 1e3 buckets: %.2fx.", sparse$us[2] / sparse$us[1]))
+cat(sparse_lines, sep = "\n")
+out <- c(out, sparse_lines)
 if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")

@@ -21,7 +21,7 @@ df <- as.data.frame(lapply(stats::setNames(seq_len(cols), paste0("c", seq_len(co
                            function(j) paste0("v", sample.int(1e5, rows, TRUE))),
                     stringsAsFactors = FALSE)
 df$y <- as.integer(nchar(df$c1) %% 2 == 0)
-gc()
+invisible(gc())
 data_mb <- as.numeric(utils::object.size(df)) / 2^20
 base_mb <- status_mb("VmRSS")
 

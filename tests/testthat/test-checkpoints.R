@@ -199,3 +199,21 @@ test_that("a malformed checkpoint index is an error naming the file and the line
   writeLines(c("garbage", 'model_checkpoint_path: "model.ckpt-1"'), file.path(dir, "checkpoint"))
   expect_error(latest_checkpoint(dir), "checkpoint: malformed checkpoint index \\(line 1: expected ':' after 'garbage'\\)")
 })
+
+test_that("checkpoints written before the engine's reshaping still load", {
+  # written by cppestimators at commit 17b10f7: linear_regressor on drat and
+  # wt with Adam, 4 steps over mtcars (batch 8, in order)
+  fixture <- test_path("fixtures", "v0.1-linear-adam.ckpt")
+  est <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat", "wt")),
+                                           optimizer = "Adam"))
+  p <- predict(est, input_fn(mtcars, features = c("drat", "wt")), checkpoint_path = fixture)
+  expect_equal(round(p$predictions, 5), readRDS(test_path("fixtures", "v0.1-linear-adam-predictions.rds")))
+  dir <- model_dir(est)
+  file.copy(fixture, file.path(dir, "model.ckpt-4.ckpt"))
+  writeLines(c('model_checkpoint_path: "model.ckpt-4"', 'all_model_checkpoint_paths: "model.ckpt-4"'),
+             file.path(dir, "checkpoint"))
+  v <- variable_value(est, c("global_step", "beta1_power", "linear/linear_model/wt/weights/Adam_1"))
+  expect_equal(v$global_step, 4)
+  expect_equal(v$beta1_power, 0.9^5, tolerance = 1e-6)
+  expect_equal(dim(v[[3]]), c(1L, 1L))
+})

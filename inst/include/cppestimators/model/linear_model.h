@@ -101,6 +101,8 @@ class LinearModel : public Model {
     for (const Sparse& c : sparse_) {
       const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.slot)];
       const float* W = c.weights->value.data();
+      // a large table's rows are scattered: ask for all of them before summing
+      for (int k = 0; k < ids.nnz(); ++k) __builtin_prefetch(W + static_cast<std::size_t>(ids.id(k)) * u);
       for (int r = 0; r < rows; ++r) {
         float* l = logits + static_cast<std::size_t>(r) * u;
         for (int k = ids.begin(r); k < ids.end(r); ++k) {

@@ -47,7 +47,13 @@ class Optimizer {
                             std::size_t count) {
     const std::size_t nslots = slot_names().size();
     float* s[kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
+    constexpr std::size_t kAhead = 8;  // rows of large tables are far apart: prefetch
     for (std::size_t k = 0; k < count; ++k) {
+      if (k + kAhead < count) {
+        const std::size_t next = static_cast<std::size_t>(rows[k + kAhead]) * width;
+        __builtin_prefetch(param + next, 1);
+        for (std::size_t i = 0; i < nslots; ++i) __builtin_prefetch(slots[i] + next, 1);
+      }
       const std::size_t at = static_cast<std::size_t>(rows[k]) * width;
       for (std::size_t i = 0; i < nslots; ++i) s[i] = slots[i] + at;
       apply_dense(param + at, grad + k * width, s, width);
