@@ -112,8 +112,9 @@ context("Vocabulary and identity columns") {
     std::vector<std::string> x{"b", "z", "a", "<NA>", ""};
     expect_true((ids_of(vocab_column("x", {"a", "b"}), one(strings("x", x))) ==
                 (Ids{{1}, {}, {0}, {}, {}})));
+    // NA is out of the vocabulary too; "" is TF's missing value
     expect_true((ids_of(vocab_column("x", {"a", "b"}, 0, 1), one(strings("x", x))) ==
-                (Ids{{1}, {1}, {0}, {}, {}})));
+                (Ids{{1}, {1}, {0}, {1}, {}})));
   }
   test_that("num_oov_buckets: V + Fingerprint64 mod k") {
     std::vector<std::string> x{"c", "d", "a"};
@@ -134,7 +135,14 @@ context("Vocabulary and identity columns") {
     Dataset d = one(doubles("x", x));
     expect_error_as(t->bind_ids(d), std::invalid_argument);
   }
-  test_that("identity: values are ids; out of range takes default_value or is an error") {
+  test_that("identity: values are ids; NA and out of range take default_value or are an error") {
+    std::vector<int> na{1, kNaInteger};
+    Spec strict_na = keyed("identity", "x");
+    strict_na.nums["num_buckets"] = {4};
+    Dataset dna = one(ints("x", na));
+    expect_error_as(make_transform(strict_na)->bind_ids(dna), std::invalid_argument);
+    strict_na.nums["default_value"] = {2};
+    expect_true((ids_of(strict_na, dna) == Ids{{1}, {2}}));
     std::vector<int> x{0, 3, 5, -1};
     Spec s = keyed("identity", "x");
     s.nums["num_buckets"] = {4};
@@ -211,6 +219,25 @@ context("Feature sets") {
     fs.gather(*binding, rows, 2, batch);
     expect_true((batch.dense == std::vector<float>{4, 2, 3, 1}));
     expect_true((batch.sparse[0].nnz() == 1 && batch.sparse[0].id(0) == 0 && batch.sparse[0].begin(0) == 0));
+  }
+  test_that("dense input layers refuse raw categorical columns, naming the wrappers") {
+    Spec b = column("bucketized", "x_bucketized");
+    b.lists["source_column"] = {numeric("x")};
+    b.nums["boundaries"] = {0};
+    Spec ind = column("indicator", "v_indicator");
+    ind.lists["categorical_column"] = {vocab_column("v", {"a"})};
+    FeatureSet ok({numeric("a"), b, ind});
+    ok.require_dense("dnn_classifier()");
+    FeatureSet raw_cat({numeric("a"), vocab_column("v", {"a"})});
+    bool named = false;
+    try {
+      raw_cat.require_dense("dnn_classifier()");
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      named = m.find("column_embedding() or column_indicator()") != std::string::npos &&
+              m.find("'v'") != std::string::npos;
+    }
+    expect_true(named);
   }
   test_that("duplicate names, empty lists and factors in numeric columns are refused") {
     expect_error_as(FeatureSet({numeric("a"), numeric("a")}), std::invalid_argument);

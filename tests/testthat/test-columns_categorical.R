@@ -25,9 +25,12 @@ test_that("hash buckets are TensorFlow's: a b c d with 10 buckets are 9 2 2 5", 
   expect_equal(w[c(10, 3, 6)], c(0.2, 0.4, 0.2))
 })
 
-test_that("vocabulary lists: positions, default_value, OOV buckets, NA and \"\" give no id", {
+test_that("vocabulary lists: positions, default_value, OOV buckets; NA is out of vocabulary, \"\" gives no id", {
   col <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b", "c"))
   expect_equal(touched_rows(col, data.frame(x = c("c", "zz", NA, "")), 3), 2)
+  dflt <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b", "c"),
+                                                  default_value = 0)
+  expect_equal(touched_rows(dflt, data.frame(x = c("c", NA, "")), 3), c(0, 2))
   oov <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b"),
                                                  num_oov_buckets = 3)
   # Fingerprint64("c") %% 3 = 1, Fingerprint64("d") %% 3 = 2: ids 3 and 4
@@ -65,8 +68,11 @@ test_that("identity columns use the value; out of range is an error unless defau
   expect_error(quietly(train(est, input_fn(data.frame(cyl = c(4, 12), y = 1), response = "y"),
                              steps = 1)),
                "feature 'cyl' (row 2) is 12, outside [0, 10)", fixed = TRUE)
+  expect_error(quietly(train(est, input_fn(data.frame(cyl = c(4, NA), y = 1), response = "y"),
+                             steps = 1)),
+               "feature 'cyl' (row 2) is NA; set `default_value`", fixed = TRUE)
   dflt <- column_categorical_with_identity("cyl", num_buckets = 10, default_value = 0)
-  expect_equal(touched_rows(dflt, data.frame(cyl = c(12L, 3L)), 10), c(0, 3))
+  expect_equal(touched_rows(dflt, data.frame(cyl = c(12L, 3L, NA)), 10), c(0, 3))
   expect_error(column_categorical_with_identity("cyl", num_buckets = 3, default_value = 3),
                "not in range [0, 3)", fixed = TRUE)
   expect_error(quietly(train(est, input_fn(data.frame(cyl = c("a", "b"), y = 1), response = "y"),

@@ -48,6 +48,17 @@ class FeatureSet {
   int sparse_slot(std::size_t i) const { return sparse_slot_[i]; }
   int sparse_count() const { return sparse_count_; }
 
+  // For models whose input layer needs dense values (DNNs): every column must
+  // be numeric, bucketized, an indicator or an embedding (TF's message).
+  void require_dense(const std::string& model) const {
+    for (const auto& c : columns_)
+      if (c->role() == ColumnRole::Categorical && !c->one_hot_ok())
+        throw std::invalid_argument(
+            model + ": items of feature_columns must be dense columns. You can wrap a categorical "
+            "column with column_embedding() or column_indicator(). Given: " + c->constructor() +
+            " '" + c->name() + "'");
+  }
+
   std::unique_ptr<Binding> bind(const Dataset& data) const {
     auto b = std::make_unique<Binding>();
     for (const auto& c : columns_) {

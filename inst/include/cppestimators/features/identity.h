@@ -1,5 +1,5 @@
 // column_categorical_with_identity(): the id is the integer value itself.
-// -1 and NA are missing; other values outside [0, num_buckets) take
+// -1 is missing (no id); NA and values outside [0, num_buckets) take
 // `default_value`, or are an error when there is none (checked when the
 // column is bound, so a batch never fails half-way).
 #pragma once
@@ -34,7 +34,11 @@ class IdentityTransform : public FeatureTransform {
       for (int j = 0; j < c.width; ++j)
         for (std::int64_t r = 0; r < c.n; ++r) {
           std::int64_t v;
-          if (int_at(c, r, j, &v) && (v < 0 || v >= buckets_))
+          const Cell cell = int_cell(c, r, j, &v);
+          if (cell == Cell::NA)
+            throw std::invalid_argument(where(c, r) + " is NA; set `default_value` of " + constructor() +
+                                        " '" + name() + "' to map missing values");
+          if (cell == Cell::Value && (v < 0 || v >= buckets_))
             throw std::invalid_argument(
                 where(c, r) + " is " + std::to_string(v) + ", outside [0, " + std::to_string(buckets_) +
                 ") of " + constructor() + " '" + name() + "'; set `default_value` to map such values");
@@ -52,8 +56,9 @@ class IdentityTransform : public FeatureTransform {
       for (int r = 0; r < count; ++r) {
         for (int j = 0; j < c_.width; ++j) {
           std::int64_t v;
-          if (!int_at(c_, rows[r], j, &v)) continue;
-          out.push(v >= 0 && v < t_.buckets_ ? v : t_.default_);
+          const Cell cell = int_cell(c_, rows[r], j, &v);
+          if (cell == Cell::Empty) continue;
+          out.push(cell == Cell::Value && v >= 0 && v < t_.buckets_ ? v : t_.default_);
         }
         out.end_row();
       }

@@ -25,19 +25,29 @@ inline void require_whole(const ColumnView& c, const std::string& user) {
   }
 }
 
-// The integer at (row, j); false when missing (NA or -1).
-inline bool int_at(const ColumnView& c, std::int64_t row, int j, std::int64_t* out) {
+// What a cell of a categorical input holds: a value, TF's marker of a
+// missing value in dense input (-1 for integers, "" for strings; it yields no
+// id), or R's NA (which each column treats by its own rule).
+enum class Cell { Value, Empty, NA };
+
+// The integer at (row, j).
+inline Cell int_cell(const ColumnView& c, std::int64_t row, int j, std::int64_t* out) {
   const std::int64_t i = c.index(row, j);
   if (c.type == ColumnType::Double) {
     const double v = c.doubles[i];
-    if (std::isnan(v)) return false;
+    if (std::isnan(v)) return Cell::NA;
     *out = static_cast<std::int64_t>(v);
   } else {
     const int v = c.ints[i];
-    if (v == kNaInteger) return false;
+    if (v == kNaInteger) return Cell::NA;
     *out = v;
   }
-  return *out != -1;
+  return *out == -1 ? Cell::Empty : Cell::Value;
+}
+
+// The integer at (row, j); false when there is none (NA or -1).
+inline bool int_at(const ColumnView& c, std::int64_t row, int j, std::int64_t* out) {
+  return int_cell(c, row, j, out) == Cell::Value;
 }
 
 // The text at (row, j); false when missing (NA or "").
@@ -62,11 +72,16 @@ class TextBatch {
     }
     for (int r = 0; r < count; ++r) ok_[static_cast<std::size_t>(r)] = c.text_at(rows[r], j, &text_[static_cast<std::size_t>(r)]);
   }
+  // The text of row r.
+  Cell cell(int r, std::string_view* out) const {
+    if (!ok_[static_cast<std::size_t>(r)]) return Cell::NA;
+    *out = text_[static_cast<std::size_t>(r)];
+    return out->empty() ? Cell::Empty : Cell::Value;
+  }
   // The text of row r, false when missing; `keep_empty`: "" counts as a value.
   bool get(int r, std::string_view* out, bool keep_empty = false) const {
-    if (!ok_[static_cast<std::size_t>(r)]) return false;
-    *out = text_[static_cast<std::size_t>(r)];
-    return keep_empty || !out->empty();
+    const Cell c = cell(r, out);
+    return c == Cell::Value || (keep_empty && c == Cell::Empty);
   }
 
  private:

@@ -2,6 +2,8 @@
 // its position in the vocabulary; a value outside it gets `default_value`
 // (-1, later pruned) or, with num_oov_buckets = k > 0, V + Fingerprint64 mod k
 // (integers hashed through their decimal text), as TF's lookup tables.
+// R's NA is looked up as the text "NA" (so it is out of the vocabulary unless
+// the vocabulary has "NA"); "" and -1 yield no id.
 // Factor levels are looked up once per session, not once per row.
 #pragma once
 #include <memory>
@@ -53,6 +55,7 @@ class VocabularyTransform : public FeatureTransform {
     return oov_ > 0 ? size_ + static_cast<std::int64_t>(fingerprint64(s) % static_cast<std::uint64_t>(oov_))
                     : default_;
   }
+  std::int64_t lookup_na() const { return lookup(std::string_view("NA")); }
   std::int64_t lookup(std::int64_t v) const {
     auto it = int_ids_.find(v);
     if (it != int_ids_.end()) return it->second;
@@ -83,14 +86,19 @@ class VocabularyTransform : public FeatureTransform {
         for (int j = 0; j < c_.width; ++j) {
           if (c_.type == ColumnType::Factor) {
             const int code = c_.ints[c_.index(rows[r], j)];
-            if (code != kNaInteger && level_ids_[static_cast<std::size_t>(code - 1)] != kNone)
+            if (code == kNaInteger) out.push(t_.lookup_na());
+            else if (level_ids_[static_cast<std::size_t>(code - 1)] != kNone)
               out.push(level_ids_[static_cast<std::size_t>(code - 1)]);
           } else if (t_.input_ == InputKind::Text) {
             std::string_view s;
-            if (text_[static_cast<std::size_t>(j)].get(r, &s)) out.push(t_.lookup(s));
+            const Cell cell = text_[static_cast<std::size_t>(j)].cell(r, &s);
+            if (cell == Cell::Value) out.push(t_.lookup(s));
+            else if (cell == Cell::NA) out.push(t_.lookup_na());
           } else {
             std::int64_t v;
-            if (int_at(c_, rows[r], j, &v)) out.push(t_.lookup(v));
+            const Cell cell = int_cell(c_, rows[r], j, &v);
+            if (cell == Cell::Value) out.push(t_.lookup(v));
+            else if (cell == Cell::NA) out.push(t_.lookup_na());
           }
         }
         out.end_row();
