@@ -19,8 +19,13 @@
 #'   `hash_bucket_size` — the ids TensorFlow gives the same strings.
 #'
 #' Character, factor, integer and logical features are read as they are
-#' (factors by their labels); nothing is converted in R. A missing value
-#' (`NA`, `""` for strings, `-1` for integers) yields no id.
+#' (factors by their labels); nothing is converted in R. TensorFlow's marks
+#' of a missing value, `""` for strings and `-1` for integers, yield no id.
+#' `NA` follows each column's rule for values it does not know: a vocabulary
+#' column looks it up as the text `"NA"` (so it gets `default_value`, or an
+#' out-of-vocabulary id); an identity column gives it `default_value`, and
+#' without one it is an error naming the row; a hash-bucket column gives it
+#' no id.
 #'
 #' @param ... Names of the features: bare names, strings, or selection
 #'   helpers such as [starts_with()] inside [feature_columns()]. Several names

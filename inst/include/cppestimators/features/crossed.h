@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "fingerprint.h"
-#include "transform.h"
-#include "values.h"
+#include "cell_ids.h"
 
 namespace cppestimators {
 
@@ -30,38 +29,17 @@ class RawKeyTransform : public FeatureTransform {
   }
 
  private:
-  class Bound : public BoundIds {
+  class Bound : public CellIds {
    public:
-    explicit Bound(const ColumnView& c) : c_(c), text_(static_cast<std::size_t>(c.width)) {
-      if (c.type == ColumnType::Factor)
-        for (const auto& level : c.levels) level_fp_.push_back(fingerprint64(level));
-    }
-    std::int64_t max_ids_per_row() const override { return c_.width; }
-    void gather(const int* rows, int count, SparseIds& out) override {
-      if (c_.type == ColumnType::String)
-        for (int j = 0; j < c_.width; ++j) text_[static_cast<std::size_t>(j)].read(c_, rows, count, j);
-      for (int r = 0; r < count; ++r) {
-        for (int j = 0; j < c_.width; ++j) {
-          const std::int64_t i = c_.index(rows[r], j);
-          if (c_.type == ColumnType::Factor) {
-            const int code = c_.ints[i];
-            if (code != kNaInteger) out.push(static_cast<std::int64_t>(level_fp_[static_cast<std::size_t>(code - 1)]));
-          } else if (c_.type == ColumnType::String) {
-            std::string_view s;
-            if (text_[static_cast<std::size_t>(j)].get(r, &s, true))
-              out.push(static_cast<std::int64_t>(fingerprint64(s)));
-          } else if (!c_.missing(rows[r], j)) {
-            out.push(static_cast<std::int64_t>(c_.number(rows[r], j)));
-          }
-        }
-        out.end_row();
-      }
-    }
+    explicit Bound(const ColumnView& c) : CellIds(c) { map_levels(); }
 
-   private:
-    const ColumnView& c_;
-    std::vector<std::uint64_t> level_fp_;
-    std::vector<TextBatch> text_;
+   protected:
+    std::int64_t text_id(std::string_view s) const override {
+      return static_cast<std::int64_t>(fingerprint64(s));
+    }
+    std::int64_t int_id(std::int64_t v) const override { return v; }
+    std::int64_t empty_text_id() const override { return text_id(""); }
+    std::int64_t empty_int_id() const override { return -1; }
   };
 
   std::string key_;

@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "fingerprint.h"
-#include "transform.h"
-#include "values.h"
+#include "cell_ids.h"
 
 namespace cppestimators {
 
@@ -32,40 +31,16 @@ class HashBucketTransform : public FeatureTransform {
   }
 
  private:
-  class Bound : public BoundIds {
+  class Bound : public CellIds {
    public:
-    Bound(const HashBucketTransform& t, const ColumnView& c)
-        : t_(t), c_(c), text_(static_cast<std::size_t>(c.width)) {
-      if (c.type == ColumnType::Factor)
-        for (const auto& level : c.levels) level_ids_.push_back(level.empty() ? -1 : t.bucket(level));
-    }
-    std::int64_t max_ids_per_row() const override { return c_.width; }
-    void gather(const int* rows, int count, SparseIds& out) override {
-      if (c_.type == ColumnType::String)
-        for (int j = 0; j < c_.width; ++j) text_[static_cast<std::size_t>(j)].read(c_, rows, count, j);
-      for (int r = 0; r < count; ++r) {
-        for (int j = 0; j < c_.width; ++j) {
-          if (c_.type == ColumnType::Factor) {
-            const int code = c_.ints[c_.index(rows[r], j)];
-            if (code != kNaInteger && level_ids_[static_cast<std::size_t>(code - 1)] >= 0)
-              out.push(level_ids_[static_cast<std::size_t>(code - 1)]);
-          } else if (c_.type == ColumnType::String) {
-            std::string_view s;
-            if (text_[static_cast<std::size_t>(j)].get(r, &s)) out.push(t_.bucket(s));
-          } else {
-            std::int64_t v;
-            if (int_at(c_, rows[r], j, &v)) out.push(t_.bucket(int64_decimal(v)));
-          }
-        }
-        out.end_row();
-      }
-    }
+    Bound(const HashBucketTransform& t, const ColumnView& c) : CellIds(c), t_(t) { map_levels(); }
+
+   protected:
+    std::int64_t text_id(std::string_view s) const override { return t_.bucket(s); }
+    std::int64_t int_id(std::int64_t v) const override { return t_.bucket(int64_decimal(v)); }
 
    private:
     const HashBucketTransform& t_;
-    const ColumnView& c_;
-    std::vector<std::int64_t> level_ids_;
-    std::vector<TextBatch> text_;
   };
 
   std::string key_;

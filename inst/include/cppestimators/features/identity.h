@@ -6,8 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "transform.h"
-#include "values.h"
+#include "cell_ids.h"
 
 namespace cppestimators {
 
@@ -48,25 +47,19 @@ class IdentityTransform : public FeatureTransform {
   }
 
  private:
-  class Bound : public BoundIds {
+  class Bound : public CellIds {
    public:
-    Bound(const IdentityTransform& t, const ColumnView& c) : t_(t), c_(c) {}
-    std::int64_t max_ids_per_row() const override { return c_.width; }
-    void gather(const int* rows, int count, SparseIds& out) override {
-      for (int r = 0; r < count; ++r) {
-        for (int j = 0; j < c_.width; ++j) {
-          std::int64_t v;
-          const Cell cell = int_cell(c_, rows[r], j, &v);
-          if (cell == Cell::Empty) continue;
-          out.push(cell == Cell::Value && v >= 0 && v < t_.buckets_ ? v : t_.default_);
-        }
-        out.end_row();
-      }
+    Bound(const IdentityTransform& t, const ColumnView& c) : CellIds(c), t_(t) {}
+
+   protected:
+    std::int64_t text_id(std::string_view) const override { return kNoId; }  // refused at bind
+    std::int64_t int_id(std::int64_t v) const override {
+      return v >= 0 && v < t_.buckets_ ? v : t_.default_;
     }
+    std::int64_t na_id() const override { return t_.default_; }
 
    private:
     const IdentityTransform& t_;
-    const ColumnView& c_;
   };
 
   std::string key_;

@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "fingerprint.h"
-#include "transform.h"
-#include "values.h"
+#include "cell_ids.h"
 
 namespace cppestimators {
 
@@ -71,46 +70,17 @@ class VocabularyTransform : public FeatureTransform {
   }
 
  private:
-  class Bound : public BoundIds {
+  class Bound : public CellIds {
    public:
-    Bound(const VocabularyTransform& t, const ColumnView& c)
-        : t_(t), c_(c), text_(static_cast<std::size_t>(c.width)) {
-      if (c.type == ColumnType::Factor)
-        for (const auto& level : c.levels) level_ids_.push_back(level.empty() ? kNone : t.lookup(level));
-    }
-    std::int64_t max_ids_per_row() const override { return c_.width; }
-    void gather(const int* rows, int count, SparseIds& out) override {
-      if (c_.type == ColumnType::String)
-        for (int j = 0; j < c_.width; ++j) text_[static_cast<std::size_t>(j)].read(c_, rows, count, j);
-      for (int r = 0; r < count; ++r) {
-        for (int j = 0; j < c_.width; ++j) {
-          if (c_.type == ColumnType::Factor) {
-            const int code = c_.ints[c_.index(rows[r], j)];
-            if (code == kNaInteger) out.push(t_.lookup_na());
-            else if (level_ids_[static_cast<std::size_t>(code - 1)] != kNone)
-              out.push(level_ids_[static_cast<std::size_t>(code - 1)]);
-          } else if (t_.input_ == InputKind::Text) {
-            std::string_view s;
-            const Cell cell = text_[static_cast<std::size_t>(j)].cell(r, &s);
-            if (cell == Cell::Value) out.push(t_.lookup(s));
-            else if (cell == Cell::NA) out.push(t_.lookup_na());
-          } else {
-            std::int64_t v;
-            const Cell cell = int_cell(c_, rows[r], j, &v);
-            if (cell == Cell::Value) out.push(t_.lookup(v));
-            else if (cell == Cell::NA) out.push(t_.lookup_na());
-          }
-        }
-        out.end_row();
-      }
-    }
+    Bound(const VocabularyTransform& t, const ColumnView& c) : CellIds(c), t_(t) { map_levels(); }
+
+   protected:
+    std::int64_t text_id(std::string_view s) const override { return t_.lookup(s); }
+    std::int64_t int_id(std::int64_t v) const override { return t_.lookup(v); }
+    std::int64_t na_id() const override { return t_.lookup_na(); }
 
    private:
-    static constexpr std::int64_t kNone = INT64_MIN;
     const VocabularyTransform& t_;
-    const ColumnView& c_;
-    std::vector<std::int64_t> level_ids_;
-    std::vector<TextBatch> text_;
   };
 
   std::string kind_, key_;
