@@ -21,11 +21,11 @@
 #' Character, factor, integer and logical features are read as they are
 #' (factors by their labels); nothing is converted in R. TensorFlow's marks
 #' of a missing value, `""` for strings and `-1` for integers, yield no id.
-#' `NA` follows each column's rule for values it does not know: a vocabulary
-#' column looks it up as the text `"NA"` (so it gets `default_value`, or an
-#' out-of-vocabulary id); an identity column gives it `default_value`, and
-#' without one it is an error naming the row; a hash-bucket column gives it
-#' no id.
+#' `NA` follows each column's rule for values it does not know, as the text
+#' `"NA"` that reached TensorFlow from R: a vocabulary column gives it
+#' `default_value` or an out-of-vocabulary id, a hash-bucket column hashes
+#' `"NA"`; an identity column gives it `default_value`, and without one it is
+#' an error naming the row.
 #'
 #' @param ... Names of the features: bare names, strings, or selection
 #'   helpers such as [starts_with()] inside [feature_columns()]. Several names
@@ -65,8 +65,9 @@ column_categorical_with_vocabulary_list <- function(..., vocabulary_list, dtype 
   vocab <- check_vocabulary(vocabulary_list, "vocabulary_list", dtype)
   categorical_columns(names, "vocabulary_list", list(
     vocabulary = vocab, dtype = vocab_dtype(vocab),
-    default_value = check_default(default_value, num_oov_buckets),
-    num_oov_buckets = check_whole(num_oov_buckets, "num_oov_buckets", min = 0, null_ok = FALSE)
+    default_value = check_default(default_value, num_oov_buckets, length(vocab)),
+    num_oov_buckets = check_whole(num_oov_buckets, "num_oov_buckets", min = 0, null_ok = FALSE,
+                                  max = .Machine$integer.max - length(vocab))
   ))
 }
 
@@ -102,8 +103,9 @@ column_categorical_with_vocabulary_file <- function(..., vocabulary_file, vocabu
   categorical_columns(names, "vocabulary_file", list(
     vocabulary = vocab, vocabulary_file = normalizePath(vocabulary_file),
     vocabulary_size = length(vocab), dtype = dtype,
-    default_value = check_default(default_value %||% -1L, num_oov_buckets),
-    num_oov_buckets = check_whole(num_oov_buckets, "num_oov_buckets", min = 0, null_ok = FALSE)
+    default_value = check_default(default_value %||% -1L, num_oov_buckets, length(vocab)),
+    num_oov_buckets = check_whole(num_oov_buckets, "num_oov_buckets", min = 0, null_ok = FALSE,
+                                  max = .Machine$integer.max - length(vocab))
   ))
 }
 
@@ -111,7 +113,7 @@ column_categorical_with_vocabulary_file <- function(..., vocabulary_file, vocabu
 #' @export
 column_categorical_with_identity <- function(..., num_buckets, default_value = NULL) {
   names <- capture_names(...)
-  num_buckets <- check_whole(num_buckets, "num_buckets", null_ok = FALSE)
+  num_buckets <- check_whole(num_buckets, "num_buckets", null_ok = FALSE, max = .Machine$integer.max)
   default_value <- check_whole(default_value, "default_value", min = 0)
   if (!is.null(default_value) && default_value >= num_buckets) {
     stop(sprintf("`default_value` %d not in range [0, %d).", as.integer(default_value),
@@ -129,7 +131,8 @@ column_categorical_with_hash_bucket <- function(..., hash_bucket_size, dtype = "
       hash_bucket_size <= 1) {
     stop("hash_bucket_size must be larger than 1", call. = FALSE)
   }
-  hash_bucket_size <- check_whole(hash_bucket_size, "hash_bucket_size", min = 2)
+  hash_bucket_size <- check_whole(hash_bucket_size, "hash_bucket_size", min = 2,
+                                  max = .Machine$integer.max)
   categorical_columns(names, "hash_bucket", list(hash_bucket_size = hash_bucket_size,
                                                  dtype = check_dtype(dtype)))
 }
@@ -171,7 +174,8 @@ column_bucketized <- function(source_column, boundaries) {
     stop("boundaries must be a sorted list.", call. = FALSE)
   }
   new_column("bucketized", paste0(source_column$name, "_bucketized"),
-             list(source_column = source_column, boundaries = as.numeric(boundaries)))
+             list(source_column = source_column, boundaries = as.numeric(boundaries)),
+             categorical = TRUE)
 }
 
 #' @rdname column_bucketized
@@ -188,6 +192,9 @@ column_crossed <- function(keys, hash_bucket_size, hash_key = NULL) {
       leaves[[length(leaves) + 1L]] <- list(kind = "raw", name = k, key = k)
     } else if (inherits(k, "cppestimators_column_crossed")) {
       leaves <- c(leaves, k$keys)
+    } else if (inherits(k, "cppestimators_column_weighted")) {
+      stop(sprintf("column_crossed() does not support weighted columns in `keys`: '%s'.", k$name),
+           call. = FALSE)
     } else if (inherits(k, "cppestimators_column_hash_bucket")) {
       stop(sprintf("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). Instead, use the feature name as a string: \"%s\".",
                    k$key), call. = FALSE)
@@ -202,7 +209,8 @@ column_crossed <- function(keys, hash_bucket_size, hash_key = NULL) {
       hash_bucket_size <= 1) {
     stop("hash_bucket_size must be > 1. Given: ", describe(hash_bucket_size), call. = FALSE)
   }
-  hash_bucket_size <- check_whole(hash_bucket_size, "hash_bucket_size", min = 2)
+  hash_bucket_size <- check_whole(hash_bucket_size, "hash_bucket_size", min = 2,
+                                  max = .Machine$integer.max)
   hash_key <- check_whole(hash_key, "hash_key", min = 0)
   nm <- sort(vapply(leaves, function(l) l$name, ""), method = "radix")
   new_column("crossed", paste(nm, collapse = "_X_"),
@@ -353,8 +361,9 @@ check_vocabulary <- function(vocab, what, dtype = NULL) {
   if (is.character(vocab)) enc2utf8(vocab) else as.numeric(vocab)
 }
 
-check_default <- function(default_value, num_oov_buckets) {
-  default_value <- check_whole(default_value, "default_value", min = -1, null_ok = FALSE)
+check_default <- function(default_value, num_oov_buckets, vocab_size) {
+  default_value <- check_whole(default_value, "default_value", min = -1, null_ok = FALSE,
+                               max = vocab_size - 1)
   if (default_value != -1 && is.numeric(num_oov_buckets) && length(num_oov_buckets) == 1L &&
       !is.na(num_oov_buckets) && num_oov_buckets > 0) {
     stop("Can't specify both num_oov_buckets and default_value.", call. = FALSE)

@@ -21,9 +21,7 @@ df <- as.data.frame(lapply(stats::setNames(seq_len(cols), paste0("c", seq_len(co
                            function(j) paste0("v", sample.int(1e5, rows, TRUE))),
                     stringsAsFactors = FALSE)
 df$y <- as.integer(nchar(df$c1) %% 2 == 0)
-invisible(gc())
 data_mb <- as.numeric(utils::object.size(df)) / 2^20
-base_mb <- status_mb("VmRSS")
 
 quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,
                     save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)
@@ -31,6 +29,9 @@ fcs <- feature_columns(column_categorical_with_hash_bucket(starts_with("c"), has
                        names = df)
 est <- suppressMessages(linear_classifier(fcs, config = quiet))
 input <- input_fn(df, response = "y", batch_size = batch, num_epochs = NULL)
+# the baseline: data, packages and the estimator's R object, before the engine exists
+invisible(gc())
+base_mb <- status_mb("VmRSS")
 run <- function(n) {
   system.time(invisible(utils::capture.output(suppressMessages(train(est, input, steps = n)))))[["elapsed"]]
 }

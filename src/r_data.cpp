@@ -32,6 +32,15 @@ void read_r_strings(const void* vector, std::int64_t offset, const int* rows, in
   }
 }
 
+// Rows and values per row of a vector (1), a 1-d array (1) or a matrix.
+int shape_of(SEXP x, const std::string& what, R_xlen_t* rows) {
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  const R_xlen_t ndim = Rf_isNull(dim) ? 0 : Rf_xlength(dim);
+  if (ndim > 2) Rcpp::stop(what + " is an array of " + std::to_string(ndim) + " dimensions; give a vector or a matrix");
+  *rows = ndim == 0 ? Rf_xlength(x) : INTEGER(dim)[0];
+  return ndim == 2 ? INTEGER(dim)[1] : 1;
+}
+
 std::vector<double> numbers_of(SEXP v) {
   const R_xlen_t n = Rf_xlength(v);
   std::vector<double> out(static_cast<std::size_t>(n));
@@ -92,10 +101,9 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
     SEXP col = features[i];
     ColumnView v;
     v.key = std::string(names[i]);
-    SEXP dim = Rf_getAttrib(col, R_DimSymbol);
-    const R_xlen_t rows = Rf_isNull(dim) ? Rf_xlength(col) : INTEGER(dim)[0];
+    R_xlen_t rows = 0;
+    v.width = shape_of(col, "feature '" + v.key + "'", &rows);
     v.n = rows;
-    v.width = Rf_isNull(dim) ? 1 : INTEGER(dim)[1];
     switch (TYPEOF(col)) {
       case REALSXP: v.type = ColumnType::Double; v.doubles = REAL(col); break;
       case LGLSXP: v.type = ColumnType::Logical; v.ints = LOGICAL(col); break;
@@ -126,14 +134,14 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
   }
   if (!Rf_isNull(labels)) {
     if (TYPEOF(labels) != REALSXP) Rcpp::stop("internal: labels must be double");
-    SEXP dim = Rf_getAttrib(labels, R_DimSymbol);
-    const R_xlen_t rows = Rf_isNull(dim) ? Rf_xlength(labels) : INTEGER(dim)[0];
+    R_xlen_t rows = 0;
+    const int width = shape_of(labels, "the response", &rows);
     if (n >= 0 && rows != n)
       Rcpp::stop("the response has " + std::to_string(rows) + " rows but the features have " +
                  std::to_string(n));
     if (n < 0) n = rows;
     data.labels = REAL(labels);
-    data.label_width = Rf_isNull(dim) ? 1 : INTEGER(dim)[1];
+    data.label_width = width;
   }
   data.n = n < 0 ? 0 : n;
 }

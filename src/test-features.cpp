@@ -58,13 +58,13 @@ context("Hash bucket columns") {
     const Ids ids = ids_of(hash_column("x", 10), one(strings("x", x)));
     expect_true((ids == (Ids{{9}, {2}, {2}, {5}})));
   }
-  test_that("integers hash through their decimal text; NA, -1 and \"\" give no id") {
+  test_that("integers hash through their decimal text; NA as \"NA\"; -1 and \"\" give no id") {
     std::vector<int> x{42, -12, kNaInteger, -1};
     const Ids ids = ids_of(hash_column("x", 10), one(ints("x", x)));
-    // Fingerprint64("42") % 10 = 6, Fingerprint64("-12") % 10 = 9
-    expect_true((ids == (Ids{{6}, {9}, {}, {}})));
+    // Fingerprint64("42") % 10 = 6, Fingerprint64("-12") % 10 = 9, Fingerprint64("NA") % 10 = 6
+    expect_true((ids == (Ids{{6}, {9}, {6}, {}})));
     std::vector<std::string> s{"", "<NA>", "a"};
-    expect_true((ids_of(hash_column("s", 10), one(strings("s", s))) == (Ids{{}, {}, {9}})));
+    expect_true((ids_of(hash_column("s", 10), one(strings("s", s))) == (Ids{{}, {6}, {9}})));
   }
   test_that("whole doubles are accepted, fractions refused with the row") {
     std::vector<double> x{42, 1.5};

@@ -6,6 +6,10 @@
 #include <Rcpp.h>
 #include <R_ext/Altrep.h>
 
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
 #include <cppestimators/io/checkpoint.h>
 #include <cppestimators/model/estimator_io.h>
 
@@ -17,22 +21,44 @@ namespace {
 
 R_altrep_class_t weights_class;
 
-// The engine's current state as checkpoint bytes.
+// The engine's current state as checkpoint bytes. These run inside R's
+// serialization and vector access, so no C++ exception and no R error may
+// cross a C++ frame with live objects: the bytes are built in C++, errors
+// are raised after the C++ objects are gone.
 SEXP encode_engine(SEXP ptr) {
-  CheckpointData data;
-  snapshot(estimator_of(ptr), data);
-  const std::string bytes = encode_checkpoint(data);
+  static char error[512];
+  std::string bytes;
+  bool failed = false;
+  try {
+    Estimator* est = static_cast<Estimator*>(R_ExternalPtrAddr(ptr));
+    if (est == nullptr) throw std::runtime_error("the estimator's engine state is gone");
+    CheckpointData data;
+    snapshot(*est, data);
+    bytes = encode_checkpoint(data);
+  } catch (const std::exception& e) {
+    std::snprintf(error, sizeof error, "cannot encode the estimator's weights: %s", e.what());
+    failed = true;
+  }
+  if (failed) {
+    std::string().swap(bytes);
+    Rf_error("%s", error);
+  }
   SEXP out = PROTECT(Rf_allocVector(RAWSXP, static_cast<R_xlen_t>(bytes.size())));
   std::copy(bytes.begin(), bytes.end(), RAW(out));
   UNPROTECT(1);
   return out;
 }
 
-// data1: the estimator's external pointer. data2: bytes materialized for R
-// code that reads the vector (refreshed on every data pointer request).
-SEXP materialize(SEXP x) {
-  SEXP bytes = encode_engine(R_altrep_data1(x));
-  R_set_altrep_data2(x, bytes);
+// data1: the estimator's external pointer. data2: the bytes R code sees when
+// it reads the vector itself — a snapshot taken at the first read and kept
+// (a data pointer must stay valid while the vector lives). Serialization
+// always encodes the state of that moment.
+SEXP snapshot_of(SEXP x) {
+  SEXP bytes = R_altrep_data2(x);
+  if (bytes == R_NilValue) {
+    bytes = encode_engine(R_altrep_data1(x));
+    R_set_altrep_data2(x, bytes);
+  }
   return bytes;
 }
 
@@ -40,13 +66,9 @@ SEXP serialized_state(SEXP x) { return encode_engine(R_altrep_data1(x)); }
 
 SEXP unserialize(SEXP, SEXP state) { return state; }
 
-R_xlen_t length(SEXP x) {
-  SEXP bytes = R_altrep_data2(x);
-  if (bytes == R_NilValue) bytes = materialize(x);
-  return XLENGTH(bytes);
-}
+R_xlen_t length(SEXP x) { return XLENGTH(snapshot_of(x)); }
 
-void* dataptr(SEXP x, Rboolean) { return RAW(materialize(x)); }
+void* dataptr(SEXP x, Rboolean) { return RAW(snapshot_of(x)); }
 
 const void* dataptr_or_null(SEXP x) {
   SEXP bytes = R_altrep_data2(x);

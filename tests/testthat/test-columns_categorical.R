@@ -5,8 +5,9 @@
 # The rows of a column's weights that one SGD step over `data` moved.
 touched_rows <- function(col, data, n_rows) {
   est <- suppressMessages(linear_regressor(feature_columns(col), optimizer = optimizer_sgd(0.1)))
-  data$y <- 1
-  quietly(train(est, input_fn(data, response = "y", batch_size = nrow(data), shuffle = FALSE),
+  n <- NROW(data[[1]])
+  data$y <- rep(1, n)
+  quietly(train(est, input_fn(data, response = "y", batch_size = n, shuffle = FALSE),
                 steps = 1))
   w <- variable_value(est, sprintf("linear/linear_model/%s/weights", col$name))[[1]]
   expect_equal(nrow(w), n_rows)
@@ -211,4 +212,37 @@ test_that("a linear classifier on a census-like frame trains, evaluates, predict
     predict(readRDS(rds), input_fn(df, features = -income))
   }, args = list(rds, test_df[1:20, ], .libPaths()))
   expect_equal(fresh, pred)
+})
+
+test_that("bucketized columns cross, and wrap in indicators and embeddings", {
+  age <- column_bucketized(column_numeric("age"), boundaries = c(30, 50))
+  cross <- column_crossed(list(age, "job"), hash_bucket_size = 100)
+  expect_equal(cross$name, "age_bucketized_X_job")
+  df <- data.frame(age = c(20, 40, 60), job = c("a", "b", "a"))
+  expect_length(touched_rows(cross, df, 100), 3)
+  expect_equal(touched_rows(column_indicator(age), df, 3), c(0, 1, 2))
+  expect_equal(column_embedding(age, dimension = 2)$name, "age_bucketized_embedding")
+})
+
+test_that("bad sizes and defaults are refused before they reach a table", {
+  expect_error(column_categorical_with_hash_bucket("x", hash_bucket_size = 2^32 + 1),
+               "`hash_bucket_size` must be <= 2147483647")
+  expect_error(column_categorical_with_identity("x", num_buckets = 2^31), "`num_buckets` must be <=")
+  expect_error(column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b"),
+                                                       default_value = 5),
+               "`default_value` must be <= 1")
+  w <- column_categorical_weighted(column_categorical_with_identity("x", num_buckets = 3), "w")
+  expect_error(column_crossed(list(w, "y"), hash_bucket_size = 10),
+               "does not support weighted columns in `keys`: 'x_weighted_by_w'")
+})
+
+test_that("NA hashes as the text \"NA\"; one-dimensional arrays are plain vectors", {
+  col <- column_categorical_with_hash_bucket("x", hash_bucket_size = 1000)
+  expect_equal(touched_rows(col, data.frame(x = NA_character_), 1000),
+               touched_rows(col, data.frame(x = "NA"), 1000))
+  ids <- column_categorical_with_identity("x", num_buckets = 5)
+  expect_equal(touched_rows(ids, list(x = array(c(1L, 3L))), 5), c(1, 3))
+  num <- suppressMessages(linear_regressor(feature_columns(column_numeric("x"))))
+  quietly(train(num, input_fn(list(x = array(c(1, 2, 3)), y = c(2, 4, 6)), response = "y"), steps = 1))
+  expect_equal(variable_value(num, "global_step")[[1]], 1)
 })

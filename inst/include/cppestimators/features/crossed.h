@@ -57,6 +57,9 @@ class CrossedTransform : public FeatureTransform {
       if (k.kind == "raw") {
         raw.push_back(std::make_unique<RawKeyTransform>(k));
       } else {
+        if (k.kind == "weighted")
+          throw std::invalid_argument("column_crossed() does not support weighted columns: '" +
+                                      k.str("name") + "'");
         if (k.kind == "hash_bucket")
           throw std::invalid_argument(
               "column_categorical_with_hash_bucket() is not supported in column_crossed(). Instead, "

@@ -5,6 +5,7 @@
 // own CSR slot, pruned of invalid ids (< 0) and weights (<= 0).
 #pragma once
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,11 @@ class FeatureSet {
         sparse_slot_.push_back(-1);
         dense_width_ += columns_[i]->dense_width();
       } else {
+        if (columns_[i]->num_buckets() > std::numeric_limits<int>::max())
+          throw std::invalid_argument("column '" + columns_[i]->name() + "' has " +
+                                      std::to_string(columns_[i]->num_buckets()) +
+                                      " buckets; at most " + std::to_string(std::numeric_limits<int>::max()) +
+                                      " are supported");
         dense_offset_.push_back(-1);
         sparse_slot_.push_back(sparse_count_++);
       }

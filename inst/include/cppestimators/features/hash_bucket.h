@@ -1,7 +1,8 @@
 // column_categorical_with_hash_bucket(): id = Fingerprint64(value) mod
 // hash_bucket_size, integers hashed through their decimal text — the ids
 // TensorFlow's string_to_hash_bucket_fast gives. Factor levels are hashed
-// once per session.
+// once per session. R's NA is hashed as the text "NA" (as it reached
+// TensorFlow from R); "" and -1 yield no id.
 #pragma once
 #include <memory>
 #include <string>
@@ -38,6 +39,7 @@ class HashBucketTransform : public FeatureTransform {
    protected:
     std::int64_t text_id(std::string_view s) const override { return t_.bucket(s); }
     std::int64_t int_id(std::int64_t v) const override { return t_.bucket(int64_decimal(v)); }
+    std::int64_t na_id() const override { return t_.bucket("NA"); }
 
    private:
     const HashBucketTransform& t_;

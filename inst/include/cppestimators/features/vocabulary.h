@@ -40,6 +40,9 @@ class VocabularyTransform : public FeatureTransform {
     }
     if (size_ == 0) throw std::invalid_argument("vocabulary of column '" + name() + "' is empty");
     if (oov_ < 0) throw std::invalid_argument("num_oov_buckets must be >= 0");
+    if (default_ < -1 || default_ >= size_)
+      throw std::invalid_argument("default_value " + std::to_string(default_) + " of column '" + name() +
+                                  "' is not -1 or an id of its vocabulary [0, " + std::to_string(size_) + ")");
   }
   std::string constructor() const override {
     return "column_categorical_with_" + std::string(kind_ == "vocabulary_file" ? "vocabulary_file()"

@@ -72,16 +72,18 @@ class WeightedTransform : public WrapperTransform {
                                     "' contains missing values (NA), first at row " +
                                     std::to_string(i % w.n + 1));
     auto ids = inner().bind_ids(data);
-    if (ids->max_ids_per_row() > w.width)
-      throw std::invalid_argument("weight feature '" + weight_key_ + "' has " + std::to_string(w.width) +
-                                  " values per row but '" + inner().name() + "' yields up to " +
-                                  std::to_string(ids->max_ids_per_row()));
+    // one value per row: a row's id and its weight are then the same cell
+    if (ids->max_ids_per_row() != 1 || w.width != 1)
+      throw std::invalid_argument("column_categorical_weighted() '" + name() +
+                                  "' supports one value and one weight per row; feature '" +
+                                  weight_key_ + "' has " + std::to_string(w.width) + " and '" +
+                                  inner().name() + "' up to " + std::to_string(ids->max_ids_per_row()));
     return std::make_unique<Bound>(std::move(ids), w);
   }
 
  private:
-  // The k-th id of a row gets the row's k-th weight; weights <= 0 are pruned
-  // later, which sparsifies a dense weight vector as TF does.
+  // A row's id gets the row's weight; weights <= 0 are pruned later, which
+  // sparsifies a dense weight vector as TF does.
   class Bound : public BoundIds {
    public:
     Bound(std::unique_ptr<BoundIds> ids, const ColumnView& w) : ids_(std::move(ids)), w_(w) {}

@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heads/registry.h"
@@ -99,9 +100,9 @@ class Estimator {
 
   // Every variable, global_step excluded (it is an integer), sorted by name.
   const std::vector<VariableRef>& variables() const { return variables_; }
-  const VariableRef* find_variable(const std::string& name) const {
+  const VariableRef* find_variable(std::string_view name) const {
     auto it = std::lower_bound(variables_.begin(), variables_.end(), name,
-                               [](const VariableRef& v, const std::string& n) { return v.name < n; });
+                               [](const VariableRef& v, std::string_view n) { return v.name < n; });
     return (it != variables_.end() && it->name == name) ? &*it : nullptr;
   }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "session.h"
@@ -18,11 +19,13 @@ struct TensorValue {
   bool integer = false;  // printed without decimals (global_step)
 };
 
-// Strips a trailing ":0" so that TF-style names work.
-inline std::string tensor_base_name(const std::string& name) {
-  if (name.size() > 2 && name.compare(name.size() - 2, 2, ":0") == 0)
-    return name.substr(0, name.size() - 2);
+// Strips a trailing ":0" so that TF-style names work (a view: no copy).
+inline std::string_view tensor_base_view(std::string_view name) {
+  if (name.size() > 2 && name.substr(name.size() - 2) == ":0") return name.substr(0, name.size() - 2);
   return name;
+}
+inline std::string tensor_base_name(const std::string& name) {
+  return std::string(tensor_base_view(name));
 }
 
 namespace detail {
@@ -101,7 +104,7 @@ inline std::string known_tensor_names() {
 
 // Returns false when `name` is not a tensor of this session.
 inline bool read_tensor(const Session& s, const std::string& full_name, TensorValue& out) {
-  const std::string name = tensor_base_name(full_name);
+  const std::string_view name = tensor_base_view(full_name);
   for (const auto& e : detail::tensor_registry()) {
     if (name != e.name) continue;
     if (!e.available(s)) return false;
@@ -118,7 +121,7 @@ inline bool read_tensor(const Session& s, const std::string& full_name, TensorVa
 }
 
 inline bool tensor_exists(const Session& s, const std::string& full_name) {
-  const std::string name = tensor_base_name(full_name);
+  const std::string_view name = tensor_base_view(full_name);
   for (const auto& e : detail::tensor_registry())
     if (name == e.name) return e.available(s);
   return s.estimator().find_variable(name) != nullptr;
