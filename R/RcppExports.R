@@ -49,8 +49,20 @@ cpp_read_events <- function(path) {
     .Call(`_cppestimators_cpp_read_events`, path)
 }
 
-cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed) {
-    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed)
+cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block) {
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block)
+}
+
+cpp_dense_block <- function(est, features) {
+    .Call(`_cppestimators_cpp_dense_block`, est, features)
+}
+
+cpp_estimator_dense_width <- function(est) {
+    .Call(`_cppestimators_cpp_estimator_dense_width`, est)
+}
+
+cpp_live_blocks <- function() {
+    .Call(`_cppestimators_cpp_live_blocks`)
 }
 
 cpp_session_run <- function(ses, hooks, r_session, r_context, hostname) {

@@ -55,7 +55,7 @@ hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = 
 evaluate_now <- function(object, ptr, input_fn, steps, hooks, name) {
   hooks <- normalize_hooks(hooks)
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
-  run <- run_session(object, input_fn, "eval", hooks, ptr = ptr)
+  run <- run_session(object, input_fn, "eval", hooks, ptr = ptr, in_order = is.null(steps))
   if (is.null(run)) stop("the evaluation was interrupted.", call. = FALSE)
   if (run$steps == 0) stop("the evaluation input produced no batches (is the data empty?).", call. = FALSE)
   metrics <- as.list(run$metrics)

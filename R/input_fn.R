@@ -95,7 +95,8 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
   if (!is.null(response)) labels <- encode_response(object[[response]], response)
   structure(
     list(features = object[features], response = response, labels = labels,
-         batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs),
+         batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs,
+         cache = new.env(parent = emptyenv())),
     class = "cppestimators_input_fn"
   )
 }
@@ -156,7 +157,7 @@ parse_formula <- function(f) {
 # The data a session reads, for one estimator and mode: the features its
 # columns use, as the input holds them (normalizer_fn applied once), and the
 # labels as doubles (vocabulary applied).
-resolve_input <- function(input_fn, estimator, mode) {
+resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   if (is.function(input_fn) && !inherits(input_fn, "cppestimators_input_fn")) {
     nargs <- length(formals(input_fn))
     input_fn <- if (nargs == 0L) input_fn() else if (nargs == 1L) input_fn(estimator) else
@@ -177,7 +178,8 @@ resolve_input <- function(input_fn, estimator, mode) {
   shuffle <- input_fn$shuffle
   if (identical(shuffle, "auto")) shuffle <- mode != "infer"
   list(features = features, labels = labels, batch_size = input_fn$batch_size,
-       shuffle = shuffle, num_epochs = input_fn$num_epochs %||% -1)
+       shuffle = shuffle && !in_order, num_epochs = input_fn$num_epochs %||% -1,
+       input = input_fn)
 }
 
 map_labels <- function(y, estimator, name) {
@@ -198,6 +200,5 @@ map_labels <- function(y, estimator, name) {
     stop(sprintf("the response '%s' is character: give the classifier a `label_vocabulary`, or use a factor.",
                  name), call. = FALSE)
   }
-  attr(y, "levels") <- NULL
-  y
+  y  # a factor's "levels" attribute stays: dropping it would copy the response
 }

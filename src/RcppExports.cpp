@@ -139,8 +139,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_session_new
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed);
-RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP) {
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed, SEXP block);
+RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
@@ -151,7 +151,38 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type num_epochs(num_epochsSEXP);
     Rcpp::traits::input_parameter< bool >::type shuffle(shuffleSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed));
+    Rcpp::traits::input_parameter< SEXP >::type block(blockSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_dense_block
+SEXP cpp_dense_block(SEXP est, Rcpp::List features);
+RcppExport SEXP _cppestimators_cpp_dense_block(SEXP estSEXP, SEXP featuresSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_dense_block(est, features));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_estimator_dense_width
+int cpp_estimator_dense_width(SEXP est);
+RcppExport SEXP _cppestimators_cpp_estimator_dense_width(SEXP estSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_estimator_dense_width(est));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_live_blocks
+double cpp_live_blocks();
+RcppExport SEXP _cppestimators_cpp_live_blocks() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(cpp_live_blocks());
     return rcpp_result_gen;
 END_RCPP
 }
@@ -304,7 +335,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
-    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 8},
+    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 9},
+    {"_cppestimators_cpp_dense_block", (DL_FUNC) &_cppestimators_cpp_dense_block, 2},
+    {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC) &_cppestimators_cpp_estimator_dense_width, 1},
+    {"_cppestimators_cpp_live_blocks", (DL_FUNC) &_cppestimators_cpp_live_blocks, 0},
     {"_cppestimators_cpp_session_run", (DL_FUNC) &_cppestimators_cpp_session_run, 5},
     {"_cppestimators_cpp_session_fetch", (DL_FUNC) &_cppestimators_cpp_session_fetch, 2},
     {"_cppestimators_cpp_session_request_stop", (DL_FUNC) &_cppestimators_cpp_session_request_stop, 1},

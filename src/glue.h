@@ -19,6 +19,17 @@ struct SessionBox {
   bool interrupt_pending = false;  // an interrupt arrived during R hook code
 };
 
+// A cached dense feature block (shared with the sessions that read it).
+struct BlockBox {
+  std::shared_ptr<const DenseBlock> block;
+};
+
+inline const BlockBox& block_of(SEXP xp) {
+  Rcpp::XPtr<BlockBox> p(xp);
+  if (p.get() == nullptr || !p->block) Rcpp::stop("internal: the feature block is gone");
+  return *p;
+}
+
 inline Estimator& estimator_of(SEXP xp) {
   Rcpp::XPtr<Estimator> p(xp);
   if (p.get() == nullptr) Rcpp::stop("the estimator's engine state is gone; rebuild the estimator");

@@ -17,7 +17,7 @@ using namespace cppestimators;
 // double vector/matrix or NULL.
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode,
-                     int batch_size, double num_epochs, bool shuffle, double seed) {
+                     int batch_size, double num_epochs, bool shuffle, double seed, SEXP block) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -29,9 +29,38 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mod
   opt.num_epochs = static_cast<std::int64_t>(num_epochs);
   opt.shuffle = shuffle;
   opt.seed = static_cast<std::uint64_t>(seed);
-  box->session.reset(new Session(e, box->data, opt));
+  std::shared_ptr<const DenseRows> rows;
+  if (!Rf_isNull(block)) {
+    const BlockBox& b = block_of(block);
+    if (b.block->rows() != box->data.n || b.block->width() != e.model().features().dense_width())
+      Rcpp::stop("internal: the cached feature block does not match the input");
+    rows = b.block;
+  }
+  box->session.reset(new Session(e, box->data, opt, rows));
   return Rcpp::XPtr<SessionBox>(box.release(), true);
 }
+
+// The dense features of the input for the estimator's columns, as one float32
+// block shared by the sessions over that input (R/feature_cache.R keeps it).
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_dense_block(SEXP est, Rcpp::List features) {
+  Estimator& e = estimator_of(est);
+  Dataset data;
+  dataset_from_r(features, R_NilValue, data);
+  const FeatureSet& fs = e.model().features();
+  auto binding = fs.bind(data);
+  std::unique_ptr<BlockBox> box(new BlockBox());
+  box->block = std::make_shared<const DenseBlock>(fs, *binding, data.n);
+  return Rcpp::XPtr<BlockBox>(box.release(), true);
+}
+
+// Width of the estimator's dense block (0: no dense columns).
+// [[Rcpp::export(rng = false)]]
+int cpp_estimator_dense_width(SEXP est) { return estimator_of(est).model().features().dense_width(); }
+
+// Number of cached feature blocks alive (for tests).
+// [[Rcpp::export(rng = false)]]
+double cpp_live_blocks() { return static_cast<double>(DenseBlock::live_count()); }
 
 namespace {
 
@@ -123,8 +152,9 @@ Rcpp::NumericVector cpp_session_metrics(SEXP ses) {
   return out;
 }
 
-// Predictions of a finished predict session: a named list, one numeric
-// matrix [examples x width] per key.
+// Predictions of a finished predict session: a named list with, per key, a
+// numeric vector (one value per example, written in place) or a matrix
+// [examples x width].
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys) {
   Session& s = *box_of(ses).session;
@@ -136,6 +166,12 @@ Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys) {
   for (R_xlen_t k = 0; k < keys.size(); ++k) {
     const std::string key(keys[k]);
     const int w = head.key_width(key);
+    if (w == 1) {
+      Rcpp::NumericVector v(rows);
+      head.predict(key, logits.data(), rows, v.begin());
+      out[k] = v;
+      continue;
+    }
     std::vector<double> tmp(static_cast<std::size_t>(rows) * w);
     head.predict(key, logits.data(), rows, tmp.data());
     Rcpp::NumericMatrix m(rows, w);

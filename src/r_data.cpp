@@ -105,10 +105,10 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
     v.width = shape_of(col, "feature '" + v.key + "'", &rows);
     v.n = rows;
     switch (TYPEOF(col)) {
-      case REALSXP: v.type = ColumnType::Double; v.doubles = REAL(col); break;
-      case LGLSXP: v.type = ColumnType::Logical; v.ints = LOGICAL(col); break;
+      case REALSXP: v.type = ColumnType::Double; v.doubles = REAL_RO(col); break;
+      case LGLSXP: v.type = ColumnType::Logical; v.ints = LOGICAL_RO(col); break;
       case INTSXP:
-        v.ints = INTEGER(col);
+        v.ints = INTEGER_RO(col);
         if (Rf_isFactor(col)) {
           v.type = ColumnType::Factor;
           v.levels = Rcpp::as<std::vector<std::string>>(Rf_getAttrib(col, R_LevelsSymbol));
@@ -140,7 +140,7 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
       Rcpp::stop("the response has " + std::to_string(rows) + " rows but the features have " +
                  std::to_string(n));
     if (n < 0) n = rows;
-    data.labels = REAL(labels);
+    data.labels = REAL_RO(labels);
     data.label_width = width;
   }
   data.n = n < 0 ? 0 : n;

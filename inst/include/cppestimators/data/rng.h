@@ -17,14 +17,19 @@ class Rng {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
   }
-  // Uniform integer in [0, bound), without modulo bias (rejection sampling).
+  // Uniform integer in [0, bound), without bias: Lemire's multiply-and-shift
+  // with rejection, which divides only in the rare rejection case.
   std::uint64_t below(std::uint64_t bound) {
-    const std::uint64_t limit = (~std::uint64_t(0)) - (~std::uint64_t(0)) % bound;
-    std::uint64_t x;
-    do {
-      x = next();
-    } while (x >= limit);
-    return x % bound;
+    unsigned __int128 m = static_cast<unsigned __int128>(next()) * bound;
+    std::uint64_t low = static_cast<std::uint64_t>(m);
+    if (low < bound) {
+      const std::uint64_t threshold = (0 - bound) % bound;
+      while (low < threshold) {
+        m = static_cast<unsigned __int128>(next()) * bound;
+        low = static_cast<std::uint64_t>(m);
+      }
+    }
+    return static_cast<std::uint64_t>(m >> 64);
   }
   // Uniform double in [0, 1).
   double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }

@@ -70,7 +70,10 @@ class SparseIds {
 struct FeatureBatch {
   int rows = 0;
   int dense_width = 0;
-  std::vector<float> dense;       // rows x dense_width, row-major
+  // The dense block models read: rows x dense_width, row-major. It points
+  // into `dense` or, for contiguous rows of a cached block, into the cache.
+  const float* dense_rows = nullptr;
+  std::vector<float> dense;       // storage for gathered or copied rows
   std::vector<SparseIds> sparse;  // one per id column, in column order
 };
 

@@ -5,6 +5,7 @@
 // own CSR slot, pruned of invalid ids (< 0) and weights (<= 0).
 #pragma once
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,13 @@
 #include "registry.h"
 
 namespace cppestimators {
+
+// Rows of dense values, row-major (the cached block of features/dense_block.h).
+class DenseRows {
+ public:
+  virtual ~DenseRows() = default;
+  virtual const float* row(std::int64_t r) const = 0;
+};
 
 class FeatureSet {
  public:
@@ -90,11 +98,33 @@ class FeatureSet {
         batch.sparse[static_cast<std::size_t>(sparse_slot_[i])].reserve(rows, b.ids[i]->max_ids_per_row());
   }
 
-  void gather(Binding& b, const int* rows, int count, FeatureBatch& batch) const {
+  // The dense columns of the given rows into `out` (count x dense_width).
+  void gather_dense(Binding& b, const int* rows, int count, float* out) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+      if (dense_offset_[i] >= 0) b.dense[i]->gather(rows, count, out + dense_offset_[i], dense_width_);
+  }
+
+  // `block`: the dense columns of every row, or null to gather them from the
+  // data column by column.
+  void gather(Binding& b, const int* rows, int count, FeatureBatch& batch,
+              const DenseRows* block = nullptr) const {
     batch.rows = count;
+    if (dense_width_ > 0) {
+      if (block == nullptr) {
+        gather_dense(b, rows, count, batch.dense.data());
+        batch.dense_rows = batch.dense.data();
+      } else if (rows[count - 1] - rows[0] == count - 1 && contiguous(rows, count)) {
+        batch.dense_rows = block->row(rows[0]);  // in place
+      } else {
+        const std::size_t w = static_cast<std::size_t>(dense_width_);
+        for (int r = 0; r < count; ++r)
+          std::memcpy(batch.dense.data() + static_cast<std::size_t>(r) * w, block->row(rows[r]), w * sizeof(float));
+        batch.dense_rows = batch.dense.data();
+      }
+    }
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       if (dense_offset_[i] >= 0) {
-        b.dense[i]->gather(rows, count, batch.dense.data() + dense_offset_[i], dense_width_);
+        continue;
       } else {
         SparseIds& ids = batch.sparse[static_cast<std::size_t>(sparse_slot_[i])];
         ids.clear();
@@ -105,6 +135,12 @@ class FeatureSet {
   }
 
  private:
+  static bool contiguous(const int* rows, int count) {
+    for (int r = 1; r < count; ++r)
+      if (rows[r] != rows[r - 1] + 1) return false;
+    return true;
+  }
+
   std::vector<std::unique_ptr<FeatureTransform>> columns_;
   std::vector<int> dense_offset_, sparse_slot_;
   int dense_width_ = 0, sparse_count_ = 0;

@@ -94,9 +94,15 @@ class LinearModel : public Model {
     const Eigen::Map<const Eigen::RowVectorXf> b(bias_->value.data(), u);
     L = b.replicate(rows, 1);
     if (dense_) {
-      ConstRowMap X(batch.dense.data(), rows, batch.dense_width);
-      ConstRowMap W(dense_->value.data(), batch.dense_width, u);
-      L.noalias() += X * W;
+      ConstRowMap X(batch.dense_rows, rows, batch.dense_width);
+      if (u == 1) {  // one output: a matrix-vector product
+        Eigen::Map<const Eigen::VectorXf> w(dense_->value.data(), batch.dense_width);
+        Eigen::Map<Eigen::VectorXf> l(logits, rows);
+        l.noalias() += X * w;
+      } else {
+        ConstRowMap W(dense_->value.data(), batch.dense_width, u);
+        L.noalias() += X * W;
+      }
     }
     for (const Sparse& c : sparse_) {
       const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.slot)];
@@ -130,9 +136,15 @@ class LinearModel : public Model {
     ConstRowMap dL(dlogits, rows, u);
     ws.grads.clear();
     if (dense_) {
-      ConstRowMap X(batch.dense.data(), rows, batch.dense_width);
-      RowMap gW(ws.g_dense.data(), batch.dense_width, u);
-      gW.noalias() = X.transpose() * dL;
+      ConstRowMap X(batch.dense_rows, rows, batch.dense_width);
+      if (u == 1) {
+        Eigen::Map<Eigen::VectorXf> gw(ws.g_dense.data(), batch.dense_width);
+        Eigen::Map<const Eigen::VectorXf> dl(dlogits, rows);
+        gw.noalias() = X.transpose() * dl;
+      } else {
+        RowMap gW(ws.g_dense.data(), batch.dense_width, u);
+        gW.noalias() = X.transpose() * dL;
+      }
       ws.grads.push_back(dense_grad(*dense_, ws.g_dense));
     }
     for (std::size_t c = 0; c < sparse_.size(); ++c) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../data/batcher.h"
+#include "../features/dense_block.h"
 #include "../data/dataset.h"
 #include "../model/estimator.h"
 #include "../model/mode.h"
@@ -32,8 +33,11 @@ struct RunContext;
 
 class Session {
  public:
-  Session(Estimator& est, const Dataset& data, const SessionOptions& opt)
-      : est_(est), data_(data), opt_(opt),
+  // `block`: the dense features of every row of `data` for this model's
+  // columns (features/dense_block.h), or null to gather them batch by batch.
+  Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
+          std::shared_ptr<const DenseRows> block = nullptr)
+      : est_(est), data_(data), opt_(opt), block_(std::move(block)),
         batcher_(data.n, opt.batch_size, opt.num_epochs, opt.shuffle, opt.seed),
         binding_(est.model().features().bind(data)), metrics_(est.head().new_metrics()) {
     const Head& head = est.head();
@@ -85,7 +89,7 @@ class Session {
     const int rows = batcher_.next(idx_.data());
     if (rows == 0) return false;
     rows_ = rows;
-    est_.model().features().gather(*binding_, idx_.data(), rows, batch_);
+    est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
     const Head& head = est_.head();
     if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
     est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
@@ -142,6 +146,7 @@ class Session {
   Estimator& est_;
   const Dataset& data_;
   SessionOptions opt_;
+  std::shared_ptr<const DenseRows> block_;
   Batcher batcher_;
   std::unique_ptr<FeatureSet::Binding> binding_;
   FeatureBatch batch_;

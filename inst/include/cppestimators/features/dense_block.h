@@ -1,0 +1,53 @@
+// The dense columns of a FeatureSet over a whole dataset, as one float32
+// row-major block: built once (column by column, each read from its
+// contiguous R vector), then shared by every session over the same input
+// and columns. A batch of contiguous rows is read from it in place; other
+// batches copy their rows with one memcpy each. Half the size of R's doubles.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "feature_set.h"
+
+namespace cppestimators {
+
+class DenseBlock : public DenseRows {
+ public:
+  DenseBlock(const FeatureSet& features, FeatureSet::Binding& binding, std::int64_t n)
+      : width_(features.dense_width()), n_(n) {
+    data_.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(width_));
+    // in chunks of rows, so that the index buffer stays small
+    constexpr int kChunk = 4096;
+    std::vector<int> rows(kChunk);
+    for (std::int64_t start = 0; start < n; start += kChunk) {
+      const int count = static_cast<int>(std::min<std::int64_t>(kChunk, n - start));
+      std::iota(rows.begin(), rows.begin() + count, static_cast<int>(start));
+      features.gather_dense(binding, rows.data(), count,
+                            data_.data() + static_cast<std::size_t>(start) * width_);
+    }
+    ++live_count();
+  }
+  ~DenseBlock() override { --live_count(); }
+  DenseBlock(const DenseBlock&) = delete;
+  DenseBlock& operator=(const DenseBlock&) = delete;
+
+  int width() const { return width_; }
+  std::int64_t rows() const { return n_; }
+  const float* row(std::int64_t r) const override { return data_.data() + static_cast<std::size_t>(r) * width_; }
+  std::size_t bytes() const { return data_.size() * sizeof(float); }
+
+  // Blocks alive in this process (tests check that unused ones are freed).
+  static long& live_count() {
+    static long n = 0;
+    return n;
+  }
+
+ private:
+  int width_;
+  std::int64_t n_;
+  std::vector<float> data_;
+};
+
+}  // namespace cppestimators
