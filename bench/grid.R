@@ -2,7 +2,8 @@
 # with SGD over shuffled batches of 16384 rows, as the PyTorch peer's
 # torch_linear_grid.py ("gather" pipeline) does.
 #   Rscript bench/grid.R          prints CSV: batch,p,us_per_step
-#   Rscript bench/grid.R memory   prints: data MB, peak growth MB (500 features, batch 4096)
+#   Rscript bench/grid.R memory   prints: data MB, peak growth of training MB, and
+#                                 (data + growth) / data (500 features, batch 4096)
 suppressPackageStartupMessages(library(cppestimators))
 
 n <- as.integer(Sys.getenv("BENCH_GRID_ROWS", "16384"))
@@ -45,10 +46,10 @@ args <- commandArgs(TRUE)
 if (length(args) && args[1] == "memory") {
   df <- make_data(500)
   data_mb <- as.numeric(utils::object.size(df)) / 2^20
+  s <- setup(df, 4096L)  # the columns, estimator and input (packages loaded)
   invisible(gc())
   base <- status_mb("VmRSS")  # the data is in here
   cat("5", file = "/proc/self/clear_refs")  # the peak counts from now on
-  s <- setup(df, 4096L)
   train_seconds(s, 200)
   growth <- status_mb("VmHWM") - base
   cat(sprintf("%.1f %.1f %.2f\n", data_mb, growth, (data_mb + growth) / data_mb))

@@ -67,12 +67,19 @@ class SparseIds {
   int open_ = 0;
 };
 
+class DenseRows;
+
 struct FeatureBatch {
   int rows = 0;
   int dense_width = 0;
-  // The dense block models read: rows x dense_width, row-major. It points
-  // into `dense` or, for contiguous rows of a cached block, into the cache.
+  // The dense values models read, rows x dense_width, row-major: either
+  // contiguous at `dense_rows` (into `dense`, or into a cached block for
+  // contiguous rows), or — when `dense_rows` is null — row dense_index[r] of
+  // the cached block `dense_block` (models that take rows one by one read
+  // shuffled batches without a copy).
   const float* dense_rows = nullptr;
+  const DenseRows* dense_block = nullptr;
+  const int* dense_index = nullptr;
   std::vector<float> dense;       // storage for gathered or copied rows
   std::vector<SparseIds> sparse;  // one per id column, in column order
 };

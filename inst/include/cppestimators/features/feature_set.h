@@ -87,11 +87,13 @@ class FeatureSet {
     return b;
   }
 
-  // Sizes `batch` for batches of up to `rows` rows.
-  void allocate(const Binding& b, int rows, FeatureBatch& batch) const {
+  // Sizes `batch` for batches of up to `rows` rows; `dense_buffer`: whether
+  // dense rows are gathered or copied into the batch (not needed when they are
+  // read from a cached block by a model that takes rows one by one).
+  void allocate(const Binding& b, int rows, FeatureBatch& batch, bool dense_buffer = true) const {
     batch.rows = 0;
     batch.dense_width = dense_width_;
-    batch.dense.assign(static_cast<std::size_t>(rows) * dense_width_, 0.0f);
+    batch.dense.assign(dense_buffer ? static_cast<std::size_t>(rows) * dense_width_ : 0, 0.0f);
     batch.sparse.assign(static_cast<std::size_t>(sparse_count_), SparseIds());
     for (std::size_t i = 0; i < columns_.size(); ++i)
       if (sparse_slot_[i] >= 0)
@@ -109,12 +111,18 @@ class FeatureSet {
   void gather(Binding& b, const int* rows, int count, FeatureBatch& batch,
               const DenseRows* block = nullptr) const {
     batch.rows = count;
+    batch.dense_block = nullptr;
+    batch.dense_index = nullptr;
     if (dense_width_ > 0) {
       if (block == nullptr) {
         gather_dense(b, rows, count, batch.dense.data());
         batch.dense_rows = batch.dense.data();
       } else if (rows[count - 1] - rows[0] == count - 1 && contiguous(rows, count)) {
         batch.dense_rows = block->row(rows[0]);  // in place
+      } else if (batch.dense.empty()) {  // the model reads the block's rows by index
+        batch.dense_rows = nullptr;
+        batch.dense_block = block;
+        batch.dense_index = rows;
       } else {
         const std::size_t w = static_cast<std::size_t>(dense_width_);
         for (int r = 0; r < count; ++r)

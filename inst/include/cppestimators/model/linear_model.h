@@ -7,6 +7,8 @@
 // Weights start at zero; variables live under "linear/linear_model/".
 #pragma once
 #include <Eigen/Core>
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@ using ConstRowMap = Eigen::Map<const RowMatrix>;
 class LinearModel : public Model {
  public:
   static constexpr const char* kScope = "linear/linear_model/";
+  static constexpr int kChunk = 256;  // rows per product: a chunk of copied rows stays in cache
 
   LinearModel(const Spec& spec, int units) : Model(spec.children("feature_columns"), units) {
     const std::string scope = kScope;
@@ -63,12 +66,15 @@ class LinearModel : public Model {
   }
 
   std::string kind() const override { return "linear"; }
+  bool reads_dense_rows_by_index() const override { return true; }
   std::vector<std::string> groups() const override { return {"linear"}; }
 
   std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows) const override {
     auto ws = std::make_unique<Work>();
     const std::size_t u = static_cast<std::size_t>(units_);
     if (dense_) ws->g_dense.assign(dense_->value.size(), 0.0f);
+    if (dense_ && batch.dense.empty())  // dense rows come by index from a cached block
+      ws->chunk.assign(static_cast<std::size_t>(std::min(kChunk, max_rows)) * features_.dense_width(), 0.0f);
     ws->g_bias.assign(u, 0.0f);
     ws->sparse.resize(sparse_.size());
     for (std::size_t c = 0; c < sparse_.size(); ++c)
@@ -90,18 +96,24 @@ class LinearModel : public Model {
   void forward(const FeatureBatch& batch, Mode, Workspace& base, float* logits) const override {
     Work& ws = static_cast<Work&>(base);
     const int rows = batch.rows, u = units_;
+    ws.chunk_start = -1;  // a new batch
     RowMap L(logits, rows, u);
     const Eigen::Map<const Eigen::RowVectorXf> b(bias_->value.data(), u);
     L = b.replicate(rows, 1);
     if (dense_) {
-      ConstRowMap X(batch.dense_rows, rows, batch.dense_width);
-      if (u == 1) {  // one output: a matrix-vector product
-        Eigen::Map<const Eigen::VectorXf> w(dense_->value.data(), batch.dense_width);
-        Eigen::Map<Eigen::VectorXf> l(logits, rows);
-        l.noalias() += X * w;
-      } else {
-        ConstRowMap W(dense_->value.data(), batch.dense_width, u);
-        L.noalias() += X * W;
+      // chunk by chunk of rows, the same arithmetic whether the rows are
+      // contiguous or copied from a cached block (so both give identical weights)
+      const int d = batch.dense_width;
+      for (int start = 0; start < rows; start += kChunk) {
+        const int count = std::min(kChunk, rows - start);
+        ConstRowMap X(dense_chunk(batch, start, count, ws), count, d);
+        if (u == 1) {  // one output: a matrix-vector product
+          Eigen::Map<const Eigen::VectorXf> w(dense_->value.data(), d);
+          Eigen::Map<Eigen::VectorXf>(logits + start, count).noalias() += X * w;
+        } else {
+          ConstRowMap W(dense_->value.data(), d, u);
+          L.middleRows(start, count).noalias() += X * W;
+        }
       }
     }
     for (const Sparse& c : sparse_) {
@@ -136,14 +148,19 @@ class LinearModel : public Model {
     ConstRowMap dL(dlogits, rows, u);
     ws.grads.clear();
     if (dense_) {
-      ConstRowMap X(batch.dense_rows, rows, batch.dense_width);
-      if (u == 1) {
-        Eigen::Map<Eigen::VectorXf> gw(ws.g_dense.data(), batch.dense_width);
-        Eigen::Map<const Eigen::VectorXf> dl(dlogits, rows);
-        gw.noalias() = X.transpose() * dl;
-      } else {
-        RowMap gW(ws.g_dense.data(), batch.dense_width, u);
-        gW.noalias() = X.transpose() * dL;
+      const int d = batch.dense_width;
+      RowMap gW(ws.g_dense.data(), d, u);
+      gW.setZero();
+      // last chunk first: the forward pass left it in the chunk buffer
+      for (int start = (rows - 1) / kChunk * kChunk; start >= 0; start -= kChunk) {
+        const int count = std::min(kChunk, rows - start);
+        ConstRowMap X(dense_chunk(batch, start, count, ws), count, d);
+        if (u == 1) {
+          Eigen::Map<Eigen::VectorXf>(ws.g_dense.data(), d).noalias() +=
+              X.transpose() * Eigen::Map<const Eigen::VectorXf>(dlogits + start, count);
+        } else {
+          gW.noalias() += X.transpose() * dL.middleRows(start, count);
+        }
       }
       ws.grads.push_back(dense_grad(*dense_, ws.g_dense));
     }
@@ -194,11 +211,30 @@ class LinearModel : public Model {
     std::vector<float> out, dout, g_weights;
   };
   struct Work : Workspace {
-    std::vector<float> g_dense, g_bias;
+    std::vector<float> g_dense, g_bias, chunk;
+    // which rows `chunk` holds (reset by every forward pass)
+    const FeatureBatch* chunk_batch = nullptr;
+    const int* chunk_index = nullptr;
+    int chunk_start = -1;
     std::vector<SparseGrad> sparse;
     std::vector<EmbeddedWork> embedded;
     std::vector<Gradient> grads;
   };
+  // Rows [start, start + count) of the batch's dense values, contiguous: in
+  // place, or copied (one memcpy per row) from a cached block into `ws`.
+  static const float* dense_chunk(const FeatureBatch& b, int start, int count, Work& ws) {
+    const std::size_t d = static_cast<std::size_t>(b.dense_width);
+    if (b.dense_rows != nullptr) return b.dense_rows + static_cast<std::size_t>(start) * d;
+    if (ws.chunk_batch == &b && ws.chunk_index == b.dense_index && ws.chunk_start == start)
+      return ws.chunk.data();  // still there from the forward pass
+    ws.chunk_batch = &b;
+    ws.chunk_index = b.dense_index;
+    ws.chunk_start = start;
+    for (int r = 0; r < count; ++r)
+      std::memcpy(ws.chunk.data() + static_cast<std::size_t>(r) * d, b.dense_block->row(b.dense_index[start + r]),
+                  d * sizeof(float));
+    return ws.chunk.data();
+  }
   static Gradient dense_grad(Parameter& p, const std::vector<float>& g) {
     Gradient out;
     out.param = &p;

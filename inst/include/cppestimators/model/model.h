@@ -32,6 +32,9 @@ class Model {
   // Owners of the parameter groups, one optimizer each (e.g. {"linear"}).
   virtual std::vector<std::string> groups() const = 0;
   virtual std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows) const = 0;
+  // Whether the model reads a batch's dense values by row index (see
+  // FeatureBatch) rather than as one contiguous block.
+  virtual bool reads_dense_rows_by_index() const { return false; }
   // logits: rows x units, row-major.
   virtual void forward(const FeatureBatch& batch, Mode mode, Workspace& ws, float* logits) const = 0;
   // Gradients of the summed loss, given dlogits (rows x units) of the batch

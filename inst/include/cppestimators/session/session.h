@@ -55,7 +55,8 @@ class Session {
     if (opt.num_epochs >= 0) rows_max = std::min<std::int64_t>(rows_max, data.n * opt.num_epochs);
     const std::size_t b = static_cast<std::size_t>(std::max<std::int64_t>(rows_max, 1));
     idx_.assign(b, 0);
-    est.model().features().allocate(*binding_, static_cast<int>(b), batch_);
+    est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
+                                    block_ == nullptr || !est.model().reads_dense_rows_by_index());
     workspace_ = est.model().new_workspace(batch_, static_cast<int>(b));
     y_.assign(b * head.label_dim(), 0.0f);
     logits_.assign(b * head.logits_dim(), 0.0f);
