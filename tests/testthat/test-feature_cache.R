@@ -40,6 +40,7 @@ test_that("the block is reused, rebuilt when the data or the columns change, and
   df <- wide_frame()
   est <- wide_estimator(df)
   input <- input_fn(df, response = "y", batch_size = 50L)
+  invisible(gc())  # blocks of other tests' inputs that nothing refers to any more
   before <- cppestimators:::cpp_live_blocks()
   quietly(train(est, input))
   block <- input$cache$block
