@@ -49,12 +49,12 @@ cpp_read_events <- function(path) {
     .Call(`_cppestimators_cpp_read_events`, path)
 }
 
-cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block) {
-    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block)
+cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads) {
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads)
 }
 
-cpp_dense_block <- function(est, features) {
-    .Call(`_cppestimators_cpp_dense_block`, est, features)
+cpp_dense_block <- function(est, features, threads) {
+    .Call(`_cppestimators_cpp_dense_block`, est, features, threads)
 }
 
 cpp_estimator_dense_width <- function(est) {

@@ -4,6 +4,18 @@
 # their own; optimizers go complete, with every hyperparameter filled in by
 # their optimizer_*() constructor (the one place that holds the defaults).
 
+# Threads the engine may use: options(cppestimators.threads), default 2 (at
+# most 2 by default, as CRAN asks). Runs with the same seed, data and thread
+# count give identical results.
+engine_threads <- function() {
+  t <- getOption("cppestimators.threads", 2L)
+  if (!is.numeric(t) || length(t) != 1L || is.na(t) || t < 1 || t != floor(t) || t > 1024) {
+    stop("options(cppestimators.threads =) must be a whole number of threads >= 1, not ", describe(t), ".",
+         call. = FALSE)
+  }
+  as.integer(t)
+}
+
 # A fresh engine object (initial weights) for the estimator's spec.
 new_engine <- function(object) {
   spec <- object$spec

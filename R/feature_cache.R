@@ -31,7 +31,7 @@ feature_block <- function(object, ptr, data) {
   if (identical(cache$key, key)) return(cache$block)
   cache$block <- NULL
   cache$key <- NULL
-  cache$block <- cpp_dense_block(ptr, data$features)
+  cache$block <- cpp_dense_block(ptr, data$features, engine_threads())
   cache$key <- key
   cache$block
 }

@@ -295,7 +295,7 @@ run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
   ses <- cpp_session_new(ptr, data$features, data$labels, mode, as.integer(data$batch_size),
                          data$num_epochs, isTRUE(data$shuffle), seed,
-                         feature_block(object, ptr, data))
+                         feature_block(object, ptr, data), engine_threads())
   on.exit(cpp_session_close(ses), add = TRUE)
   r_session <- new_r_session(ses, mode)
   r_context <- new_run_context(ses, r_session)

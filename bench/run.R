@@ -116,4 +116,45 @@ sparse_lines <- c("", "# Sparse columns: linear_classifier, 1e6 rows, 10 hash-bu
   "", sprintf("Step time at 1e6 buckets / at 1e3 buckets: %.2fx.", sparse$us[2] / sparse$us[1]))
 cat(sparse_lines, sep = "\n")
 out <- c(out, sparse_lines)
+
+# The linear-model grid (bench/grid.R): batch x features, shuffled batches of
+# 16384 rows, SGD; next to the PyTorch peer's gather pipeline on 1 and 2
+# threads when it can run here.
+grid_script <- if (file.exists("bench")) "bench/grid.R" else "grid.R"
+rscript <- file.path(R.home("bin"), "Rscript")
+ours <- utils::read.csv(text = system2(rscript, grid_script, stdout = TRUE))
+mem <- as.numeric(strsplit(system2(rscript, c(grid_script, "memory"), stdout = TRUE), " ")[[1]])
+peer <- NULL
+if (file.exists(file.path(peer_dir, "torch_linear_grid.py")) && file.exists(python) &&
+    system2(python, c("-c", shQuote("import torch")), stdout = FALSE, stderr = FALSE) == 0) {
+  openblas <- system2("bash", file.path(peer_dir, "setup.sh"), stdout = TRUE)
+  peer <- do.call(rbind, lapply(1:2, function(t) {
+    utils::read.csv(text = system2(python, c(shQuote(file.path(peer_dir, "torch_linear_grid.py")), "train",
+                                             "--pipelines", "gather", "--threads", t, "--openblas",
+                                             shQuote(openblas[length(openblas)])),
+                                   stdout = TRUE, stderr = FALSE))
+  }))
+}
+torch_us <- function(b, p, t) {
+  if (is.null(peer)) return(NA)
+  peer$us_per_step[peer$batch == b & peer$p == p & peer$threads == t]
+}
+grid_lines <- c("", "# Linear-model grid: linear_regressor + SGD, 16384 rows, shuffled batches (microseconds per step)",
+  "", "| batch | features | cppestimators | PyTorch, 1 thread | PyTorch, 2 threads | PyTorch (1 thread) / ours | goal | met |",
+  "|---:|---:|---:|---:|---:|---:|---:|---|")
+for (i in seq_len(nrow(ours))) {
+  b <- ours$batch[i]; p <- ours$p[i]
+  t1 <- torch_us(b, p, 1); t2 <- torch_us(b, p, 2)
+  goal <- if (b <= 256) 2 else 1
+  ratio <- min(t1, t2) / ours$us_per_step[i]
+  grid_lines <- c(grid_lines, sprintf("| %d | %d | %.2f | %.1f | %.1f | %.1fx | %gx | %s |", b, p,
+                                      ours$us_per_step[i], t1, t2, t1 / ours$us_per_step[i], goal,
+                                      if (is.na(ratio)) "no peer" else if (ratio >= goal) "yes" else "no"))
+}
+grid_lines <- c(grid_lines, "",
+  "'met' compares with the faster of PyTorch's 1- and 2-thread runs; cppestimators runs on one thread.",
+  sprintf("Peak memory, 500 features, batch 4096: the data %.1f MB, training adds %.1f MB (the cached float32 block and buffers): %.2fx the data (goal: at most 1.6x).",
+          mem[1], mem[2], mem[3]))
+cat(grid_lines, sep = "\n")
+out <- c(out, grid_lines)
 if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")

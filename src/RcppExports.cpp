@@ -139,8 +139,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_session_new
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed, SEXP block);
-RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP) {
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed, SEXP block, int threads);
+RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
@@ -152,18 +152,20 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type shuffle(shuffleSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< SEXP >::type block(blockSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads));
     return rcpp_result_gen;
 END_RCPP
 }
 // cpp_dense_block
-SEXP cpp_dense_block(SEXP est, Rcpp::List features);
-RcppExport SEXP _cppestimators_cpp_dense_block(SEXP estSEXP, SEXP featuresSEXP) {
+SEXP cpp_dense_block(SEXP est, Rcpp::List features, int threads);
+RcppExport SEXP _cppestimators_cpp_dense_block(SEXP estSEXP, SEXP featuresSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_dense_block(est, features));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_dense_block(est, features, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -335,8 +337,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
-    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 9},
-    {"_cppestimators_cpp_dense_block", (DL_FUNC) &_cppestimators_cpp_dense_block, 2},
+    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 10},
+    {"_cppestimators_cpp_dense_block", (DL_FUNC) &_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC) &_cppestimators_cpp_estimator_dense_width, 1},
     {"_cppestimators_cpp_live_blocks", (DL_FUNC) &_cppestimators_cpp_live_blocks, 0},
     {"_cppestimators_cpp_session_run", (DL_FUNC) &_cppestimators_cpp_session_run, 5},

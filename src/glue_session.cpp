@@ -17,7 +17,8 @@ using namespace cppestimators;
 // double vector/matrix or NULL.
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode,
-                     int batch_size, double num_epochs, bool shuffle, double seed, SEXP block) {
+                     int batch_size, double num_epochs, bool shuffle, double seed, SEXP block,
+                     int threads) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -29,6 +30,7 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mod
   opt.num_epochs = static_cast<std::int64_t>(num_epochs);
   opt.shuffle = shuffle;
   opt.seed = static_cast<std::uint64_t>(seed);
+  opt.threads = threads;
   std::shared_ptr<const DenseRows> rows;
   if (!Rf_isNull(block)) {
     const BlockBox& b = block_of(block);
@@ -43,14 +45,14 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mod
 // The dense features of the input for the estimator's columns, as one float32
 // block shared by the sessions over that input (R/feature_cache.R keeps it).
 // [[Rcpp::export(rng = false)]]
-SEXP cpp_dense_block(SEXP est, Rcpp::List features) {
+SEXP cpp_dense_block(SEXP est, Rcpp::List features, int threads) {
   Estimator& e = estimator_of(est);
   Dataset data;
   dataset_from_r(features, R_NilValue, data);
   const FeatureSet& fs = e.model().features();
   auto binding = fs.bind(data);
   std::unique_ptr<BlockBox> box(new BlockBox());
-  box->block = std::make_shared<const DenseBlock>(fs, *binding, data.n);
+  box->block = std::make_shared<const DenseBlock>(fs, *binding, data.n, threads);
   return Rcpp::XPtr<BlockBox>(box.release(), true);
 }
 

@@ -85,3 +85,25 @@ test_that("evaluate() over the whole input reads rows in order, with the same me
   ordered <- quietly(evaluate(est, input_fn(df, response = "y", batch_size = 50L, shuffle = FALSE)))
   expect_identical(shuffled, ordered)
 })
+
+test_that("large batches split over threads: one result per thread count, cached or not", {
+  df <- wide_frame(n = 3000, p = 40)
+  run <- function(threads, budget) {
+    old <- options(cppestimators.threads = threads, cppestimators.cache_bytes = budget)
+    on.exit(options(old))
+    est <- wide_estimator(df)
+    quietly(train(est, input_fn(df, response = "y", batch_size = 2048L, num_epochs = NULL), steps = 6))
+    variable_value(est)
+  }
+  two <- run(2, 2^30)
+  expect_identical(run(2, 2^30), two)
+  expect_identical(run(2, 0), two)
+  one <- run(1, 2^30)
+  expect_identical(run(1, 0), one)
+  # different thread counts add the same products in another order
+  expect_equal(one, two, tolerance = 1e-5)
+  old <- options(cppestimators.threads = 0)
+  on.exit(options(old))
+  expect_error(quietly(train(wide_estimator(df), input_fn(df, response = "y"), steps = 1)),
+               "options\\(cppestimators.threads =\\) must be a whole number of threads >= 1")
+})

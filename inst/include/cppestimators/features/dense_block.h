@@ -4,29 +4,36 @@
 // and columns. A batch of contiguous rows is read from it in place; other
 // batches copy their rows with one memcpy each. Half the size of R's doubles.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <numeric>
 #include <vector>
 
+#include "../parallel.h"
 #include "feature_set.h"
 
 namespace cppestimators {
 
 class DenseBlock : public DenseRows {
  public:
-  DenseBlock(const FeatureSet& features, FeatureSet::Binding& binding, std::int64_t n)
+  // Chunks of rows go to `threads` threads (the dense readers are stateless).
+  DenseBlock(const FeatureSet& features, FeatureSet::Binding& binding, std::int64_t n, int threads = 1)
       : width_(features.dense_width()), n_(n) {
     data_.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(width_));
-    // in chunks of rows, so that the index buffer stays small
     constexpr int kChunk = 4096;
-    std::vector<int> rows(kChunk);
-    for (std::int64_t start = 0; start < n; start += kChunk) {
-      const int count = static_cast<int>(std::min<std::int64_t>(kChunk, n - start));
-      std::iota(rows.begin(), rows.begin() + count, static_cast<int>(start));
-      features.gather_dense(binding, rows.data(), count,
-                            data_.data() + static_cast<std::size_t>(start) * width_);
-    }
+    const int chunks = static_cast<int>((n + kChunk - 1) / kChunk);
+    threads = std::max(1, std::min(threads, chunks));
+    std::vector<std::vector<int>> rows(static_cast<std::size_t>(threads), std::vector<int>(kChunk));
+    parallel_for(threads, threads, [&](int t) {
+      std::vector<int>& idx = rows[static_cast<std::size_t>(t)];
+      for (int c = chunks * t / threads; c < chunks * (t + 1) / threads; ++c) {
+        const std::int64_t start = static_cast<std::int64_t>(c) * kChunk;
+        const int count = static_cast<int>(std::min<std::int64_t>(kChunk, n - start));
+        std::iota(idx.begin(), idx.begin() + count, static_cast<int>(start));
+        features.gather_dense(binding, idx.data(), count, data_.data() + static_cast<std::size_t>(start) * width_);
+      }
+    });
     ++live_count();
   }
   ~DenseBlock() override { --live_count(); }

@@ -36,7 +36,8 @@ struct EmbeddingParams {
 class BoundDense {
  public:
   virtual ~BoundDense() = default;
-  // Writes row rows[r]'s values at out + r * stride.
+  // Writes row rows[r]'s values at out + r * stride. Safe to call from
+  // several threads at once for different rows (a cached block is built so).
   virtual void gather(const int* rows, int count, float* out, int stride) = 0;
 };
 

@@ -26,6 +26,7 @@ class LinearModel : public Model {
  public:
   static constexpr const char* kScope = "linear/linear_model/";
   static constexpr int kChunk = 256;  // rows per product: a chunk of copied rows stays in cache
+  static constexpr std::size_t kParallelValues = 1 << 16;  // dense values of a batch worth 2 threads
 
   LinearModel(const Spec& spec, int units) : Model(spec.children("feature_columns"), units) {
     const std::string scope = kScope;
@@ -69,12 +70,17 @@ class LinearModel : public Model {
   bool reads_dense_rows_by_index() const override { return true; }
   std::vector<std::string> groups() const override { return {"linear"}; }
 
-  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows) const override {
+  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
+                                           int threads) const override {
     auto ws = std::make_unique<Work>();
+    ws->threads = std::max(1, threads);
     const std::size_t u = static_cast<std::size_t>(units_);
     if (dense_) ws->g_dense.assign(dense_->value.size(), 0.0f);
     if (dense_ && batch.dense.empty())  // dense rows come by index from a cached block
-      ws->chunk.assign(static_cast<std::size_t>(std::min(kChunk, max_rows)) * features_.dense_width(), 0.0f);
+      ws->chunk.assign(static_cast<std::size_t>(ws->threads) * std::min(kChunk, max_rows) *
+                           features_.dense_width(), 0.0f);
+    if (dense_ && ws->threads > 1)
+      ws->partial.assign(static_cast<std::size_t>(ws->threads) * dense_->value.size(), 0.0f);
     ws->g_bias.assign(u, 0.0f);
     ws->sparse.resize(sparse_.size());
     for (std::size_t c = 0; c < sparse_.size(); ++c)
@@ -102,19 +108,23 @@ class LinearModel : public Model {
     L = b.replicate(rows, 1);
     if (dense_) {
       // chunk by chunk of rows, the same arithmetic whether the rows are
-      // contiguous or copied from a cached block (so both give identical weights)
-      const int d = batch.dense_width;
-      for (int start = 0; start < rows; start += kChunk) {
-        const int count = std::min(kChunk, rows - start);
-        ConstRowMap X(dense_chunk(batch, start, count, ws), count, d);
-        if (u == 1) {  // one output: a matrix-vector product
-          Eigen::Map<const Eigen::VectorXf> w(dense_->value.data(), d);
-          Eigen::Map<Eigen::VectorXf>(logits + start, count).noalias() += X * w;
-        } else {
-          ConstRowMap W(dense_->value.data(), d, u);
-          L.middleRows(start, count).noalias() += X * W;
+      // contiguous or copied from a cached block (so both give identical
+      // weights); large batches split their chunks over the threads
+      const int d = batch.dense_width, chunks = (rows + kChunk - 1) / kChunk;
+      const int threads = threads_for(ws, rows, d, chunks);
+      parallel_for(threads, threads, [&](int t) {
+        for (int c = chunks * t / threads; c < chunks * (t + 1) / threads; ++c) {
+          const int start = c * kChunk, count = std::min(kChunk, rows - start);
+          ConstRowMap X(dense_chunk(batch, start, count, ws, t, threads == 1), count, d);
+          if (u == 1) {  // one output: a matrix-vector product
+            Eigen::Map<const Eigen::VectorXf> w(dense_->value.data(), d);
+            Eigen::Map<Eigen::VectorXf>(logits + start, count).noalias() += X * w;
+          } else {
+            ConstRowMap W(dense_->value.data(), d, u);
+            RowMap(logits + static_cast<std::size_t>(start) * u, count, u).noalias() += X * W;
+          }
         }
-      }
+      });
     }
     for (const Sparse& c : sparse_) {
       const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.slot)];
@@ -148,19 +158,31 @@ class LinearModel : public Model {
     ConstRowMap dL(dlogits, rows, u);
     ws.grads.clear();
     if (dense_) {
-      const int d = batch.dense_width;
-      RowMap gW(ws.g_dense.data(), d, u);
-      gW.setZero();
-      // last chunk first: the forward pass left it in the chunk buffer
-      for (int start = (rows - 1) / kChunk * kChunk; start >= 0; start -= kChunk) {
-        const int count = std::min(kChunk, rows - start);
-        ConstRowMap X(dense_chunk(batch, start, count, ws), count, d);
-        if (u == 1) {
-          Eigen::Map<Eigen::VectorXf>(ws.g_dense.data(), d).noalias() +=
-              X.transpose() * Eigen::Map<const Eigen::VectorXf>(dlogits + start, count);
-        } else {
-          gW.noalias() += X.transpose() * dL.middleRows(start, count);
+      // each thread sums its chunks (last first: with one thread, the forward
+      // pass left that chunk in the buffer) into its own partial gradient;
+      // the partials are added in thread order, so a thread count gives one result
+      const int d = batch.dense_width, chunks = (rows + kChunk - 1) / kChunk;
+      const int threads = threads_for(ws, rows, d, chunks);
+      const std::size_t size = dense_->value.size();
+      parallel_for(threads, threads, [&](int t) {
+        float* g = threads == 1 ? ws.g_dense.data() : ws.partial.data() + static_cast<std::size_t>(t) * size;
+        RowMap gW(g, d, u);
+        gW.setZero();
+        for (int c = chunks * (t + 1) / threads - 1; c >= chunks * t / threads; --c) {
+          const int start = c * kChunk, count = std::min(kChunk, rows - start);
+          ConstRowMap X(dense_chunk(batch, start, count, ws, t, threads == 1), count, d);
+          if (u == 1) {
+            Eigen::Map<Eigen::VectorXf>(g, d).noalias() +=
+                X.transpose() * Eigen::Map<const Eigen::VectorXf>(dlogits + start, count);
+          } else {
+            gW.noalias() += X.transpose() * dL.middleRows(start, count);
+          }
         }
+      });
+      if (threads > 1) {
+        std::copy(ws.partial.begin(), ws.partial.begin() + static_cast<std::ptrdiff_t>(size), ws.g_dense.begin());
+        for (int t = 1; t < threads; ++t)
+          for (std::size_t i = 0; i < size; ++i) ws.g_dense[i] += ws.partial[static_cast<std::size_t>(t) * size + i];
       }
       ws.grads.push_back(dense_grad(*dense_, ws.g_dense));
     }
@@ -211,7 +233,7 @@ class LinearModel : public Model {
     std::vector<float> out, dout, g_weights;
   };
   struct Work : Workspace {
-    std::vector<float> g_dense, g_bias, chunk;
+    std::vector<float> g_dense, g_bias, chunk, partial;
     // which rows `chunk` holds (reset by every forward pass)
     const FeatureBatch* chunk_batch = nullptr;
     const int* chunk_index = nullptr;
@@ -221,19 +243,30 @@ class LinearModel : public Model {
     std::vector<Gradient> grads;
   };
   // Rows [start, start + count) of the batch's dense values, contiguous: in
-  // place, or copied (one memcpy per row) from a cached block into `ws`.
-  static const float* dense_chunk(const FeatureBatch& b, int start, int count, Work& ws) {
+  // place, or copied (one memcpy per row) from a cached block into thread
+  // t's chunk buffer. `reuse`: one thread, so the buffer may still hold them.
+  static const float* dense_chunk(const FeatureBatch& b, int start, int count, Work& ws, int t,
+                                  bool reuse) {
     const std::size_t d = static_cast<std::size_t>(b.dense_width);
     if (b.dense_rows != nullptr) return b.dense_rows + static_cast<std::size_t>(start) * d;
-    if (ws.chunk_batch == &b && ws.chunk_index == b.dense_index && ws.chunk_start == start)
-      return ws.chunk.data();  // still there from the forward pass
-    ws.chunk_batch = &b;
-    ws.chunk_index = b.dense_index;
-    ws.chunk_start = start;
+    float* buf = ws.chunk.data() + static_cast<std::size_t>(t) * kChunk * d;
+    if (reuse) {
+      if (ws.chunk_batch == &b && ws.chunk_index == b.dense_index && ws.chunk_start == start)
+        return buf;  // still there from the forward pass
+      ws.chunk_batch = &b;
+      ws.chunk_index = b.dense_index;
+      ws.chunk_start = start;
+    }
     for (int r = 0; r < count; ++r)
-      std::memcpy(ws.chunk.data() + static_cast<std::size_t>(r) * d, b.dense_block->row(b.dense_index[start + r]),
+      std::memcpy(buf + static_cast<std::size_t>(r) * d, b.dense_block->row(b.dense_index[start + r]),
                   d * sizeof(float));
-    return ws.chunk.data();
+    return buf;
+  }
+  // Threads for a batch's dense products: one unless there are several chunks
+  // and enough values to pay for waking the others.
+  static int threads_for(const Work& ws, int rows, int d, int chunks) {
+    if (ws.threads <= 1 || chunks < 2 || static_cast<std::size_t>(rows) * d < kParallelValues) return 1;
+    return std::min(ws.threads, chunks);
   }
   static Gradient dense_grad(Parameter& p, const std::vector<float>& g) {
     Gradient out;

@@ -11,6 +11,7 @@
 
 #include "../data/rng.h"
 #include "../features/feature_set.h"
+#include "../parallel.h"
 #include "mode.h"
 #include "parameter.h"
 
@@ -19,6 +20,7 @@ namespace cppestimators {
 class Workspace {
  public:
   virtual ~Workspace() = default;
+  int threads = 1;  // how many threads a step may use (options(cppestimators.threads))
 };
 
 class Model {
@@ -31,7 +33,8 @@ class Model {
   virtual std::string kind() const = 0;
   // Owners of the parameter groups, one optimizer each (e.g. {"linear"}).
   virtual std::vector<std::string> groups() const = 0;
-  virtual std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows) const = 0;
+  virtual std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
+                                                   int threads) const = 0;
   // Whether the model reads a batch's dense values by row index (see
   // FeatureBatch) rather than as one contiguous block.
   virtual bool reads_dense_rows_by_index() const { return false; }

@@ -27,6 +27,7 @@ struct SessionOptions {
   std::int64_t num_epochs = 1;  // < 0: repeat forever
   bool shuffle = false;
   std::uint64_t seed = 0;
+  int threads = 1;  // for the model's products on large batches
 };
 
 struct RunContext;
@@ -57,7 +58,7 @@ class Session {
     idx_.assign(b, 0);
     est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
-    workspace_ = est.model().new_workspace(batch_, static_cast<int>(b));
+    workspace_ = est.model().new_workspace(batch_, static_cast<int>(b), opt.threads);
     y_.assign(b * head.label_dim(), 0.0f);
     logits_.assign(b * head.logits_dim(), 0.0f);
     dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);
