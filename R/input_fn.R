@@ -10,6 +10,14 @@
 #' for every epoch. `shuffle = "auto"` is resolved on every use: `predict()`
 #' does not shuffle, `train()` and `evaluate()` do.
 #'
+#' The numeric columns an estimator reads are copied once into a float32
+#' block laid out row by row, kept with the input function and reused by
+#' every `train()`, `evaluate()` and `predict()` call over it (and every
+#' epoch): half the size of R's doubles, rebuilt when the data or the
+#' columns change, freed with the input function.
+#' `options(cppestimators.cache_bytes =)` bounds it (default 1 GiB; 0 turns
+#' it off); beyond the budget, each batch is gathered from the R vectors.
+#'
 #' A factor response is encoded as integer codes `0..K-1`, with a message
 #' listing the encoding; a logical response becomes 0/1.
 #'

@@ -6,6 +6,16 @@
 #' that loop. Scripts written for `tfestimators` run with
 #' `library(cppestimators)` in place of `library(tfestimators)`.
 #'
+#' @section Options:
+#' * `cppestimators.threads`: threads the engine may use (default 2). Large
+#'   batches split the linear model's products over them; runs with the same
+#'   seed, data and thread count give identical results.
+#' * `cppestimators.cache_bytes`: the memory budget of the cached float32
+#'   block of an input's numeric columns (default 1 GiB; 0 turns the cache
+#'   off). See [input_fn()].
+#' * `cppestimators.verbose`: TensorFlow's INFO lines for `train()`'s own
+#'   hooks (default `FALSE`).
+#'
 #' @keywords internal
 #' @useDynLib cppestimators, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
