@@ -1,12 +1,13 @@
 # The linear-model grid: batch size x number of features, a linear regressor
 # with SGD over shuffled batches of 16384 rows, as the PyTorch peer's
 # torch_linear_grid.py ("gather" pipeline) does.
-#   Rscript bench/grid.R          prints CSV: batch,p,us_per_step
+#   Rscript bench/grid.R          prints CSV: batch,p,us_per_step (BENCH_GRID_THREADS threads, default 2)
 #   Rscript bench/grid.R memory   prints: data MB, peak growth of training MB, and
 #                                 (data + growth) / data (500 features, batch 4096)
 suppressPackageStartupMessages(library(cppestimators))
 
 n <- as.integer(Sys.getenv("BENCH_GRID_ROWS", "16384"))
+options(cppestimators.threads = as.integer(Sys.getenv("BENCH_GRID_THREADS", "2")))
 target <- as.numeric(Sys.getenv("BENCH_GRID_SECONDS", "0.5"))
 quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,
                     save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)

@@ -108,12 +108,13 @@ sparse <- do.call(rbind, lapply(c(1e3, 1e6), function(size) {
   data.frame(size = v[1], us = v[2], data_mb = v[3], model_mb = v[4], peak_mb = v[5])
 }))
 sparse_lines <- c("", "# Sparse columns: linear_classifier, 1e6 rows, 10 hash-bucket columns of strings, batch 128",
-  "", "| hash_bucket_size | microseconds per step | data (MB) | model variables and slots (MB) | peak memory of training (MB) | peak beyond the model (% of data) |",
+  "", "| hash_bucket_size | microseconds per step | data (MB) | model variables and slots (MB) | peak memory growth of training (MB) | growth beyond the model (% of data) |",
   "|---:|---:|---:|---:|---:|---:|",
   sprintf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f%% |", format(sparse$size, scientific = FALSE, big.mark = ","),
           sparse$us, sparse$data_mb, sparse$model_mb, sparse$peak_mb,
           100 * (sparse$peak_mb - sparse$model_mb) / sparse$data_mb),
-  "", sprintf("Step time at 1e6 buckets / at 1e3 buckets: %.2fx.", sparse$us[2] / sparse$us[1]))
+  "", sprintf("Step time at 1e6 buckets / at 1e3 buckets: %.2fx (goal: at most 1.5x).", sparse$us[2] / sparse$us[1]),
+  "Growth is measured from after the data, packages and estimator object exist; it can be smaller than the model because the pages of buckets no batch touched are never written.")
 cat(sparse_lines, sep = "\n")
 out <- c(out, sparse_lines)
 
@@ -122,7 +123,12 @@ out <- c(out, sparse_lines)
 # threads when it can run here.
 grid_script <- if (file.exists("bench")) "bench/grid.R" else "grid.R"
 rscript <- file.path(R.home("bin"), "Rscript")
-ours <- utils::read.csv(text = system2(rscript, grid_script, stdout = TRUE))
+grid_run <- function(threads) {
+  utils::read.csv(text = system2(rscript, grid_script, stdout = TRUE,
+                                 env = paste0("BENCH_GRID_THREADS=", threads)))
+}
+ours <- grid_run(2)
+ours1 <- grid_run(1)
 mem <- as.numeric(strsplit(system2(rscript, c(grid_script, "memory"), stdout = TRUE), " ")[[1]])
 peer <- NULL
 if (file.exists(file.path(peer_dir, "torch_linear_grid.py")) && file.exists(python) &&
@@ -140,19 +146,19 @@ torch_us <- function(b, p, t) {
   peer$us_per_step[peer$batch == b & peer$p == p & peer$threads == t]
 }
 grid_lines <- c("", "# Linear-model grid: linear_regressor + SGD, 16384 rows, shuffled batches (microseconds per step)",
-  "", "| batch | features | cppestimators | PyTorch, 1 thread | PyTorch, 2 threads | PyTorch (1 thread) / ours | goal | met |",
-  "|---:|---:|---:|---:|---:|---:|---:|---|")
+  "", "| batch | features | ours, 2 threads (default) | ours, 1 thread | PyTorch, 1 thread | PyTorch, 2 threads | best PyTorch / ours | goal | met |",
+  "|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for (i in seq_len(nrow(ours))) {
   b <- ours$batch[i]; p <- ours$p[i]
   t1 <- torch_us(b, p, 1); t2 <- torch_us(b, p, 2)
   goal <- if (b <= 256) 2 else 1
   ratio <- min(t1, t2) / ours$us_per_step[i]
-  grid_lines <- c(grid_lines, sprintf("| %d | %d | %.2f | %.1f | %.1f | %.1fx | %gx | %s |", b, p,
-                                      ours$us_per_step[i], t1, t2, t1 / ours$us_per_step[i], goal,
+  grid_lines <- c(grid_lines, sprintf("| %d | %d | %.2f | %.2f | %.1f | %.1f | %.1fx | %gx | %s |", b, p,
+                                      ours$us_per_step[i], ours1$us_per_step[i], t1, t2, ratio, goal,
                                       if (is.na(ratio)) "no peer" else if (ratio >= goal) "yes" else "no"))
 }
 grid_lines <- c(grid_lines, "",
-  "'met' compares with the faster of PyTorch's 1- and 2-thread runs; cppestimators runs on one thread.",
+  "'met' compares our default (2 threads; batches under 65536 values use one) with the faster of PyTorch's 1- and 2-thread runs.",
   sprintf("Peak memory, 500 features, batch 4096: the data %.1f MB, training adds %.1f MB (the cached float32 block and buffers): %.2fx the data (goal: at most 1.6x).",
           mem[1], mem[2], mem[3]))
 cat(grid_lines, sep = "\n")

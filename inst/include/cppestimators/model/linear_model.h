@@ -110,12 +110,12 @@ class LinearModel : public Model {
       // chunk by chunk of rows, the same arithmetic whether the rows are
       // contiguous or copied from a cached block (so both give identical
       // weights); large batches split their chunks over the threads
-      const int d = batch.dense_width, chunks = (rows + kChunk - 1) / kChunk;
-      const int threads = threads_for(ws, rows, d, chunks);
-      parallel_for(threads, threads, [&](int t) {
-        for (int c = chunks * t / threads; c < chunks * (t + 1) / threads; ++c) {
-          const int start = c * kChunk, count = std::min(kChunk, rows - start);
-          ConstRowMap X(dense_chunk(batch, start, count, ws, t, threads == 1), count, d);
+      const int d = batch.dense_width;
+      const Split sp = split(ws, rows, d);
+      parallel_for(sp.threads, sp.threads, [&](int t) {
+        for (int c = sp.chunks * t / sp.threads; c < sp.chunks * (t + 1) / sp.threads; ++c) {
+          const int start = c * sp.rows, count = std::min(sp.rows, rows - start);
+          ConstRowMap X(dense_chunk(batch, start, count, ws, t, sp.threads == 1), count, d);
           if (u == 1) {  // one output: a matrix-vector product
             Eigen::Map<const Eigen::VectorXf> w(dense_->value.data(), d);
             Eigen::Map<Eigen::VectorXf>(logits + start, count).noalias() += X * w;
@@ -161,15 +161,16 @@ class LinearModel : public Model {
       // each thread sums its chunks (last first: with one thread, the forward
       // pass left that chunk in the buffer) into its own partial gradient;
       // the partials are added in thread order, so a thread count gives one result
-      const int d = batch.dense_width, chunks = (rows + kChunk - 1) / kChunk;
-      const int threads = threads_for(ws, rows, d, chunks);
+      const int d = batch.dense_width;
+      const Split sp = split(ws, rows, d);
+      const int threads = sp.threads;
       const std::size_t size = dense_->value.size();
       parallel_for(threads, threads, [&](int t) {
         float* g = threads == 1 ? ws.g_dense.data() : ws.partial.data() + static_cast<std::size_t>(t) * size;
         RowMap gW(g, d, u);
         gW.setZero();
-        for (int c = chunks * (t + 1) / threads - 1; c >= chunks * t / threads; --c) {
-          const int start = c * kChunk, count = std::min(kChunk, rows - start);
+        for (int c = sp.chunks * (t + 1) / threads - 1; c >= sp.chunks * t / threads; --c) {
+          const int start = c * sp.rows, count = std::min(sp.rows, rows - start);
           ConstRowMap X(dense_chunk(batch, start, count, ws, t, threads == 1), count, d);
           if (u == 1) {
             Eigen::Map<Eigen::VectorXf>(g, d).noalias() +=
@@ -262,11 +263,22 @@ class LinearModel : public Model {
                   d * sizeof(float));
     return buf;
   }
-  // Threads for a batch's dense products: one unless there are several chunks
-  // and enough values to pay for waking the others.
-  static int threads_for(const Work& ws, int rows, int d, int chunks) {
-    if (ws.threads <= 1 || chunks < 2 || static_cast<std::size_t>(rows) * d < kParallelValues) return 1;
-    return std::min(ws.threads, chunks);
+  // How a batch's dense products are cut: chunks of at most kChunk rows, and
+  // at least one chunk per thread when the batch holds enough values to pay
+  // for waking other threads. A function of (rows, width, threads) only, so
+  // contiguous and cached rows are cut alike.
+  struct Split {
+    int threads, rows, chunks;
+  };
+  static Split split(const Work& ws, int rows, int d) {
+    Split sp{1, kChunk, 0};
+    if (ws.threads > 1 && rows > 1 && static_cast<std::size_t>(rows) * d >= kParallelValues) {
+      sp.threads = std::min(ws.threads, rows);
+      sp.rows = std::min(kChunk, (rows + sp.threads - 1) / sp.threads);
+    }
+    sp.chunks = (rows + sp.rows - 1) / sp.rows;
+    sp.threads = std::min(sp.threads, sp.chunks);
+    return sp;
   }
   static Gradient dense_grad(Parameter& p, const std::vector<float>& g) {
     Gradient out;
