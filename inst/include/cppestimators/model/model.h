@@ -21,6 +21,7 @@ class Workspace {
  public:
   virtual ~Workspace() = default;
   int threads = 1;  // how many threads a step may use (options(cppestimators.threads))
+  Rng rng;          // the session's draws (dropout), seeded by the session
 };
 
 class Model {

@@ -59,6 +59,7 @@ class Session {
     est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
     workspace_ = est.model().new_workspace(batch_, static_cast<int>(b), opt.threads);
+    workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
     y_.assign(b * head.label_dim(), 0.0f);
     logits_.assign(b * head.logits_dim(), 0.0f);
     dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);

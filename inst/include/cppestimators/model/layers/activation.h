@@ -1,0 +1,106 @@
+// Activation functions of dense layers, by TF's names. Each maps a
+// pre-activation block z (rows x units) to its output (rows x width, where
+// width is 2 * units for crelu and units otherwise), and a gradient of the
+// output back to one of z.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cppestimators {
+
+enum class ActivationKind { Relu, Relu6, Elu, Selu, Sigmoid, Tanh, Softplus, Softsign, LeakyRelu, Crelu };
+
+class Activation {
+ public:
+  static const std::vector<std::string>& names() {
+    static const std::vector<std::string> n = {"relu",     "relu6",    "elu",        "selu",  "sigmoid",
+                                               "tanh",     "softplus", "softsign",   "leaky_relu", "crelu"};
+    return n;
+  }
+  explicit Activation(const std::string& name) {
+    const auto& n = names();
+    const auto it = std::find(n.begin(), n.end(), name);
+    if (it == n.end()) {
+      std::string known;
+      for (const auto& s : n) known += (known.empty() ? "" : ", ") + s;
+      throw std::invalid_argument("'" + name + "' is not a known activation function in the 'tf$nn' module (known: " +
+                                  known + ")");
+    }
+    kind_ = static_cast<ActivationKind>(it - n.begin());
+  }
+  // Output values per unit: 2 for crelu (concatenation of relu(z), relu(-z)).
+  int width_factor() const { return kind_ == ActivationKind::Crelu ? 2 : 1; }
+
+  // z: rows x units; a: rows x (units * width_factor), row-major.
+  void forward(const float* z, int rows, int units, float* a) const {
+    if (kind_ == ActivationKind::Crelu) {
+      for (int r = 0; r < rows; ++r)
+        for (int j = 0; j < units; ++j) {
+          const float v = z[static_cast<std::size_t>(r) * units + j];
+          a[static_cast<std::size_t>(r) * 2 * units + j] = std::max(v, 0.0f);
+          a[static_cast<std::size_t>(r) * 2 * units + units + j] = std::max(-v, 0.0f);
+        }
+      return;
+    }
+    const std::size_t m = static_cast<std::size_t>(rows) * units;
+    for (std::size_t i = 0; i < m; ++i) a[i] = f(z[i]);
+  }
+
+  // dz = da * d(activation)/dz, from z and a.
+  void backward(const float* z, const float* a, const float* da, int rows, int units, float* dz) const {
+    if (kind_ == ActivationKind::Crelu) {
+      for (int r = 0; r < rows; ++r)
+        for (int j = 0; j < units; ++j) {
+          const float v = z[static_cast<std::size_t>(r) * units + j];
+          const float* g = da + static_cast<std::size_t>(r) * 2 * units;
+          dz[static_cast<std::size_t>(r) * units + j] = (v > 0.0f ? g[j] : 0.0f) - (v < 0.0f ? g[units + j] : 0.0f);
+        }
+      return;
+    }
+    const std::size_t m = static_cast<std::size_t>(rows) * units;
+    for (std::size_t i = 0; i < m; ++i) dz[i] = da[i] * df(z[i], a[i]);
+  }
+
+ private:
+  static constexpr float kSeluScale = 1.0507009873554805f, kSeluAlpha = 1.6732632423543772f;
+  float f(float v) const {
+    switch (kind_) {
+      case ActivationKind::Relu: return std::max(v, 0.0f);
+      case ActivationKind::Relu6: return std::min(std::max(v, 0.0f), 6.0f);
+      case ActivationKind::Elu: return v > 0.0f ? v : std::expm1(v);
+      case ActivationKind::Selu: return kSeluScale * (v > 0.0f ? v : kSeluAlpha * std::expm1(v));
+      case ActivationKind::Sigmoid: return 1.0f / (1.0f + std::exp(-v));
+      case ActivationKind::Tanh: return std::tanh(v);
+      case ActivationKind::Softplus: return v > 20.0f ? v : std::log1p(std::exp(v));
+      case ActivationKind::Softsign: return v / (1.0f + std::fabs(v));
+      case ActivationKind::LeakyRelu: return v > 0.0f ? v : 0.2f * v;
+      case ActivationKind::Crelu: break;
+    }
+    return v;
+  }
+  // Derivative at z = v with output a.
+  float df(float v, float a) const {
+    switch (kind_) {
+      case ActivationKind::Relu: return v > 0.0f ? 1.0f : 0.0f;
+      case ActivationKind::Relu6: return (v > 0.0f && v < 6.0f) ? 1.0f : 0.0f;
+      case ActivationKind::Elu: return v > 0.0f ? 1.0f : a + 1.0f;
+      case ActivationKind::Selu: return v > 0.0f ? kSeluScale : a + kSeluScale * kSeluAlpha;
+      case ActivationKind::Sigmoid: return a * (1.0f - a);
+      case ActivationKind::Tanh: return 1.0f - a * a;
+      case ActivationKind::Softplus: return 1.0f / (1.0f + std::exp(-v));
+      case ActivationKind::Softsign: {
+        const float d = 1.0f + std::fabs(v);
+        return 1.0f / (d * d);
+      }
+      case ActivationKind::LeakyRelu: return v > 0.0f ? 1.0f : 0.2f;
+      case ActivationKind::Crelu: break;
+    }
+    return 1.0f;
+  }
+  ActivationKind kind_ = ActivationKind::Relu;
+};
+
+}  // namespace cppestimators
