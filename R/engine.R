@@ -28,7 +28,8 @@ new_engine <- function(object) {
 }
 
 engine_model <- function(spec) {
-  list(kind = "linear", feature_columns = lapply(unname(spec$feature_columns), engine_column))
+  model <- spec$model %||% list(kind = "linear")  # specs saved before DNNs existed are linear
+  c(model, list(feature_columns = lapply(unname(spec$feature_columns), engine_column)))
 }
 
 engine_column <- function(col) {

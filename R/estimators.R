@@ -53,24 +53,30 @@ linear_classifier <- function(feature_columns, model_dir = NULL, n_classes = 2L,
                               weight_column = NULL, label_vocabulary = NULL,
                               optimizer = "Ftrl", config = NULL, partitioner = NULL) {
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
-  if (!is.null(label_vocabulary)) {
-    if (!is.character(label_vocabulary) || anyNA(label_vocabulary) ||
-        anyDuplicated(label_vocabulary)) {
-      stop("`label_vocabulary` must be a character vector of distinct labels.", call. = FALSE)
-    }
-    if (length(label_vocabulary) != n_classes) {
-      stop(sprintf("`label_vocabulary` has %d labels but `n_classes` is %d.",
-                   length(label_vocabulary), n_classes), call. = FALSE)
-    }
-  }
+  check_label_vocabulary(label_vocabulary, n_classes)
   new_estimator("classifier", "linear_classifier", feature_columns, model_dir,
                 head = if (n_classes == 2) "binary" else "multi_class", head_n = n_classes,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer, config = config, args = as.list(environment()))
 }
 
+check_label_vocabulary <- function(label_vocabulary, n_classes) {
+  if (is.null(label_vocabulary)) return(invisible())
+  if (!is.character(label_vocabulary) || anyNA(label_vocabulary) ||
+      anyDuplicated(label_vocabulary)) {
+    stop("`label_vocabulary` must be a character vector of distinct labels.", call. = FALSE)
+  }
+  if (length(label_vocabulary) != n_classes) {
+    stop(sprintf("`label_vocabulary` has %d labels but `n_classes` is %d.",
+                 length(label_vocabulary), n_classes), call. = FALSE)
+  }
+}
+
+# `model`: the engine model's kind and settings beyond its feature columns;
+# `default_lr`: the learning rate of an optimizer given by name.
 new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, weight_column,
-                          label_vocabulary, optimizer, config, args) {
+                          label_vocabulary, optimizer, config, args, model = list(kind = "linear"),
+                          default_lr = 0.2) {
   if (missing(feature_columns) || is.null(feature_columns)) {
     stop("`feature_columns` is required: build it with feature_columns().", call. = FALSE)
   }
@@ -91,8 +97,9 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
   spec <- list(
     kind = kind, name = name, head = head, head_n = as.integer(head_n),
     feature_columns = cols, label_vocabulary = label_vocabulary,
-    optimizer = optimizer_spec(optimizer, n_columns = length(cols)),
-    model_dir = model_dir, config = config
+    optimizer = optimizer_spec(optimizer, n_columns = length(cols), default_lr = default_lr,
+                               null_ok = identical(model$kind, "linear")),
+    model = model, model_dir = model_dir, config = config
   )
   structure(
     list(spec = spec, args = args, state = new.env(parent = emptyenv())),
@@ -118,8 +125,12 @@ resolve_model_dir <- function(model_dir, config_dir) {
 
 # The estimator's optimizer as a complete spec: a name shortcut is its
 # optimizer_*() constructor at the estimator's default learning rate.
-optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2) {
+optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2, null_ok = TRUE) {
   optimizer_names <- names(optimizer_constructors)
+  if (is.null(optimizer) && !null_ok) {
+    stop("The given object is not an Optimizer instance. Given: NULL (`optimizer` must be one of ",
+         paste0('"', optimizer_names, '"', collapse = ", "), " or an optimizer_*() object).", call. = FALSE)
+  }
   if (is.null(optimizer)) {
     return(unclass(optimizer_ftrl(learning_rate = min(default_lr, 1 / sqrt(n_columns)))))
   }

@@ -51,6 +51,10 @@ variable_value <- function(object, names = NULL, ...) {
 #' @rdname variable_names
 #' @export
 coef.tf_estimator <- function(object, ...) {
+  if (!identical((object$spec$model %||% list(kind = "linear"))$kind, "linear")) {
+    stop("coef() gives the weights of linear estimators; use variable_value() for ",
+         object$spec$name, "().", call. = FALSE)
+  }
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
   cols <- object$spec$feature_columns

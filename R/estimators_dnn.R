@@ -1,0 +1,94 @@
+#' DNN estimators
+#'
+#' `dnn_regressor()` and `dnn_classifier()` train a feed-forward network as
+#' TensorFlow 1.x's canned DNN estimators do: an input layer that
+#' concatenates the feature columns in sorted name order (numeric values,
+#' one-hot bucketized columns, [column_indicator()] and [column_embedding()]
+#' columns; raw categorical columns must be wrapped in one of those), hidden
+#' layers `h = activation(h W + b)` with Glorot-uniform kernels and zero
+#' biases (seeded by `run_config(tf_random_seed =)`), inverted dropout in
+#' training only, and a logits layer. The training loss is the SUM of the
+#' per-example losses, as for the linear estimators; heads, metrics and
+#' prediction keys are the same. Variables are named as TensorFlow named them
+#' (`dnn/hiddenlayer_0/kernel`, ..., `dnn/logits/bias`,
+#' `dnn/input_from_feature_columns/input_layer/<column>/embedding_weights`).
+#'
+#' @inheritParams linear_estimators
+#' @param hidden_units The sizes of the hidden layers, e.g. `c(64, 32)`.
+#' @param feature_columns Dense feature columns (see above), from
+#'   [feature_columns()].
+#' @param optimizer `"Adagrad"` (the default, learning rate 0.05), `"Adam"`,
+#'   `"Ftrl"`, `"RMSProp"` or `"SGD"` at learning rate 0.05, or an optimizer
+#'   from [optimizers].
+#' @param activation_fn The hidden layers' activation, by TensorFlow's name:
+#'   `"relu"` (default), `"relu6"`, `"elu"`, `"selu"`, `"sigmoid"`, `"tanh"`,
+#'   `"softplus"`, `"softsign"`, `"leaky_relu"` (slope 0.2) or `"crelu"`
+#'   (which doubles a layer's outputs).
+#' @param dropout `NULL`, or the probability of dropping a hidden unit's output
+#'   during training (the kept ones are scaled by `1 / (1 - dropout)`).
+#' @param input_layer_partitioner Accepted for compatibility and ignored.
+#' @return An estimator object (class `tf_estimator`).
+#' @family estimators
+#' @name dnn_estimators
+#' @examples
+#' fcs <- feature_columns(column_numeric(starts_with("Petal")), names = iris)
+#' est <- dnn_classifier(hidden_units = c(10, 10), feature_columns = fcs, n_classes = 3)
+#' est
+NULL
+
+#' @rdname dnn_estimators
+#' @export
+dnn_regressor <- function(hidden_units, feature_columns, model_dir = NULL, label_dimension = 1L,
+                          weight_column = NULL, optimizer = "Adagrad", activation_fn = "relu",
+                          dropout = NULL, input_layer_partitioner = NULL, config = NULL) {
+  label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
+  new_estimator("regressor", "dnn_regressor", feature_columns, model_dir,
+                head = "regression", head_n = label_dimension, weight_column = weight_column,
+                label_vocabulary = NULL, optimizer = optimizer, config = config,
+                args = as.list(environment()),
+                model = dnn_model_spec(hidden_units, activation_fn, dropout), default_lr = 0.05)
+}
+
+#' @rdname dnn_estimators
+#' @export
+dnn_classifier <- function(hidden_units, feature_columns, model_dir = NULL, n_classes = 2L,
+                           weight_column = NULL, label_vocabulary = NULL, optimizer = "Adagrad",
+                           activation_fn = "relu", dropout = NULL, input_layer_partitioner = NULL,
+                           config = NULL) {
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  check_label_vocabulary(label_vocabulary, n_classes)
+  new_estimator("classifier", "dnn_classifier", feature_columns, model_dir,
+                head = if (n_classes == 2) "binary" else "multi_class", head_n = n_classes,
+                weight_column = weight_column, label_vocabulary = label_vocabulary,
+                optimizer = optimizer, config = config, args = as.list(environment()),
+                model = dnn_model_spec(hidden_units, activation_fn, dropout), default_lr = 0.05)
+}
+
+activation_names <- c("relu", "relu6", "elu", "selu", "sigmoid", "tanh", "softplus", "softsign",
+                      "leaky_relu", "crelu")
+
+dnn_model_spec <- function(hidden_units, activation_fn, dropout) {
+  if (missing(hidden_units) || !is.numeric(hidden_units) || length(hidden_units) == 0L ||
+      anyNA(hidden_units) || any(hidden_units < 1) || any(hidden_units != floor(hidden_units))) {
+    stop("`hidden_units` must be a vector of positive whole numbers (the sizes of the hidden layers), not ",
+         if (missing(hidden_units)) "missing" else describe(hidden_units), ".", call. = FALSE)
+  }
+  if (is.function(activation_fn)) {
+    stop("`activation_fn` must be the name of an activation (", paste0('"', activation_names, '"', collapse = ", "),
+         "); R functions cannot run inside the engine.", call. = FALSE)
+  }
+  if (!is.character(activation_fn) || length(activation_fn) != 1L) {
+    stop("`activation_fn` must be a string, not ", describe(activation_fn), ".", call. = FALSE)
+  }
+  activation_fn <- sub("^tf\\$nn\\$", "", activation_fn)
+  if (!activation_fn %in% activation_names) {
+    stop(sprintf("'%s' is not a known activation function in the 'tf$nn' module; known: %s.",
+                 activation_fn, paste(activation_names, collapse = ", ")), call. = FALSE)
+  }
+  if (!is.null(dropout) && (!is.numeric(dropout) || length(dropout) != 1L || is.na(dropout) ||
+                            dropout < 0 || dropout >= 1)) {
+    stop("`dropout` must be NULL or a probability in [0, 1), not ", describe(dropout), ".", call. = FALSE)
+  }
+  list(kind = "dnn", hidden_units = as.numeric(hidden_units), activation_fn = activation_fn,
+       dropout = dropout)
+}

@@ -1,0 +1,94 @@
+# DNN estimators: construction, errors, training on iris and on a nonlinear
+# regression, checkpoints and saveRDS.
+
+iris_dnn <- function(...) {
+  suppressMessages(dnn_classifier(hidden_units = c(10, 10),
+                                  feature_columns = feature_columns(column_numeric(starts_with(c("Sepal", "Petal"))),
+                                                                    names = iris),
+                                  n_classes = 3, config = run_config(tf_random_seed = 42), ...))
+}
+
+test_that("dnn_classifier reaches 0.9 training accuracy on iris, with TF's variables and keys", {
+  est <- iris_dnn()
+  input <- suppressMessages(input_fn(iris, response = "Species", batch_size = 32L, num_epochs = NULL))
+  quietly(train(est, input, steps = 600))
+  ev <- quietly(evaluate(est, suppressMessages(input_fn(iris, response = "Species", batch_size = 150L))))
+  expect_gte(ev$accuracy, 0.9)
+  expect_true(all(c("dnn/hiddenlayer_0/kernel", "dnn/hiddenlayer_1/bias", "dnn/logits/kernel",
+                    "dnn/logits/kernel/Adagrad") %in% variable_names(est)))
+  expect_equal(dim(variable_value(est, "dnn/hiddenlayer_0/kernel")[[1]]), c(4L, 10L))
+  p <- predict(est, input_fn(iris[c(1, 51, 101), ], features = -Species))
+  expect_equal(names(p), c("logits", "probabilities", "class_ids", "classes"))
+  expect_equal(p$class_ids, c(0L, 1L, 2L))
+  expect_error(coef(est), "coef\\(\\) gives the weights of linear estimators")
+})
+
+test_that("dnn_regressor beats linear_regressor on held-out data of a nonlinear function", {
+  set.seed(3)
+  make <- function(n) {
+    x1 <- stats::runif(n, -2, 2); x2 <- stats::runif(n, -2, 2)
+    data.frame(x1 = x1, x2 = x2, y = sin(2 * x1) + x2^2)
+  }
+  train_df <- make(2000); test_df <- make(500)
+  fcs <- feature_columns(column_numeric("x1", "x2"))
+  dnn <- suppressMessages(dnn_regressor(hidden_units = c(32, 16), feature_columns = fcs,
+                                        optimizer = optimizer_adam(0.01),
+                                        config = run_config(tf_random_seed = 1)))
+  lin <- suppressMessages(linear_regressor(fcs))
+  input <- input_fn(train_df, response = "y", batch_size = 64L, num_epochs = NULL)
+  quietly(train(dnn, input, steps = 1500))
+  quietly(train(lin, input, steps = 1500))
+  held <- input_fn(test_df, response = "y", batch_size = 500L)
+  dnn_loss <- quietly(evaluate(dnn, held))$average_loss
+  lin_loss <- quietly(evaluate(lin, held))$average_loss
+  expect_lt(dnn_loss, lin_loss / 3)
+})
+
+test_that("DNNs take embeddings, indicators and bucketized columns; raw categorical columns are refused", {
+  df <- data.frame(c = c("a", "b", "c", "a"), x = c(1, 5, 9, 3), y = c(1, 2, 3, 1))
+  voc <- column_categorical_with_vocabulary_list("c", vocabulary_list = c("a", "b", "c"))
+  fcs <- feature_columns(column_embedding(voc, dimension = 2), column_indicator(voc),
+                         column_bucketized(column_numeric("x"), boundaries = c(2, 6)))
+  est <- suppressMessages(dnn_regressor(hidden_units = 4, feature_columns = fcs,
+                                        config = run_config(tf_random_seed = 2)))
+  before <- variable_value(est, "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights")[[1]]
+  quietly(train(est, input_fn(df, response = "y", num_epochs = NULL), steps = 20))
+  after <- variable_value(est, "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights")[[1]]
+  expect_false(isTRUE(all.equal(before, after)))
+  # 2 (embedding) + 3 (indicator) + 3 (bucketized) inputs
+  expect_equal(dim(variable_value(est, "dnn/hiddenlayer_0/kernel")[[1]]), c(8L, 4L))
+  raw <- suppressMessages(dnn_regressor(hidden_units = 4, feature_columns = feature_columns(voc)))
+  expect_error(quietly(train(raw, input_fn(df, response = "y"), steps = 1)),
+               "You can wrap a categorical column with column_embedding\\(\\) or column_indicator\\(\\)")
+})
+
+test_that("DNN arguments are checked with TF's messages", {
+  fcs <- feature_columns(column_numeric("x"))
+  expect_error(dnn_regressor(hidden_units = c(4, 0), feature_columns = fcs), "`hidden_units` must be")
+  expect_error(dnn_regressor(hidden_units = 4, feature_columns = fcs, activation_fn = "swish"),
+               "'swish' is not a known activation function in the 'tf\\$nn' module")
+  expect_error(dnn_regressor(hidden_units = 4, feature_columns = fcs, dropout = 1), "`dropout` must be")
+  expect_error(dnn_regressor(hidden_units = 4, feature_columns = fcs, optimizer = NULL),
+               "The given object is not an Optimizer instance")
+  est <- suppressMessages(dnn_regressor(hidden_units = 4, feature_columns = fcs))
+  expect_equal(est$spec$optimizer$name, "Adagrad")
+  expect_equal(est$spec$optimizer$learning_rate, 0.05)
+  expect_s3_class(est, "tf_estimator_regressor_dnn_regressor")
+})
+
+test_that("a DNN with dropout checkpoints, resumes, and survives saveRDS with the same predictions", {
+  dir <- tempfile()
+  est <- iris_dnn(model_dir = dir, dropout = 0.2, activation_fn = "tanh")
+  input <- suppressMessages(input_fn(iris, response = "Species", batch_size = 50L, num_epochs = 2))
+  quietly(train(est, input))
+  newdata <- input_fn(iris[c(1, 60, 120), ], features = -Species)
+  p <- predict(est, newdata)
+  expect_equal(predict(est, newdata), p)  # no dropout outside training
+  again <- iris_dnn(model_dir = dir, dropout = 0.2, activation_fn = "tanh")
+  expect_equal(predict(again, newdata), p)
+  expect_equal(variable_value(again, "global_step")[[1]], 6)
+  rds <- tempfile(fileext = ".rds")
+  saveRDS(est, rds)
+  unlink(dir, recursive = TRUE)
+  expect_equal(predict(readRDS(rds), newdata), p)
+})
