@@ -163,4 +163,25 @@ grid_lines <- c(grid_lines, "",
           mem[1], mem[2], mem[3]))
 cat(grid_lines, sep = "\n")
 out <- c(out, grid_lines)
+
+# The MLP task (bench/mlp.R) next to the PyTorch peer's, on 1 and 2 threads.
+mlp_script <- if (file.exists("bench")) "bench/mlp.R" else "mlp.R"
+mlp_lines <- c("", "# MLP: dnn_classifier, 64 features -> 256 -> 256 -> 10 classes, Adagrad, batch 256",
+  "", "| threads | cppestimators (examples/s) | GFLOP/s of our step | PyTorch with OpenBLAS (examples/s) | ours / PyTorch | goal |",
+  "|---:|---:|---:|---:|---:|---:|")
+for (t in 1:2) {
+  v <- as.numeric(strsplit(system2(rscript, mlp_script, stdout = TRUE, env = paste0("BENCH_MLP_THREADS=", t)),
+                           " ")[[1]])
+  torch_eps <- NA
+  if (!is.null(peer)) {
+    line <- system2(python, c(shQuote(file.path(peer_dir, "torch_peer.py")), "mlp", "--cores", t,
+                              "--openblas", shQuote(openblas[length(openblas)])), stdout = TRUE, stderr = FALSE)
+    torch_eps <- as.numeric(sub('.*"examples_per_sec": ([0-9.eE+-]+).*', "\\1", line[length(line)]))
+  }
+  mlp_lines <- c(mlp_lines, sprintf("| %d | %.0f | %.1f | %.0f | %.2fx | 1.5x |", t, v[2], v[3], torch_eps,
+                                    v[2] / torch_eps))
+}
+mlp_lines <- c(mlp_lines, "", "The DNN's products run Eigen's SSE2 kernels on one thread; the wide-SIMD kernels and threads of the DNN issue are not built yet.")
+cat(mlp_lines, sep = "\n")
+out <- c(out, mlp_lines)
 if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")
