@@ -15,7 +15,6 @@
 
 #include "embedding_lookup.h"
 #include "layers/activation.h"
-#include "linear_model.h"
 #include "model.h"
 
 namespace cppestimators {
@@ -152,8 +151,8 @@ class DnnModel : public Model {
       ConstRowMap dZ(dz, rows, out);
       RowMap(ws.gw[k].data(), fan_in, out).noalias() = X.transpose() * dZ;
       Eigen::Map<Eigen::RowVectorXf>(ws.gb[k].data(), out).noalias() = dZ.colwise().sum();
-      ws.grads.push_back(dense_grad(*kernels_[k], ws.gw[k]));
-      ws.grads.push_back(dense_grad(*biases_[k], ws.gb[k]));
+      ws.grads.push_back(dense_gradient(*kernels_[k], ws.gw[k]));
+      ws.grads.push_back(dense_gradient(*biases_[k], ws.gb[k]));
       if (k == 0 && ws.dx.empty()) break;
       float* da = k == 0 ? ws.dx.data() : ws.da.data();
       RowMap(da, rows, fan_in).noalias() = dZ * ConstRowMap(kernels_[k]->value.data(), fan_in, out).transpose();
@@ -252,12 +251,6 @@ class DnnModel : public Model {
     Z.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(biases_[k]->value.data(), units);
   }
 
-  static Gradient dense_grad(Parameter& p, const std::vector<float>& g) {
-    Gradient out;
-    out.param = &p;
-    out.dense = g.data();
-    return out;
-  }
 
   Activation act_;
   double dropout_;

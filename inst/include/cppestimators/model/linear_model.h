@@ -18,10 +18,6 @@
 
 namespace cppestimators {
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using RowMap = Eigen::Map<RowMatrix>;
-using ConstRowMap = Eigen::Map<const RowMatrix>;
-
 class LinearModel : public Model {
  public:
   static constexpr const char* kScope = "linear/linear_model/";
@@ -185,7 +181,7 @@ class LinearModel : public Model {
         for (int t = 1; t < threads; ++t)
           for (std::size_t i = 0; i < size; ++i) ws.g_dense[i] += ws.partial[static_cast<std::size_t>(t) * size + i];
       }
-      ws.grads.push_back(dense_grad(*dense_, ws.g_dense));
+      ws.grads.push_back(dense_gradient(*dense_, ws.g_dense));
     }
     for (std::size_t c = 0; c < sparse_.size(); ++c) {
       const SparseIds& ids = batch.sparse[static_cast<std::size_t>(sparse_[c].slot)];
@@ -204,7 +200,7 @@ class LinearModel : public Model {
       ConstRowMap We(e.weights->value.data(), d, u);
       RowMap gWe(w.g_weights.data(), d, u);
       gWe.noalias() = E.transpose() * dL;
-      ws.grads.push_back(dense_grad(*e.weights, w.g_weights));
+      ws.grads.push_back(dense_gradient(*e.weights, w.g_weights));
       if (e.lookup.trainable()) {
         RowMap dE(w.dout.data(), rows, d);
         dE.noalias() = dL * We.transpose();
@@ -215,7 +211,7 @@ class LinearModel : public Model {
     }
     Eigen::Map<Eigen::RowVectorXf> gb(ws.g_bias.data(), u);
     gb.noalias() = dL.colwise().sum();
-    ws.grads.push_back(dense_grad(*bias_, ws.g_bias));
+    ws.grads.push_back(dense_gradient(*bias_, ws.g_bias));
     return ws.grads;
   }
 
@@ -279,12 +275,6 @@ class LinearModel : public Model {
     sp.chunks = (rows + sp.rows - 1) / sp.rows;
     sp.threads = std::min(sp.threads, sp.chunks);
     return sp;
-  }
-  static Gradient dense_grad(Parameter& p, const std::vector<float>& g) {
-    Gradient out;
-    out.param = &p;
-    out.dense = g.data();
-    return out;
   }
 
   Parameter* dense_ = nullptr;

@@ -4,6 +4,7 @@
 // for a Workspace sized for its batches, so that nested sessions (evaluation
 // during training) never share scratch space.
 #pragma once
+#include <Eigen/Core>
 #include <deque>
 #include <memory>
 #include <string>
@@ -16,6 +17,11 @@
 #include "parameter.h"
 
 namespace cppestimators {
+
+// Row-major float matrices over buffers the models do not own.
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMap = Eigen::Map<RowMatrix>;
+using ConstRowMap = Eigen::Map<const RowMatrix>;
 
 class Workspace {
  public:

@@ -52,4 +52,12 @@ struct Gradient {
   std::size_t count = 0;
 };
 
+// A dense gradient of `p` held in `g` (p.value.size() values).
+inline Gradient dense_gradient(Parameter& p, const std::vector<float>& g) {
+  Gradient out;
+  out.param = &p;
+  out.dense = g.data();
+  return out;
+}
+
 }  // namespace cppestimators
