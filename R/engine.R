@@ -23,7 +23,8 @@ new_engine <- function(object) {
   seed <- if (is.null(seed)) floor(stats::runif(1) * 2^31) else abs(seed) %% 2^31
   cpp_estimator_new(list(
     model = engine_model(spec), head = spec$head, head_n = spec$head_n,
-    optimizers = list(engine_optimizer(spec$optimizer)), seed = seed
+    optimizers = lapply(unname(spec$optimizers %||% list(spec$optimizer)), engine_optimizer),
+    seed = seed
   ))
 }
 

@@ -184,8 +184,11 @@ print.tf_estimator <- function(x, ...) {
     cpp_estimator_global_step(x$state$ptr)
   }
   cols <- vapply(x$spec$feature_columns, function(c) c$name, "")
-  cat(sprintf("<%s: %s; optimizer %s (learning rate %g); global step %s>\n", x$spec$name,
-              paste(sort(cols, method = "radix"), collapse = ", "), x$spec$optimizer$name,
-              x$spec$optimizer$learning_rate, format(step)))
+  opts <- x$spec$optimizers %||% list(x$spec$optimizer)
+  opt_text <- paste0(if (!is.null(names(opts))) paste0(names(opts), " "), "optimizer ",
+                     vapply(opts, function(o) sprintf("%s (learning rate %g)", o$name, o$learning_rate), ""),
+                     collapse = ", ")
+  cat(sprintf("<%s: %s; %s; global step %s>\n", x$spec$name,
+              paste(sort(cols, method = "radix"), collapse = ", "), opt_text, format(step)))
   invisible(x)
 }

@@ -92,3 +92,111 @@ dnn_model_spec <- function(hidden_units, activation_fn, dropout) {
   list(kind = "dnn", hidden_units = as.numeric(hidden_units), activation_fn = activation_fn,
        dropout = dropout)
 }
+
+#' Wide and deep estimators
+#'
+#' `dnn_linear_combined_regressor()` and `dnn_linear_combined_classifier()`
+#' sum the logits of a linear model on `linear_feature_columns` (any columns,
+#' as [linear_regressor()]) and of a DNN on `dnn_feature_columns` (dense
+#' columns, as [dnn_regressor()]). One loss; the linear part is updated by
+#' `linear_optimizer` (FTRL, learning rate `min(0.005, 1/sqrt(number of
+#' linear columns))` by default) and the DNN part by `dnn_optimizer`
+#' (Adagrad, learning rate 0.001), both from the gradients at the same
+#' parameters, and the global step goes up once per batch. Either part may be
+#' absent. Variables keep their TensorFlow names (`linear/linear_model/...`,
+#' `dnn/...`); optimizer variables of the parts are scoped by the part
+#' (`linear/beta1_power`, ...).
+#'
+#' @inheritParams dnn_estimators
+#' @param linear_feature_columns,dnn_feature_columns The columns of each
+#'   part, or `NULL`.
+#' @param linear_optimizer,dnn_optimizer Each part's optimizer: a name or an
+#'   optimizer from [optimizers].
+#' @param dnn_hidden_units,dnn_activation_fn,dnn_dropout The DNN part's
+#'   `hidden_units`, `activation_fn` and `dropout`.
+#' @return An estimator object (class `tf_estimator`).
+#' @family estimators
+#' @name dnn_linear_combined_estimators
+#' @examples
+#' est <- dnn_linear_combined_classifier(
+#'   linear_feature_columns = feature_columns(column_numeric("Sepal.Length")),
+#'   dnn_feature_columns = feature_columns(column_numeric("Petal.Length", "Petal.Width")),
+#'   dnn_hidden_units = c(8, 4), n_classes = 3)
+#' est
+NULL
+
+#' @rdname dnn_linear_combined_estimators
+#' @export
+dnn_linear_combined_regressor <- function(model_dir = NULL, linear_feature_columns = NULL,
+                                          linear_optimizer = "Ftrl", dnn_feature_columns = NULL,
+                                          dnn_optimizer = "Adagrad", dnn_hidden_units = NULL,
+                                          dnn_activation_fn = "relu", dnn_dropout = NULL,
+                                          label_dimension = 1L, weight_column = NULL,
+                                          input_layer_partitioner = NULL, config = NULL) {
+  label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
+  new_combined("regressor", "dnn_linear_combined_regressor", "regression", label_dimension, NULL,
+               model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
+               dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, weight_column,
+               config, as.list(environment()))
+}
+
+#' @rdname dnn_linear_combined_estimators
+#' @export
+dnn_linear_combined_classifier <- function(model_dir = NULL, linear_feature_columns = NULL,
+                                           linear_optimizer = "Ftrl", dnn_feature_columns = NULL,
+                                           dnn_optimizer = "Adagrad", dnn_hidden_units = NULL,
+                                           dnn_activation_fn = "relu", dnn_dropout = NULL,
+                                           n_classes = 2L, weight_column = NULL,
+                                           label_vocabulary = NULL, input_layer_partitioner = NULL,
+                                           config = NULL) {
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  check_label_vocabulary(label_vocabulary, n_classes)
+  new_combined("classifier", "dnn_linear_combined_classifier",
+               if (n_classes == 2) "binary" else "multi_class", n_classes, label_vocabulary,
+               model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
+               dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, weight_column,
+               config, as.list(environment()))
+}
+
+new_combined <- function(kind, name, head, head_n, label_vocabulary, model_dir, linear_columns,
+                         linear_optimizer, dnn_columns, dnn_optimizer, hidden_units, activation_fn,
+                         dropout, weight_column, config, args) {
+  if (is.null(linear_columns) && is.null(dnn_columns)) {
+    stop("Either linear_feature_columns or dnn_feature_columns must be defined.", call. = FALSE)
+  }
+  if (!is.null(dnn_columns) && is.null(hidden_units)) {
+    stop("dnn_hidden_units must be defined when dnn_feature_columns is specified.", call. = FALSE)
+  }
+  linear <- if (!is.null(linear_columns)) feature_columns(linear_columns)
+  dnn <- if (!is.null(dnn_columns)) feature_columns(dnn_columns)
+  all <- c(unclass(linear), unclass(dnn))
+  names_all <- vapply(all, function(c) c$name, "")
+  for (nm in unique(names_all[duplicated(names_all)])) {
+    same <- all[names_all == nm]
+    if (!all(vapply(same, identical, TRUE, same[[1]]))) {
+      stop(sprintf("the feature column '%s' is defined differently in linear_feature_columns and dnn_feature_columns.",
+                   nm), call. = FALSE)
+    }
+  }
+  model <- list(kind = "combined", linear_columns = vapply(linear, function(c) c$name, ""),
+                dnn_columns = vapply(dnn, function(c) c$name, ""))
+  if (!is.null(dnn)) model <- c(model, dnn_model_spec(hidden_units, activation_fn, dropout)[-1])
+  if (is.null(linear)) model$linear_columns <- NULL
+  if (is.null(dnn)) model$dnn_columns <- NULL
+  object <- new_estimator(kind, name, structure(all, class = "cppestimators_feature_columns"),
+                          model_dir, head = head, head_n = head_n, weight_column = weight_column,
+                          label_vocabulary = label_vocabulary, optimizer = "SGD", config = config,
+                          args = args, model = model)
+  optimizers <- list()
+  if (!is.null(linear)) {
+    optimizers$linear <- optimizer_spec(linear_optimizer, n_columns = length(linear),
+                                        default_lr = min(0.005, 1 / sqrt(length(linear))), null_ok = FALSE)
+  }
+  if (!is.null(dnn)) {
+    optimizers$dnn <- optimizer_spec(dnn_optimizer, n_columns = length(dnn), default_lr = 0.001,
+                                     null_ok = FALSE)
+  }
+  object$spec$optimizer <- optimizers[[1]]
+  object$spec$optimizers <- optimizers
+  object
+}

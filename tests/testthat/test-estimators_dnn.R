@@ -92,3 +92,56 @@ test_that("a DNN with dropout checkpoints, resumes, and survives saveRDS with th
   unlink(dir, recursive = TRUE)
   expect_equal(predict(readRDS(rds), newdata), p)
 })
+
+test_that("wide & deep on categorical and numeric columns trains, evaluates, predicts, checkpoints and resumes", {
+  set.seed(9)
+  n <- 1500
+  df <- data.frame(color = sample(c("red", "green", "blue"), n, TRUE), size = stats::runif(n, 0, 10),
+                   weight = stats::rnorm(n), stringsAsFactors = FALSE)
+  df$label <- as.integer((df$color == "red") + (df$size > 5) + 0.5 * df$weight + stats::rnorm(n, sd = 0.3) > 1)
+  color <- column_categorical_with_vocabulary_list("color", vocabulary_list = c("red", "green", "blue"))
+  make <- function(dir) suppressMessages(dnn_linear_combined_classifier(
+    model_dir = dir,
+    linear_feature_columns = feature_columns(color, column_bucketized(column_numeric("size"), c(2.5, 5, 7.5))),
+    dnn_feature_columns = feature_columns(column_embedding(color, dimension = 2), column_numeric("size", "weight")),
+    dnn_hidden_units = c(8, 4), dnn_optimizer = optimizer_adagrad(0.05),
+    config = run_config(tf_random_seed = 3)))
+  dir <- tempfile()
+  est <- make(dir)
+  expect_equal(est$spec$optimizers$linear$name, "Ftrl")
+  expect_equal(est$spec$optimizers$linear$learning_rate, min(0.005, 1 / sqrt(2)))
+  input <- input_fn(df, response = "label", batch_size = 64L, num_epochs = 4)
+  quietly(train(est, input))
+  steps <- ceiling(4 * n / 64)
+  expect_equal(variable_value(est, "global_step")[[1]], steps)  # once per batch, not once per part
+  vars <- variable_names(est)
+  expect_true(all(c("linear/linear_model/color/weights", "linear/linear_model/color/weights/Ftrl",
+                    "linear/linear_model/size_bucketized/weights", "linear/linear_model/bias_weights",
+                    "dnn/hiddenlayer_0/kernel", "dnn/hiddenlayer_0/kernel/Adagrad", "dnn/logits/bias",
+                    "dnn/input_from_feature_columns/input_layer/color_embedding/embedding_weights") %in% vars))
+  expect_false(any(grepl("linear/linear_model/(size|weight)/weights", vars)))  # DNN-only columns
+  ev <- quietly(evaluate(est, input_fn(df, response = "label", batch_size = 500L)))
+  expect_gt(ev$accuracy, ev$accuracy_baseline + 0.1)
+  p <- predict(est, input_fn(df[1:5, ], features = -label))
+  expect_equal(names(p), c("logits", "logistic", "probabilities", "class_ids", "classes"))
+  again <- make(dir)
+  expect_equal(predict(again, input_fn(df[1:5, ], features = -label)), p)
+  quietly(train(again, input_fn(df, response = "label", batch_size = 64L), steps = 3))
+  expect_equal(variable_value(again, "global_step")[[1]], steps + 3)
+})
+
+test_that("either part of wide & deep may be absent; both absent is TF's error", {
+  fcs <- feature_columns(column_numeric("x"))
+  expect_error(dnn_linear_combined_regressor(), "Either linear_feature_columns or dnn_feature_columns must be defined.")
+  expect_error(dnn_linear_combined_regressor(dnn_feature_columns = fcs),
+               "dnn_hidden_units must be defined when dnn_feature_columns is specified.")
+  df <- data.frame(x = seq(-1, 1, length.out = 50))
+  df$y <- 3 * df$x
+  lin <- suppressMessages(dnn_linear_combined_regressor(linear_feature_columns = fcs,
+                                                        linear_optimizer = optimizer_sgd(0.01)))
+  quietly(train(lin, input_fn(df, response = "y", batch_size = 10L, num_epochs = NULL), steps = 300))
+  expect_equal(unname(variable_value(lin, "linear/linear_model/x/weights")[[1]][1, 1]), 3, tolerance = 0.1)
+  deep <- suppressMessages(dnn_linear_combined_regressor(dnn_feature_columns = fcs, dnn_hidden_units = 4))
+  quietly(train(deep, input_fn(df, response = "y"), steps = 2))
+  expect_false(any(grepl("^linear/", variable_names(deep))))
+})

@@ -64,9 +64,11 @@ class FeatureSet {
 
   // For models whose input layer needs dense values (DNNs): every column must
   // be numeric, bucketized, an indicator or an embedding (TF's message).
-  void require_dense(const std::string& model) const {
+  // `only`: the names of the columns to check (empty: all).
+  void require_dense(const std::string& model, const std::vector<std::string>& only = {}) const {
     for (const auto& c : columns_)
-      if (c->role() == ColumnRole::Categorical && !c->one_hot_ok())
+      if ((only.empty() || std::find(only.begin(), only.end(), c->name()) != only.end()) &&
+          c->role() == ColumnRole::Categorical && !c->one_hot_ok())
         throw std::invalid_argument(
             model + ": items of feature_columns must be dense columns. You can wrap a categorical "
             "column with column_embedding() or column_indicator(). Given: " + c->constructor() +

@@ -22,9 +22,8 @@ namespace cppestimators {
 class DnnModel : public Model {
  public:
   DnnModel(const Spec& spec, int units)
-      : Model(spec.children("feature_columns"), units), act_(spec.str_or("activation_fn", "relu")),
-        dropout_(spec.num_or("dropout", 0.0)) {
-    features_.require_dense("a DNN");
+      : Model(spec, units), act_(spec.str_or("activation_fn", "relu")), dropout_(spec.num_or("dropout", 0.0)) {
+    features_.require_dense("a DNN", use_);
     for (double h : spec.numbers("hidden_units")) {
       if (!(h >= 1)) throw std::invalid_argument("hidden_units must be positive whole numbers");
       hidden_.push_back(static_cast<int>(h));
@@ -34,6 +33,7 @@ class DnnModel : public Model {
     const std::string input_scope = "dnn/input_from_feature_columns/input_layer/";
     for (std::size_t i = 0; i < features_.size(); ++i) {
       const FeatureTransform& c = features_.column(i);
+      if (!uses(c.name())) continue;
       Input in;
       in.column = static_cast<int>(i);
       in.offset = input_width_;

@@ -47,7 +47,8 @@ class Estimator {
                                   " optimizers were given");
     for (std::size_t g = 0; g < groups.size(); ++g)
       optimizers_.push_back(make_optimizer(spec.optimizers[g], groups.size() > 1 ? groups[g] + "/" : ""));
-    for (Parameter& p : model_->parameters()) {
+    for (Parameter* pp : model_->parameters()) {
+      Parameter& p = *pp;
       const Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
       p.slots.clear();
       if (p.trainable)
@@ -71,7 +72,8 @@ class Estimator {
   void initialize() {
     Rng rng(spec_.seed);
     model_->initialize(rng);
-    for (Parameter& p : model_->parameters()) {
+    for (Parameter* pp : model_->parameters()) {
+      Parameter& p = *pp;
       if (p.slots.empty()) continue;
       const auto init = optimizers_[static_cast<std::size_t>(p.group)]->slot_initial_values();
       for (std::size_t s = 0; s < p.slots.size(); ++s) std::fill(p.slots[s].begin(), p.slots[s].end(), init[s]);
@@ -108,7 +110,8 @@ class Estimator {
 
  private:
   void build_variable_table() {
-    for (Parameter& p : model_->parameters()) {
+    for (Parameter* pp : model_->parameters()) {
+      Parameter& p = *pp;
       const Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
       const auto slots = opt.slot_names();
       for (const ParamView& v : p.views) {

@@ -24,25 +24,26 @@ class LinearModel : public Model {
   static constexpr int kChunk = 256;  // rows per product: a chunk of copied rows stays in cache
   static constexpr std::size_t kParallelValues = 1 << 16;  // dense values of a batch worth 2 threads
 
-  LinearModel(const Spec& spec, int units) : Model(spec.children("feature_columns"), units) {
+  LinearModel(const Spec& spec, int units) : Model(spec, units) {
     const std::string scope = kScope;
     const int u = units_;
-    if (features_.dense_width() > 0) {
-      Parameter p;
-      p.value.assign(static_cast<std::size_t>(features_.dense_width()) * u, 0.0f);
-      p.row_width = static_cast<std::size_t>(u);
-      for (std::size_t i = 0; i < features_.size(); ++i) {
-        const FeatureTransform& c = features_.column(i);
-        if (c.role() != ColumnRole::Dense) continue;
-        p.views.push_back({scope + c.name() + "/weights", {c.dense_width(), u},
-                           static_cast<std::size_t>(features_.dense_offset(i)) * u,
-                           static_cast<std::size_t>(c.dense_width()) * u});
-      }
-      dense_ = &add(std::move(p));
-    }
+    // one weight block over the batch's whole dense block; the rows of dense
+    // columns another part of a combined model uses stay zero
+    Parameter p;
+    p.value.assign(static_cast<std::size_t>(features_.dense_width()) * u, 0.0f);
+    p.row_width = static_cast<std::size_t>(u);
     for (std::size_t i = 0; i < features_.size(); ++i) {
       const FeatureTransform& c = features_.column(i);
-      if (c.role() == ColumnRole::Dense) continue;
+      if (c.role() != ColumnRole::Dense) continue;
+      const std::size_t offset = static_cast<std::size_t>(features_.dense_offset(i)) * u;
+      const std::size_t size = static_cast<std::size_t>(c.dense_width()) * u;
+      if (uses(c.name())) p.views.push_back({scope + c.name() + "/weights", {c.dense_width(), u}, offset, size});
+      else unused_dense_.push_back({offset, size});
+    }
+    if (!p.views.empty()) dense_ = &add(std::move(p));
+    for (std::size_t i = 0; i < features_.size(); ++i) {
+      const FeatureTransform& c = features_.column(i);
+      if (c.role() == ColumnRole::Dense || !uses(c.name())) continue;
       const int slot = features_.sparse_slot(i);
       const int buckets = static_cast<int>(c.num_buckets());
       if (c.role() == ColumnRole::Embedding) {
@@ -181,6 +182,8 @@ class LinearModel : public Model {
         for (int t = 1; t < threads; ++t)
           for (std::size_t i = 0; i < size; ++i) ws.g_dense[i] += ws.partial[static_cast<std::size_t>(t) * size + i];
       }
+      for (const auto& range : unused_dense_)
+        std::fill_n(ws.g_dense.begin() + static_cast<std::ptrdiff_t>(range.first), range.second, 0.0f);
       ws.grads.push_back(dense_gradient(*dense_, ws.g_dense));
     }
     for (std::size_t c = 0; c < sparse_.size(); ++c) {
@@ -278,6 +281,7 @@ class LinearModel : public Model {
   }
 
   Parameter* dense_ = nullptr;
+  std::vector<std::pair<std::size_t, std::size_t>> unused_dense_;  // (offset, size) in dense_
   Parameter* bias_ = nullptr;
   std::vector<Sparse> sparse_;
   std::vector<Embedded> embedded_;

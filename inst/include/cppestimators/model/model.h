@@ -5,6 +5,7 @@
 // during training) never share scratch space.
 #pragma once
 #include <Eigen/Core>
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <string>
@@ -32,7 +33,11 @@ class Workspace {
 
 class Model {
  public:
-  Model(const std::vector<Spec>& columns, int units) : features_(columns), units_(units) {}
+  // `spec`: the model's spec, with its feature columns and, optionally,
+  // "use_columns": the names of the ones this model uses (default: all).
+  Model(const Spec& spec, int units) : features_(spec.children("feature_columns")), units_(units) {
+    if (spec.strs.count("use_columns")) use_ = spec.strings("use_columns");
+  }
   virtual ~Model() = default;
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -54,12 +59,26 @@ class Model {
 
   const FeatureSet& features() const { return features_; }
   int units() const { return units_; }
-  std::deque<Parameter>& parameters() { return params_; }
-  const std::deque<Parameter>& parameters() const { return params_; }
+  // Every parameter of the model (a model made of parts lists theirs).
+  virtual std::vector<Parameter*> parameters() {
+    std::vector<Parameter*> out;
+    for (Parameter& p : params_) out.push_back(&p);
+    return out;
+  }
+  // Puts every parameter in optimizer group g (for a model used as a part).
+  void set_group(int g) {
+    for (Parameter* p : parameters()) p->group = g;
+  }
+  // Whether the model uses the feature column named `name` (a part of a
+  // combined model sees every column but uses its own).
+  bool uses(const std::string& name) const {
+    return use_.empty() || std::find(use_.begin(), use_.end(), name) != use_.end();
+  }
 
   // Initial values: zeros, or draws from `rng` (seeded by the run config).
   void initialize(Rng& rng) {
-    for (Parameter& p : params_) {
+    for (Parameter* pp : parameters()) {
+      Parameter& p = *pp;
       switch (p.init) {
         case Init::Zeros: std::fill(p.value.begin(), p.value.end(), 0.0f); break;
         case Init::TruncatedNormal:
@@ -79,6 +98,7 @@ class Model {
   }
   FeatureSet features_;
   int units_;
+  std::vector<std::string> use_;
   std::deque<Parameter> params_;  // stable addresses
 };
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "combined_model.h"
 #include "dnn_model.h"
 #include "linear_model.h"
 
@@ -15,6 +16,7 @@ inline std::unique_ptr<Model> make_model(const Spec& spec, int units) {
   static const std::map<std::string, Factory> kinds = {
       {"linear", [](const Spec& s, int u) -> std::unique_ptr<Model> { return std::make_unique<LinearModel>(s, u); }},
       {"dnn", [](const Spec& s, int u) -> std::unique_ptr<Model> { return std::make_unique<DnnModel>(s, u); }},
+      {"combined", [](const Spec& s, int u) -> std::unique_ptr<Model> { return std::make_unique<CombinedModel>(s, u); }},
   };
   auto it = kinds.find(spec.kind);
   if (it == kinds.end()) throw std::invalid_argument("unknown kind of model: '" + spec.kind + "'");

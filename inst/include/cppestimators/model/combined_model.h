@@ -1,0 +1,108 @@
+// TF's wide & deep model (dnn_linear_combined_*): a linear part on its
+// columns and a DNN part on its own, logits summed. Each part is a model of
+// its own over the same (union) feature columns, using only its columns;
+// each has its own parameter group, so its own optimizer updates it from the
+// gradients of the one loss, and the global step goes up once.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dnn_model.h"
+#include "linear_model.h"
+
+namespace cppestimators {
+
+class CombinedModel : public Model {
+ public:
+  CombinedModel(const Spec& spec, int units) : Model(spec, units) {
+    if (spec.strs.count("linear_columns")) {
+      Spec part = spec;
+      part.kind = "linear";
+      part.strs["use_columns"] = spec.strings("linear_columns");
+      linear_ = std::make_unique<LinearModel>(part, units);
+      linear_->set_group(static_cast<int>(groups_.size()));
+      groups_.push_back("linear");
+    }
+    if (spec.strs.count("dnn_columns")) {
+      Spec part = spec;
+      part.kind = "dnn";
+      part.strs["use_columns"] = spec.strings("dnn_columns");
+      dnn_ = std::make_unique<DnnModel>(part, units);
+      dnn_->set_group(static_cast<int>(groups_.size()));
+      groups_.push_back("dnn");
+    }
+    if (groups_.empty())
+      throw std::invalid_argument("Either linear_feature_columns or dnn_feature_columns must be defined.");
+  }
+
+  std::string kind() const override { return "combined"; }
+  std::vector<std::string> groups() const override { return groups_; }
+  bool reads_dense_rows_by_index() const override { return true; }
+  std::vector<Parameter*> parameters() override {
+    std::vector<Parameter*> out;
+    for (Model* part : parts())
+      for (Parameter* p : part->parameters()) out.push_back(p);
+    return out;
+  }
+
+  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows, int threads) const override {
+    auto ws = std::make_unique<Work>();
+    ws->threads = threads;
+    if (linear_) ws->linear = linear_->new_workspace(batch, max_rows, threads);
+    if (dnn_) ws->dnn = dnn_->new_workspace(batch, max_rows, threads);
+    ws->logits.assign(static_cast<std::size_t>(max_rows) * units_, 0.0f);
+    return ws;
+  }
+
+  void forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const override {
+    Work& ws = static_cast<Work&>(base);
+    if (!ws.seeded && ws.dnn) {  // the session seeds the outer workspace after creating it
+      ws.dnn->rng = ws.rng;
+      ws.seeded = true;
+    }
+    if (linear_) linear_->forward(batch, mode, *ws.linear, logits);
+    if (!dnn_) return;
+    if (!linear_) {
+      dnn_->forward(batch, mode, *ws.dnn, logits);
+      return;
+    }
+    dnn_->forward(batch, mode, *ws.dnn, ws.logits.data());
+    const std::size_t m = static_cast<std::size_t>(batch.rows) * units_;
+    for (std::size_t i = 0; i < m; ++i) logits[i] += ws.logits[i];
+  }
+
+  const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits, Workspace& base) override {
+    Work& ws = static_cast<Work&>(base);
+    ws.grads.clear();
+    if (linear_) {
+      const auto& g = linear_->backward(batch, dlogits, *ws.linear);
+      ws.grads.insert(ws.grads.end(), g.begin(), g.end());
+    }
+    if (dnn_) {
+      const auto& g = dnn_->backward(batch, dlogits, *ws.dnn);
+      ws.grads.insert(ws.grads.end(), g.begin(), g.end());
+    }
+    return ws.grads;
+  }
+
+ private:
+  struct Work : Workspace {
+    std::unique_ptr<Workspace> linear, dnn;
+    std::vector<float> logits;
+    std::vector<Gradient> grads;
+    bool seeded = false;
+  };
+  std::vector<Model*> parts() const {
+    std::vector<Model*> out;
+    if (linear_) out.push_back(linear_.get());
+    if (dnn_) out.push_back(dnn_.get());
+    return out;
+  }
+
+  std::unique_ptr<LinearModel> linear_;
+  std::unique_ptr<DnnModel> dnn_;
+  std::vector<std::string> groups_;
+};
+
+}  // namespace cppestimators
