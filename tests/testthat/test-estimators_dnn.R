@@ -145,3 +145,15 @@ test_that("either part of wide & deep may be absent; both absent is TF's error",
   quietly(train(deep, input_fn(df, response = "y"), steps = 2))
   expect_false(any(grepl("^linear/", variable_names(deep))))
 })
+
+test_that("a seeded DNN with dropout trains to identical weights twice", {
+  run <- function() {
+    est <- iris_dnn(dropout = 0.3)
+    quietly(train(est, suppressMessages(input_fn(iris, response = "Species", batch_size = 30L,
+                                                 num_epochs = NULL)), steps = 40))
+    variable_value(est)
+  }
+  first <- run()
+  expect_identical(run(), first)
+  expect_false(isTRUE(all.equal(first, variable_value(iris_dnn(dropout = 0.3)))))  # it trained
+})
