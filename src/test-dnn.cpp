@@ -52,18 +52,29 @@ double loss_and_grads(Estimator& est, const Dataset& data, FeatureBatch& batch, 
   return loss;
 }
 
+// An estimator bound to the fixture's five rows, with a batch and workspace.
+struct Bound {
+  Estimator est;
+  std::unique_ptr<FeatureSet::Binding> binding;
+  FeatureBatch batch;
+  std::unique_ptr<Workspace> ws;
+  Bound(const DnnFixture& f) : est(f.spec) {
+    const FeatureSet& fs = est.model().features();
+    binding = fs.bind(f.data);
+    fs.allocate(*binding, 5, batch);
+    ws = est.model().new_workspace(batch, 5, 1);
+  }
+};
+
 // Largest mismatch between analytic and central-difference gradients over
 // every parameter value.
 double worst_gradient_error(const std::string& activation) {
   DnnFixture f(activation);
-  Estimator est(f.spec);
-  const FeatureSet& fs = est.model().features();
-  auto binding = fs.bind(f.data);
-  FeatureBatch batch;
-  fs.allocate(*binding, 5, batch);
-  auto ws = est.model().new_workspace(batch, 5, 1);
+  Bound b(f);
+  Estimator& est = b.est;
+  FeatureBatch& batch = b.batch;
   std::vector<Gradient> grads;
-  loss_and_grads(est, f.data, batch, *ws, *binding, &grads);
+  loss_and_grads(est, f.data, batch, *b.ws, *b.binding, &grads);
   double worst = 0;
   for (const Gradient& g : grads) {
     Parameter& p = *g.param;
@@ -78,9 +89,9 @@ double worst_gradient_error(const std::string& activation) {
     for (std::size_t i = 0; i < p.value.size(); ++i) {
       const float keep = p.value[i], eps = 1e-2f;
       p.value[i] = keep + eps;
-      const double up = loss_and_grads(est, f.data, batch, *ws, *binding, nullptr);
+      const double up = loss_and_grads(est, f.data, batch, *b.ws, *b.binding, nullptr);
       p.value[i] = keep - eps;
-      const double down = loss_and_grads(est, f.data, batch, *ws, *binding, nullptr);
+      const double down = loss_and_grads(est, f.data, batch, *b.ws, *b.binding, nullptr);
       p.value[i] = keep;
       const double numeric = (up - down) / (2 * eps);
       worst = std::max(worst, std::fabs(numeric - analytic[i]) / (1.0 + std::fabs(numeric)));
@@ -122,14 +133,12 @@ context("DNN model") {
 
   test_that("dropout changes training outputs only; evaluation is deterministic") {
     DnnFixture f("relu", 0.5);
-    Estimator est(f.spec);
-    const FeatureSet& fs = est.model().features();
-    auto binding = fs.bind(f.data);
-    FeatureBatch batch;
-    fs.allocate(*binding, 5, batch);
-    auto ws = est.model().new_workspace(batch, 5, 1);
+    Bound b(f);
+    Estimator& est = b.est;
+    FeatureBatch& batch = b.batch;
+    auto& ws = b.ws;
     int rows[5] = {0, 1, 2, 3, 4};
-    fs.gather(*binding, rows, 5, batch);
+    est.model().features().gather(*b.binding, rows, 5, batch);
     std::vector<float> e1(5), e2(5), t1(5), t2(5);
     est.model().forward(batch, Mode::Eval, *ws, e1.data());
     est.model().forward(batch, Mode::Predict, *ws, e2.data());

@@ -16,22 +16,8 @@ namespace cppestimators {
 class CombinedModel : public Model {
  public:
   CombinedModel(const Spec& spec, int units) : Model(spec, units) {
-    if (spec.strs.count("linear_columns")) {
-      Spec part = spec;
-      part.kind = "linear";
-      part.strs["use_columns"] = spec.strings("linear_columns");
-      linear_ = std::make_unique<LinearModel>(part, units);
-      linear_->set_group(static_cast<int>(groups_.size()));
-      groups_.push_back("linear");
-    }
-    if (spec.strs.count("dnn_columns")) {
-      Spec part = spec;
-      part.kind = "dnn";
-      part.strs["use_columns"] = spec.strings("dnn_columns");
-      dnn_ = std::make_unique<DnnModel>(part, units);
-      dnn_->set_group(static_cast<int>(groups_.size()));
-      groups_.push_back("dnn");
-    }
+    linear_ = part<LinearModel>(spec, "linear");
+    dnn_ = part<DnnModel>(spec, "dnn");
     if (groups_.empty())
       throw std::invalid_argument("Either linear_feature_columns or dnn_feature_columns must be defined.");
   }
@@ -93,6 +79,19 @@ class CombinedModel : public Model {
     std::vector<Gradient> grads;
     bool seeded = false;
   };
+  // The part of kind `kind` on the columns named in "<kind>_columns" (none
+  // when the spec has no such list), with the next parameter group.
+  template <class T>
+  std::unique_ptr<T> part(const Spec& spec, const std::string& kind) {
+    if (!spec.strs.count(kind + "_columns")) return nullptr;
+    Spec p = spec;
+    p.kind = kind;
+    p.strs["use_columns"] = spec.strings(kind + "_columns");
+    auto model = std::make_unique<T>(p, units_);
+    model->set_group(static_cast<int>(groups_.size()));
+    groups_.push_back(kind);
+    return model;
+  }
   std::vector<Model*> parts() const {
     std::vector<Model*> out;
     if (linear_) out.push_back(linear_.get());
