@@ -181,7 +181,7 @@ for (t in 1:2) {
   mlp_lines <- c(mlp_lines, sprintf("| %d | %.0f | %.1f | %.0f | %.2fx | 1.5x |", t, v[2], v[3], torch_eps,
                                     v[2] / torch_eps))
 }
-mlp_lines <- c(mlp_lines, "", "The DNN's products run Eigen's SSE2 kernels on one thread; the wide-SIMD kernels and threads of the DNN issue are not built yet.")
+mlp_lines <- c(mlp_lines, "", "The DNN's products run Eigen's SSE2 kernels; large ones split their rows over the threads. The wide-SIMD kernels of the DNN issue are not built yet.")
 cat(mlp_lines, sep = "\n")
 out <- c(out, mlp_lines)
 if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")

@@ -157,3 +157,21 @@ test_that("a seeded DNN with dropout trains to identical weights twice", {
   expect_identical(run(), first)
   expect_false(isTRUE(all.equal(first, variable_value(iris_dnn(dropout = 0.3)))))  # it trained
 })
+
+test_that("large DNN batches split over threads: one result per thread count", {
+  set.seed(4)
+  df <- as.data.frame(matrix(stats::rnorm(600 * 64), 600, 64, dimnames = list(NULL, paste0("x", 1:64))))
+  df$y <- df$x1 - df$x2 + stats::rnorm(600)
+  run <- function(threads) {
+    old <- options(cppestimators.threads = threads)
+    on.exit(options(old))
+    est <- suppressMessages(dnn_regressor(hidden_units = c(64, 32),
+                                          feature_columns = feature_columns(column_numeric(starts_with("x")), names = df),
+                                          config = run_config(tf_random_seed = 5)))
+    quietly(train(est, input_fn(df, response = "y", batch_size = 512L, num_epochs = NULL), steps = 5))
+    variable_value(est)
+  }
+  two <- run(2)
+  expect_identical(run(2), two)
+  expect_equal(run(1), two, tolerance = 1e-4)
+})

@@ -95,6 +95,9 @@ class DnnModel : public Model {
     for (int h : hidden_) widest = std::max(widest, static_cast<std::size_t>(h) * act_.width_factor());
     ws->da.assign(rows * widest, 0.0f);
     ws->dz.assign(rows * widest, 0.0f);
+    std::size_t largest = 0;
+    for (const Parameter* w : kernels_) largest = std::max(largest, w->value.size());
+    if (ws->threads > 1) ws->partial.assign(static_cast<std::size_t>(ws->threads) * largest, 0.0f);
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       ws->gw.emplace_back(kernels_[k]->value.size(), 0.0f);
       ws->gb.emplace_back(biases_[k]->value.size(), 0.0f);
@@ -118,7 +121,7 @@ class DnnModel : public Model {
     int fan_in = input_width_;
     for (std::size_t k = 0; k < hidden_.size(); ++k) {
       const int h = hidden_[k];
-      dense(prev, rows, fan_in, k, ws.z[k].data());
+      dense(prev, rows, fan_in, k, ws.z[k].data(), ws);
       act_.forward(ws.z[k].data(), rows, h, ws.a[k].data());
       prev = ws.a[k].data();
       fan_in = h * act_.width_factor();
@@ -135,7 +138,7 @@ class DnnModel : public Model {
       }
     }
     ws.last_dropout = mode == Mode::Train && dropout_ > 0.0;
-    dense(prev, rows, fan_in, hidden_.size(), logits);
+    dense(prev, rows, fan_in, hidden_.size(), logits, ws);
   }
 
   const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits, Workspace& base) override {
@@ -149,13 +152,29 @@ class DnnModel : public Model {
       const float* in = k == 0 ? ws.x.data() : layer_output(ws, k - 1);
       ConstRowMap X(in, rows, fan_in);
       ConstRowMap dZ(dz, rows, out);
-      RowMap(ws.gw[k].data(), fan_in, out).noalias() = X.transpose() * dZ;
+      const int threads = threads_for(ws, rows, fan_in, out);
+      const std::size_t size = ws.gw[k].size();
+      // each thread sums its rows into its own partial; partials are added in
+      // thread order, so a thread count gives one result
+      parallel_for(threads, threads, [&](int t) {
+        const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
+        float* g = threads == 1 ? ws.gw[k].data() : ws.partial.data() + static_cast<std::size_t>(t) * size;
+        RowMap(g, fan_in, out).noalias() = X.middleRows(r0, n).transpose() * dZ.middleRows(r0, n);
+      });
+      for (int t = 0; t < threads && threads > 1; ++t) {
+        const float* g = ws.partial.data() + static_cast<std::size_t>(t) * size;
+        for (std::size_t i = 0; i < size; ++i) ws.gw[k][i] = t == 0 ? g[i] : ws.gw[k][i] + g[i];
+      }
       Eigen::Map<Eigen::RowVectorXf>(ws.gb[k].data(), out).noalias() = dZ.colwise().sum();
       ws.grads.push_back(dense_gradient(*kernels_[k], ws.gw[k]));
       ws.grads.push_back(dense_gradient(*biases_[k], ws.gb[k]));
       if (k == 0 && ws.dx.empty()) break;
       float* da = k == 0 ? ws.dx.data() : ws.da.data();
-      RowMap(da, rows, fan_in).noalias() = dZ * ConstRowMap(kernels_[k]->value.data(), fan_in, out).transpose();
+      ConstRowMap W(kernels_[k]->value.data(), fan_in, out);
+      parallel_for(threads, threads, [&](int t) {
+        const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
+        RowMap(da + static_cast<std::size_t>(r0) * fan_in, n, fan_in).noalias() = dZ.middleRows(r0, n) * W.transpose();
+      });
       if (k == 0) break;
       // through the dropout mask and the activation of hidden layer k - 1
       const std::size_t m = static_cast<std::size_t>(rows) * fan_in;
@@ -196,7 +215,7 @@ class DnnModel : public Model {
     std::vector<float> values;
   };
   struct Work : Workspace {
-    std::vector<float> x, dx, da, dz;
+    std::vector<float> x, dx, da, dz, partial;
     std::vector<std::vector<float>> z, a, out, gw, gb;
     std::vector<std::vector<unsigned char>> kept;  // dropout: which outputs were kept
     std::vector<EmbeddedWork> emb;
@@ -244,12 +263,29 @@ class DnnModel : public Model {
   }
 
   // out = in W_k + b_k
-  void dense(const float* in, int rows, int fan_in, std::size_t k, float* out) const {
+  // out = in W_k + b_k, rows split over threads when the product is large
+  void dense(const float* in, int rows, int fan_in, std::size_t k, float* out, const Work& ws) const {
     const int units = static_cast<int>(biases_[k]->value.size());
-    RowMap Z(out, rows, units);
-    Z.noalias() = ConstRowMap(in, rows, fan_in) * ConstRowMap(kernels_[k]->value.data(), fan_in, units);
-    Z.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(biases_[k]->value.data(), units);
+    const int threads = threads_for(ws, rows, fan_in, units);
+    ConstRowMap W(kernels_[k]->value.data(), fan_in, units);
+    const Eigen::Map<const Eigen::RowVectorXf> b(biases_[k]->value.data(), units);
+    parallel_for(threads, threads, [&](int t) {
+      const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
+      if (n == 0) return;
+      RowMap Z(out + static_cast<std::size_t>(r0) * units, n, units);
+      Z.noalias() = ConstRowMap(in + static_cast<std::size_t>(r0) * fan_in, n, fan_in) * W;
+      Z.rowwise() += b;
+    });
   }
+
+  // Threads for a product of rows x fan_in x units multiply-adds: one unless
+  // it is large enough to pay for waking the others.
+  static int threads_for(const Work& ws, int rows, int fan_in, int units) {
+    const double macs = static_cast<double>(rows) * fan_in * units;
+    if (ws.threads <= 1 || rows < 2 * ws.threads || macs < kParallelMacs) return 1;
+    return ws.threads;
+  }
+  static constexpr double kParallelMacs = 1 << 18;
 
 
   Activation act_;
