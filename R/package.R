@@ -8,8 +8,9 @@
 #'
 #' @section Options:
 #' * `cppestimators.threads`: threads the engine may use (default 2). Large
-#'   batches split the linear model's products over them; runs with the same
-#'   seed, data and thread count give identical results.
+#'   batches split the linear and DNN models' products over them; runs with
+#'   the same seed, data and thread count give identical results, and other
+#'   thread counts add the same products in another order.
 #' * `cppestimators.cache_bytes`: the memory budget of the cached float32
 #'   block of an input's numeric columns (default 1 GiB; 0 turns the cache
 #'   off). See [input_fn()].
