@@ -113,6 +113,10 @@ cpp_session_note_interrupt <- function(ses) {
     .Call(`_cppestimators_cpp_session_note_interrupt`, ses)
 }
 
+cpp_gemm_kernel <- function(name) {
+    .Call(`_cppestimators_cpp_gemm_kernel`, name)
+}
+
 cpp_estimator_weights <- function(est) {
     .Call(`_cppestimators_cpp_estimator_weights`, est)
 }

@@ -16,6 +16,23 @@ engine_threads <- function() {
   as.integer(t)
 }
 
+# Applies options(cppestimators.simd) (the matrix-product kernel of dense
+# layers: "auto", the default, picks the widest this CPU runs) and returns the
+# kernel in use.
+engine_kernel <- function() {
+  k <- getOption("cppestimators.simd", "auto")
+  known <- c("auto", "avx512", "avx2", "portable")
+  if (!is.character(k) || length(k) != 1L || is.na(k) || !k %in% known) {
+    stop("options(cppestimators.simd =) must be one of ", paste0('"', known, '"', collapse = ", "),
+         ", not ", describe(k), ".", call. = FALSE)
+  }
+  used <- tryCatch(cpp_gemm_kernel(k), error = function(e) {
+    stop("options(cppestimators.simd = \"", k, "\"): this CPU cannot run that kernel; it can run ",
+         paste0('"', attr(cpp_gemm_kernel("auto"), "available"), '"', collapse = ", "), ".", call. = FALSE)
+  })
+  as.character(used)
+}
+
 # A fresh engine object (initial weights) for the estimator's spec.
 new_engine <- function(object) {
   spec <- object$spec

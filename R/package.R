@@ -1,6 +1,6 @@
 #' cppestimators: TensorFlow-style estimators and session hooks in native C++
 #'
-#' Trains linear estimators with the API of the `tfestimators` package, without
+#' Trains linear, DNN and wide & deep estimators with the API of the `tfestimators` package, without
 #' TensorFlow or Python: the training loop, the input pipeline and the built-in
 #' hooks run in C++ (Rcpp and RcppEigen); custom hooks are R closures called by
 #' that loop. Scripts written for `tfestimators` run with
@@ -11,6 +11,14 @@
 #'   batches split the linear and DNN models' products over them; runs with
 #'   the same seed, data and thread count give identical results, and other
 #'   thread counts add the same products in another order.
+#' * `cppestimators.simd`: the matrix-product kernel of the DNN models'
+#'   dense layers: `"auto"` (default: the widest this CPU runs), `"avx512"`,
+#'   `"avx2"` (with FMA) or `"portable"` (Eigen, R's baseline instruction
+#'   set). Kernels are chosen at run time, so one build runs on every x86-64
+#'   CPU; asking for one the CPU lacks is an error. Results are bit-identical
+#'   for the same kernel and thread count; different kernels round
+#'   differently (fused multiply-adds), so their results differ in the last
+#'   bits.
 #' * `cppestimators.cache_bytes`: the memory budget of the cached float32
 #'   block of an input's numeric columns (default 1 GiB; 0 turns the cache
 #'   off). See [input_fn()].

@@ -293,6 +293,7 @@ run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   }
   data <- resolve_input(input_fn, object, mode, in_order = in_order)
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
+  engine_kernel()
   ses <- cpp_session_new(ptr, data$features, data$labels, mode, as.integer(data$batch_size),
                          data$num_epochs, isTRUE(data$shuffle), seed,
                          feature_block(object, ptr, data), engine_threads())

@@ -4,6 +4,7 @@
 #include <Rcpp.h>
 
 #include <cppestimators/io/summary_writers.h>
+#include <cppestimators/math/gemm.h>
 
 #include "fetch.h"
 #include "glue.h"
@@ -230,4 +231,27 @@ bool cpp_session_note_interrupt(SEXP ses) {
   if (p.get() == nullptr || !p->running || p->interrupt_pending) return false;
   p->interrupt_pending = true;
   return true;
+}
+
+// Chooses the matrix-product kernel ("auto", "avx512", "avx2" or
+// "portable") for every later product; returns the one in use and, as an
+// attribute, those this CPU can run.
+// [[Rcpp::export(rng = false)]]
+Rcpp::CharacterVector cpp_gemm_kernel(std::string name) {
+  using gemm::Kernel;
+  const Kernel all[] = {Kernel::Avx512, Kernel::Avx2, Kernel::Portable};
+  Rcpp::CharacterVector available;
+  for (Kernel k : all)
+    if (gemm::available(k)) available.push_back(gemm::name(k));
+  bool found = false;
+  for (Kernel k : all) {
+    if (name != gemm::name(k) && !(name == "auto" && gemm::available(k))) continue;
+    if (!gemm::select(k)) Rcpp::stop("this CPU cannot run the %s kernel", name);
+    found = true;
+    break;
+  }
+  if (!found) Rcpp::stop("unknown kernel '%s'", name);
+  Rcpp::CharacterVector out = Rcpp::CharacterVector::create(gemm::name(gemm::active()));
+  out.attr("available") = available;
+  return out;
 }

@@ -31,6 +31,25 @@ bool near(double a, double b, double tol = 1e-6) { return std::fabs(a - b) <= to
 }  // namespace
 
 context("Optimizers") {
+  test_that("a dense update of many parameters is the single-parameter update of each") {
+    // 11 values: the vectorized body and its scalar remainder
+    for (const char* name : {"SGD", "Adagrad", "Adam", "RMSProp", "Ftrl"}) {
+      auto opt = make_optimizer(testing::optimizer(name, 0.1f));
+      std::vector<float> w(11), g(11);
+      for (int i = 0; i < 11; ++i) {
+        w[i] = 0.5f - 0.07f * i;
+        g[i] = 0.3f * (i % 3 == 0 ? -1.0f : 1.0f) + 0.01f * i;
+      }
+      std::vector<std::vector<float>> slots;
+      for (float v : opt->slot_initial_values()) slots.emplace_back(11, v);
+      float* ptrs[4] = {nullptr, nullptr, nullptr, nullptr};
+      for (std::size_t i = 0; i < slots.size(); ++i) ptrs[i] = slots[i].data();
+      opt->apply_dense(w.data(), g.data(), ptrs, 11);
+      opt->finish_step();
+      for (int i = 0; i < 11; ++i) expect_true(w[i] == first_update(name, 0.1f, 0.5f - 0.07f * i, g[i]));
+    }
+  }
+
   test_that("SGD: w - lr * g") { expect_true(near(first_update("SGD", 0.1f, 0.5f, 0.3f), 0.47)); }
 
   test_that("Adagrad: accumulator starts at 0.1, no epsilon") {

@@ -175,3 +175,44 @@ test_that("large DNN batches split over threads: one result per thread count", {
   expect_identical(run(2), two)
   expect_equal(run(1), two, tolerance = 1e-4)
 })
+
+test_that("every matrix-product kernel the CPU runs trains a DNN to the portable kernel's weights", {
+  set.seed(6)
+  # 203 rows and 37 inputs: products that end inside every kernel's register tile
+  df <- as.data.frame(matrix(stats::rnorm(203 * 37), 203, 37, dimnames = list(NULL, paste0("x", 1:37))))
+  df$y <- sin(df$x1) + df$x2 * df$x3
+  run <- function(kernel) {
+    old <- options(cppestimators.simd = kernel, cppestimators.threads = 1L)
+    on.exit(options(old))
+    est <- suppressMessages(dnn_regressor(hidden_units = c(45, 19),
+                                          feature_columns = feature_columns(column_numeric(starts_with("x")), names = df),
+                                          config = run_config(tf_random_seed = 8)))
+    quietly(train(est, input_fn(df, response = "y", batch_size = 203L, num_epochs = NULL), steps = 10))
+    variable_value(est)
+  }
+  portable <- run("portable")
+  available <- attr(cppestimators:::cpp_gemm_kernel("auto"), "available")
+  expect_true("portable" %in% available)
+  for (kernel in setdiff(available, "portable")) {
+    wide <- run(kernel)
+    expect_equal(wide, portable, tolerance = 1e-4)
+    expect_false(identical(wide, portable))  # the wide kernel did run (fused multiply-adds round differently)
+    expect_identical(run(kernel), wide)
+  }
+})
+
+test_that("options(cppestimators.simd) is checked", {
+  est <- iris_dnn()
+  input <- suppressMessages(input_fn(iris, response = "Species", batch_size = 30L))
+  old <- options(cppestimators.simd = "sse9")
+  on.exit(options(old))
+  expect_error(quietly(train(est, input, steps = 1)),
+               'options\\(cppestimators.simd =\\) must be one of "auto", "avx512", "avx2", "portable", not character "sse9"')
+  options(cppestimators.simd = c("auto", "avx2"))
+  expect_error(quietly(train(est, input, steps = 1)), "must be one of")
+  missing <- setdiff(c("avx512", "avx2"), attr(cppestimators:::cpp_gemm_kernel("auto"), "available"))
+  for (kernel in missing) {
+    options(cppestimators.simd = kernel)
+    expect_error(quietly(train(est, input, steps = 1)), "this CPU cannot run that kernel")
+  }
+})

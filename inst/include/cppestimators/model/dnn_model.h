@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../math/gemm.h"
 #include "embedding_lookup.h"
 #include "layers/activation.h"
 #include "model.h"
@@ -150,8 +151,6 @@ class DnnModel : public Model {
     for (std::size_t k = kernels_.size(); k-- > 0;) {
       const int fan_in = k == 0 ? input_width_ : hidden_[k - 1] * act_.width_factor();
       const float* in = k == 0 ? ws.x.data() : layer_output(ws, k - 1);
-      ConstRowMap X(in, rows, fan_in);
-      ConstRowMap dZ(dz, rows, out);
       const int threads = threads_for(ws, rows, fan_in, out);
       const std::size_t size = ws.gw[k].size();
       // each thread sums its rows into its own partial; partials are added in
@@ -159,21 +158,29 @@ class DnnModel : public Model {
       parallel_for(threads, threads, [&](int t) {
         const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
         float* g = threads == 1 ? ws.gw[k].data() : ws.partial.data() + static_cast<std::size_t>(t) * size;
-        RowMap(g, fan_in, out).noalias() = X.middleRows(r0, n).transpose() * dZ.middleRows(r0, n);
+        gemm::multiply(true, false, fan_in, out, n, in + static_cast<std::size_t>(r0) * fan_in, fan_in,
+                       dz + static_cast<std::size_t>(r0) * out, out, g, out, false);
       });
       for (int t = 0; t < threads && threads > 1; ++t) {
         const float* g = ws.partial.data() + static_cast<std::size_t>(t) * size;
         for (std::size_t i = 0; i < size; ++i) ws.gw[k][i] = t == 0 ? g[i] : ws.gw[k][i] + g[i];
       }
-      Eigen::Map<Eigen::RowVectorXf>(ws.gb[k].data(), out).noalias() = dZ.colwise().sum();
+      float* gb = ws.gb[k].data();  // the bias gradient: dZ's rows summed, in row order
+      std::fill(gb, gb + out, 0.0f);
+      for (int r = 0; r < rows; ++r) {
+        const float* row = dz + static_cast<std::size_t>(r) * out;
+#pragma omp simd
+        for (int j = 0; j < out; ++j) gb[j] += row[j];
+      }
       ws.grads.push_back(dense_gradient(*kernels_[k], ws.gw[k]));
       ws.grads.push_back(dense_gradient(*biases_[k], ws.gb[k]));
       if (k == 0 && ws.dx.empty()) break;
       float* da = k == 0 ? ws.dx.data() : ws.da.data();
-      ConstRowMap W(kernels_[k]->value.data(), fan_in, out);
+      const float* W = kernels_[k]->value.data();
       parallel_for(threads, threads, [&](int t) {
         const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
-        RowMap(da + static_cast<std::size_t>(r0) * fan_in, n, fan_in).noalias() = dZ.middleRows(r0, n) * W.transpose();
+        gemm::multiply(false, true, n, fan_in, out, dz + static_cast<std::size_t>(r0) * out, out, W, out,
+                       da + static_cast<std::size_t>(r0) * fan_in, fan_in, false);
       });
       if (k == 0) break;
       // through the dropout mask and the activation of hidden layer k - 1
@@ -262,19 +269,20 @@ class DnnModel : public Model {
     }
   }
 
-  // out = in W_k + b_k
-  // out = in W_k + b_k, rows split over threads when the product is large
+  // out = in W_k + b_k, rows split over threads when the product is large;
+  // each row starts as the bias and the product is added to it
   void dense(const float* in, int rows, int fan_in, std::size_t k, float* out, const Work& ws) const {
     const int units = static_cast<int>(biases_[k]->value.size());
     const int threads = threads_for(ws, rows, fan_in, units);
-    ConstRowMap W(kernels_[k]->value.data(), fan_in, units);
-    const Eigen::Map<const Eigen::RowVectorXf> b(biases_[k]->value.data(), units);
+    const float* W = kernels_[k]->value.data();
+    const float* b = biases_[k]->value.data();
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
       if (n == 0) return;
-      RowMap Z(out + static_cast<std::size_t>(r0) * units, n, units);
-      Z.noalias() = ConstRowMap(in + static_cast<std::size_t>(r0) * fan_in, n, fan_in) * W;
-      Z.rowwise() += b;
+      float* Z = out + static_cast<std::size_t>(r0) * units;
+      for (int r = 0; r < n; ++r) std::memcpy(Z + static_cast<std::size_t>(r) * units, b, units * sizeof(float));
+      gemm::multiply(false, false, n, units, fan_in, in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z,
+                     units, true);
     });
   }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cppestimators {
@@ -46,7 +47,10 @@ class Activation {
       return;
     }
     const std::size_t m = static_cast<std::size_t>(rows) * units;
-    for (std::size_t i = 0; i < m; ++i) a[i] = f(z[i]);
+    dispatch([&](auto kind) {
+#pragma omp simd
+      for (std::size_t i = 0; i < m; ++i) a[i] = f<decltype(kind)::value>(z[i]);
+    });
   }
 
   // dz = da * d(activation)/dz, from z and a.
@@ -61,13 +65,43 @@ class Activation {
       return;
     }
     const std::size_t m = static_cast<std::size_t>(rows) * units;
-    for (std::size_t i = 0; i < m; ++i) dz[i] = da[i] * df(z[i], a[i]);
+    if (kind_ == ActivationKind::Relu) {  // the common case, as a select of loaded values so that it vectorizes
+#pragma omp simd
+      for (std::size_t i = 0; i < m; ++i) {
+        const float g = da[i];
+        dz[i] = z[i] > 0.0f ? g : 0.0f;
+      }
+      return;
+    }
+    dispatch([&](auto kind) {
+#pragma omp simd
+      for (std::size_t i = 0; i < m; ++i) dz[i] = da[i] * df<decltype(kind)::value>(z[i], a[i]);
+    });
   }
 
  private:
   static constexpr float kSeluScale = 1.0507009873554805f, kSeluAlpha = 1.6732632423543772f;
-  float f(float v) const {
+  // Calls body(std::integral_constant<ActivationKind, kind_>()), so that each
+  // loop is compiled for one activation (no branch per value).
+  template <class Body>
+  void dispatch(Body&& body) const {
+    using K = ActivationKind;
     switch (kind_) {
+      case K::Relu: return body(std::integral_constant<K, K::Relu>());
+      case K::Relu6: return body(std::integral_constant<K, K::Relu6>());
+      case K::Elu: return body(std::integral_constant<K, K::Elu>());
+      case K::Selu: return body(std::integral_constant<K, K::Selu>());
+      case K::Sigmoid: return body(std::integral_constant<K, K::Sigmoid>());
+      case K::Tanh: return body(std::integral_constant<K, K::Tanh>());
+      case K::Softplus: return body(std::integral_constant<K, K::Softplus>());
+      case K::Softsign: return body(std::integral_constant<K, K::Softsign>());
+      case K::LeakyRelu: return body(std::integral_constant<K, K::LeakyRelu>());
+      case K::Crelu: return;
+    }
+  }
+  template <ActivationKind Kind>
+  static float f(float v) {
+    switch (Kind) {
       case ActivationKind::Relu: return std::max(v, 0.0f);
       case ActivationKind::Relu6: return std::min(std::max(v, 0.0f), 6.0f);
       case ActivationKind::Elu: return v > 0.0f ? v : std::expm1(v);
@@ -82,8 +116,9 @@ class Activation {
     return v;
   }
   // Derivative at z = v with output a.
-  float df(float v, float a) const {
-    switch (kind_) {
+  template <ActivationKind Kind>
+  static float df(float v, float a) {
+    switch (Kind) {
       case ActivationKind::Relu: return v > 0.0f ? 1.0f : 0.0f;
       case ActivationKind::Relu6: return (v > 0.0f && v < 6.0f) ? 1.0f : 0.0f;
       case ActivationKind::Elu: return v > 0.0f ? 1.0f : a + 1.0f;
