@@ -3,7 +3,7 @@
 # missing: Debian's prebuilt r-cran-* packages when run as root with apt,
 # otherwise from CRAN through the repository R is configured with.
 set -euo pipefail
-pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr"
+pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2"
 missing=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
 [ -z "$missing" ] && exit 0
 echo "Installing missing R packages: $missing"

@@ -178,17 +178,58 @@ is_null_xptr <- function(p) cpp_xptr_is_null(p)
 
 #' @export
 print.tf_estimator <- function(x, ...) {
+  cat(sprintf("<%s>\n", x$spec$name))
+  info <- estimator_summary(x)
+  cat(sprintf("  %-*s %s\n", max(nchar(names(info))) + 1L, paste0(names(info), ":"), info), sep = "")
+  invisible(x)
+}
+
+#' @export
+str.tf_estimator <- function(object, ...) {
+  info <- estimator_summary(object)
+  cat(sprintf("%s estimator (class %s)\n", object$spec$name, paste(class(object), collapse = ", ")))
+  cat(sprintf(" $ %-*s: %s\n", max(nchar(names(info))), gsub(" ", "_", names(info)), info), sep = "")
+  invisible(NULL)
+}
+
+# What defines an estimator and where it stands, as named strings.
+estimator_summary <- function(x) {
+  spec <- x$spec
   step <- if (is.null(x$state$ptr) || is_null_xptr(x$state$ptr)) {
     if (is.null(x$state$weights)) 0 else "saved"
   } else {
     cpp_estimator_global_step(x$state$ptr)
   }
-  cols <- vapply(x$spec$feature_columns, function(c) c$name, "")
-  opts <- x$spec$optimizers %||% list(x$spec$optimizer)
-  opt_text <- paste0(if (!is.null(names(opts))) paste0(names(opts), " "), "optimizer ",
-                     vapply(opts, function(o) sprintf("%s (learning rate %g)", o$name, o$learning_rate), ""),
-                     collapse = ", ")
-  cat(sprintf("<%s: %s; %s; global step %s>\n", x$spec$name,
-              paste(sort(cols, method = "radix"), collapse = ", "), opt_text, format(step)))
-  invisible(x)
+  model <- spec$model %||% list(kind = "linear")
+  names_of <- function(cols) paste(sort(vapply(cols, function(c) c$name, ""), method = "radix"), collapse = ", ")
+  head <- switch(spec$head,
+    regression = sprintf("regression (label dimension %d)", as.integer(spec$head_n)),
+    binary = "binary classification (logistic)",
+    multi_class = sprintf("multi-class classification (%d classes)", as.integer(spec$head_n)),
+    spec$head)
+  if (!is.null(spec$label_vocabulary)) {
+    head <- paste0(head, ", labels ", paste0("'", utils::head(spec$label_vocabulary, 5), "'", collapse = ", "),
+                   if (length(spec$label_vocabulary) > 5) ", ..." else "")
+  }
+  opt <- function(o) sprintf("%s (learning rate %g)", o$name, o$learning_rate)
+  info <- c(head = head)
+  if (identical(model$kind, "combined")) {
+    info["linear columns"] <- if (length(model$linear_columns)) paste(model$linear_columns, collapse = ", ") else "none"
+    info["dnn columns"] <- if (length(model$dnn_columns)) paste(model$dnn_columns, collapse = ", ") else "none"
+  } else {
+    info["feature columns"] <- names_of(spec$feature_columns)
+  }
+  if (!is.null(model$hidden_units)) {
+    info["hidden units"] <- paste0(paste(model$hidden_units, collapse = ", "), " (", model$activation_fn %||% "relu",
+                                   if (!is.null(model$dropout)) sprintf(", dropout %g", model$dropout), ")")
+  }
+  opts <- spec$optimizers
+  if (is.null(opts)) {
+    info["optimizer"] <- opt(spec$optimizer)
+  } else {
+    for (nm in names(opts)) info[paste(nm, "optimizer")] <- opt(opts[[nm]])
+  }
+  info["model_dir"] <- spec$model_dir %||% "none"
+  info["global step"] <- format(step)
+  info
 }

@@ -162,24 +162,67 @@ print.cppestimators_feature_column <- function(x, ...) {
 
 #' @export
 format.cppestimators_feature_column <- function(x, ...) {
-  detail <- switch(x$kind %||% "numeric",
-    numeric = sprintf("shape=(%s) dtype=%s", paste(x$shape, collapse = ","), x$dtype),
-    bucketized = sprintf("boundaries=(%s)", paste(format(x$boundaries), collapse = ", ")),
-    vocabulary_list = , vocabulary_file = sprintf("%d words, %d oov buckets", length(x$vocabulary),
-                                                  as.integer(x$num_oov_buckets)),
-    identity = sprintf("num_buckets=%d", as.integer(x$num_buckets)),
-    hash_bucket = , crossed = sprintf("hash_bucket_size=%s", format(x$hash_bucket_size)),
-    embedding = sprintf("dimension=%d combiner=%s", as.integer(x$dimension), x$combiner),
-    weighted = sprintf("weights from '%s'", x$weight_feature_key),
-    ""
+  column_repr(x)
+}
+
+# TensorFlow's repr of a column (as tfestimators printed it): its class and
+# fields, e.g. _NumericColumn(key='drat', shape=(1,), default_value=None,
+# dtype=tf.float32, normalizer_fn=None).
+column_repr <- function(x) {
+  q <- function(v) if (is.null(v)) "None" else if (is.character(v)) paste0("'", v, "'") else format(v)
+  tuple <- function(v, quote = FALSE, max = 10L) {
+    shown <- if (quote) paste0("'", utils::head(v, max), "'") else format(utils::head(v, max))
+    if (length(v) > max) shown <- c(shown, sprintf("... (%d in all)", length(v)))
+    paste0("(", paste(shown, collapse = ", "), if (length(v) == 1L) "," else "", ")")
+  }
+  dflt <- function(v) if (is.null(v)) "None" else if (is.character(v)) q(v) else format(v)
+  fields <- switch(x$kind %||% "numeric",
+    numeric = c("_NumericColumn", sprintf("key=%s, shape=%s, default_value=%s, dtype=tf.%s, normalizer_fn=%s",
+                                         q(x$key), tuple(x$shape), dflt(x$default_value), x$dtype,
+                                         if (is.null(x$normalizer_fn)) "None" else "<function>")),
+    bucketized = c("_BucketizedColumn", sprintf("source_column=%s, boundaries=%s", column_repr(x$source_column),
+                                                tuple(as.numeric(x$boundaries)))),
+    vocabulary_list = c("_VocabularyListCategoricalColumn",
+                        sprintf("key=%s, vocabulary_list=%s, dtype=tf.%s, default_value=%s, num_oov_buckets=%d",
+                                q(x$key), tuple(x$vocabulary, quote = is.character(x$vocabulary)),
+                                x$dtype %||% "string", dflt(x$default_value), as.integer(x$num_oov_buckets))),
+    vocabulary_file = c("_VocabularyFileCategoricalColumn",
+                        sprintf("key=%s, vocabulary_file=%s, vocabulary_size=%d, num_oov_buckets=%d, dtype=tf.%s, default_value=%s",
+                                q(x$key), q(x$vocabulary_file), as.integer(x$vocabulary_size %||% length(x$vocabulary)),
+                                as.integer(x$num_oov_buckets), x$dtype %||% "string", dflt(x$default_value))),
+    identity = c("_IdentityCategoricalColumn", sprintf("key=%s, num_buckets=%d, default_value=%s", q(x$key),
+                                                       as.integer(x$num_buckets), dflt(x$default_value))),
+    hash_bucket = c("_HashedCategoricalColumn", sprintf("key=%s, hash_bucket_size=%s, dtype=tf.%s", q(x$key),
+                                                        format(x$hash_bucket_size), x$dtype %||% "string")),
+    crossed = c("_CrossedColumn", sprintf("keys=%s, hash_bucket_size=%s, hash_key=%s",
+                                          tuple_of_keys(x$keys), format(x$hash_bucket_size), dflt(x$hash_key))),
+    indicator = c("_IndicatorColumn", sprintf("categorical_column=%s", column_repr(x$categorical_column))),
+    embedding = c("_EmbeddingColumn",
+                  sprintf("categorical_column=%s, dimension=%d, combiner=%s, initializer=truncated_normal(stddev=%s), max_norm=%s, trainable=%s",
+                          column_repr(x$categorical_column), as.integer(x$dimension), q(x$combiner),
+                          format(x$initializer_stddev %||% (1 / sqrt(x$dimension))), dflt(x$max_norm),
+                          if (isFALSE(x$trainable)) "False" else "True")),
+    weighted = c("_WeightedCategoricalColumn", sprintf("categorical_column=%s, weight_feature_key=%s, dtype=tf.%s",
+                                                       column_repr(x$categorical_column), q(x$weight_feature_key),
+                                                       x$dtype %||% "float32")),
+    c(paste0("_", x$kind, "Column"), sprintf("name=%s", q(x$name)))
   )
-  sprintf("<%s column '%s'%s>", x$kind %||% "numeric", x$name,
-          if (nzchar(detail)) paste0(" ", detail) else "")
+  sprintf("%s(%s)", fields[1], fields[2])
+}
+
+# The keys of a crossed column: names, or the reprs of the columns crossed.
+tuple_of_keys <- function(keys) {
+  parts <- vapply(keys, function(k) {
+    if (is.character(k)) return(paste0("'", k, "'"))
+    if (identical(k$kind, "raw")) return(paste0("'", k$name, "'"))
+    column_repr(k)
+  }, "")
+  paste0("(", paste(parts, collapse = ", "), ")")
 }
 
 #' @export
 print.cppestimators_feature_columns <- function(x, ...) {
   cat(sprintf("%d feature column%s\n", length(x), if (length(x) == 1L) "" else "s"))
-  for (col in x) print(col)
+  for (i in seq_along(x)) cat(sprintf("[[%d]] %s\n", i, format(x[[i]])))
   invisible(x)
 }

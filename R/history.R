@@ -15,38 +15,52 @@ new_history <- function(h, model_dir = NULL, evaluations = NULL) {
 #' Training history
 #'
 #' `train()` returns a history of the losses its history saver recorded:
-#' `mean_losses` (mean per-example loss of the batch), `total_losses` (their
-#' sum, the batch's training loss) and `steps` (the global step).
-#' `as.data.frame()` gives one row per record, with the results of
-#' evaluations made during training ([hook_in_memory_evaluator()],
-#' [train_and_evaluate()]) as extra `eval_<metric>` columns at the steps they
-#' were computed (rows are added for evaluation steps without a training
-#' record, such as step 0); `print()` shows that table;
-#' `plot()` draws both curves against the global step and, when the model
-#' directory holds evaluation summaries (from [evaluate()] or evaluation
-#' during training) within the history's steps, overlays them as points:
-#' evaluation `average_loss` on the `mean_losses` panel and `loss` on the
-#' `total_losses` panel.
+#' `mean_losses` (mean per-example loss of the batch) and `total_losses`
+#' (their sum, the batch's training loss), at global steps. Evaluations made
+#' during training ([hook_in_memory_evaluator()], [train_and_evaluate()]) join
+#' it as metrics `eval_<metric>` (`eval_loss`, `eval_average_loss`,
+#' `eval_accuracy`, ...) at the steps they were computed.
+#'
+#' * `as.data.frame()` is long, as in tfestimators and keras: one row per
+#'   metric and step, with columns `step`, `metric` and `value`, training
+#'   metrics first.
+#' * `print()` shows the wide table of the seed (one row per step; a column
+#'   per metric, `steps` after the training losses).
+#' * `plot()` draws one panel per metric against the global step: with
+#'   ggplot2 when it is installed (`method = "auto"`), base graphics
+#'   otherwise. Evaluation losses are drawn as points on the panel of their
+#'   training counterpart (`eval_average_loss` with `mean_losses`,
+#'   `eval_loss` with `total_losses`), together with the evaluation summaries
+#'   of the model directory (from [evaluate()]) within the history's steps;
+#'   the axes cover every point.
 #'
 #' @param x A history returned by [train()].
 #' @param row.names,optional Unused; for compatibility with the generic.
 #' @param y Unused.
+#' @param metrics The metrics to plot (names as in `as.data.frame()`);
+#'   default: the training losses and every evaluation metric other than the
+#'   losses drawn with them.
+#' @param method `"auto"` (ggplot2 when installed), `"ggplot2"` or `"base"`.
+#' @param smooth Draw a smoothed line through a training curve of ten or
+#'   more points (ggplot2 only).
 #' @param ... Passed to the underlying print or plot function.
-#' @return `as.data.frame()`: a data frame with columns `mean_losses`,
-#'   `total_losses` and `steps`. `print()` and `plot()` return `x` invisibly.
+#' @return `as.data.frame()`: a data frame with columns `step`, `metric` and
+#'   `value`. `print()` returns `x` invisibly; `plot()` returns the ggplot
+#'   object, or `x` invisibly for base graphics.
 #' @name training_history
+#' @family training history
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))
 #' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
 #' history <- train(linear_regressor(feature_columns = fcs), input_fn = input,
 #'                  steps = 4, hooks = list(hook_history_saver(every_n_step = 2)))
+#' history
 #' as.data.frame(history)
-#' plot(history)
+#' plot(history, method = "base")
 NULL
 
-#' @rdname training_history
-#' @export
-as.data.frame.tf_estimator_history <- function(x, row.names = NULL, optional = FALSE, ...) {
+# The wide table: one row per recorded or evaluated step.
+history_table <- function(x) {
   df <- data.frame(mean_losses = as.numeric(x$losses$mean_losses),
                    total_losses = as.numeric(x$losses$total_losses),
                    steps = as.numeric(x$step))
@@ -54,6 +68,22 @@ as.data.frame.tf_estimator_history <- function(x, row.names = NULL, optional = F
   if (is.null(ev) || nrow(ev) == 0L) return(df)
   out <- merge(df, ev, by = "steps", all = TRUE, sort = TRUE)
   out[, c("mean_losses", "total_losses", "steps", setdiff(names(ev), "steps")), drop = FALSE]
+}
+
+#' @rdname training_history
+#' @export
+as.data.frame.tf_estimator_history <- function(x, row.names = NULL, optional = FALSE, ...) {
+  wide <- history_table(x)
+  metrics <- setdiff(names(wide), "steps")
+  parts <- lapply(metrics, function(m) {
+    keep <- !is.na(wide[[m]])
+    data.frame(step = wide$steps[keep], metric = rep(m, sum(keep)), value = as.numeric(wide[[m]][keep]),
+               stringsAsFactors = FALSE)
+  })
+  out <- do.call(rbind, c(parts, list(data.frame(step = numeric(), metric = character(), value = numeric(),
+                                                 stringsAsFactors = FALSE))))
+  rownames(out) <- NULL
+  out
 }
 
 last_evaluation <- function(ev) {
@@ -65,46 +95,120 @@ last_evaluation <- function(ev) {
 #' @rdname training_history
 #' @export
 print.tf_estimator_history <- function(x, ...) {
-  df <- as.data.frame(x)
+  df <- history_table(x)
   if (nrow(df) == 0L) cat("<empty training history: no steps ran>\n") else print(df, ...)
   invisible(x)
 }
 
 #' @rdname training_history
 #' @export
-plot.tf_estimator_history <- function(x, y, ...) {
-  df <- as.data.frame(x)[, c("mean_losses", "total_losses", "steps")]
-  df <- df[is.finite(df$mean_losses), , drop = FALSE]
-  if (nrow(df) == 0L) stop("the history is empty: no steps ran.", call. = FALSE)
-  ev <- eval_points(x, range(df$steps))
-  old <- graphics::par(mfrow = c(2, 1), mar = c(4, 4, 1.5, 1))
-  on.exit(graphics::par(old))
-  panel <- function(y, name, eval_tag) {
-    pts <- ev[ev$tag == eval_tag, , drop = FALSE]
-    if (!any(is.finite(c(y, pts$value)))) return(invisible())
-    ylim <- range(c(y, pts$value), finite = TRUE)
-    graphics::plot(df$steps, y, type = "o", pch = 20, xlab = "global step", ylab = name,
-                   main = name, ylim = ylim, ...)
-    if (nrow(pts)) {
-      graphics::points(pts$step, pts$value, pch = 4, col = "red", cex = 1.2)
-      graphics::legend("topright", legend = c("training", paste("evaluation", eval_tag)),
-                       pch = c(20, 4), col = c("black", "red"), bty = "n")
-    }
+plot.tf_estimator_history <- function(x, y, metrics = NULL, method = c("auto", "ggplot2", "base"),
+                                      smooth = getOption("cppestimators.plot.smooth", TRUE), ...) {
+  method <- match.arg(method)
+  if (!(isTRUE(smooth) || isFALSE(smooth))) {
+    stop("`smooth` must be TRUE or FALSE, not ", describe(smooth), ".", call. = FALSE)
   }
-  panel(df$mean_losses, "mean_losses", "average_loss")
-  panel(df$total_losses, "total_losses", "loss")
+  df <- as.data.frame(x)
+  df <- df[is.finite(df$value), , drop = FALSE]
+  if (!any(df$metric %in% c("mean_losses", "total_losses"))) {
+    stop("the history is empty: no steps ran.", call. = FALSE)
+  }
+  df <- rbind(df, eval_points(x, df))
+  pts <- plot_points(df, metrics)
+  if (method == "auto") method <- if (requireNamespace("ggplot2", quietly = TRUE)) "ggplot2" else "base"
+  if (method == "ggplot2") {
+    if (!requireNamespace("ggplot2", quietly = TRUE)) {
+      stop("method = \"ggplot2\" needs the ggplot2 package; install it or use method = \"base\".", call. = FALSE)
+    }
+    return(plot_history_ggplot(pts, smooth))
+  }
+  plot_history_base(pts, ...)
   invisible(x)
 }
 
-# Evaluation summaries of the history's model directory within `steps`.
-eval_points <- function(x, steps) {
-  none <- data.frame(step = numeric(), tag = character(), value = numeric())
+# Which panel each evaluation metric joins: its training counterpart's.
+eval_partner <- c(eval_average_loss = "mean_losses", eval_loss = "total_losses")
+
+# The points to draw: step, value, panel, series ("training" or "evaluation").
+plot_points <- function(df, metrics) {
+  known <- unique(df$metric)
+  if (is.null(metrics)) {
+    metrics <- c(intersect(c("mean_losses", "total_losses"), known),
+                 setdiff(known, c("mean_losses", "total_losses", names(eval_partner))))
+  }
+  if (!is.character(metrics) || anyNA(metrics)) {
+    stop("`metrics` must be a character vector of metric names, not ", describe(metrics), ".", call. = FALSE)
+  }
+  unknown <- setdiff(metrics, known)
+  if (length(unknown)) {
+    stop(sprintf("`metrics`: no metric %s in the history (it has %s).",
+                 paste0("'", unknown, "'", collapse = ", "), paste0("'", known, "'", collapse = ", ")),
+         call. = FALSE)
+  }
+  panel <- ifelse(df$metric %in% names(eval_partner), eval_partner[df$metric], df$metric)
+  keep <- panel %in% metrics
+  out <- data.frame(step = df$step[keep], value = df$value[keep],
+                    panel = factor(panel[keep], levels = metrics),
+                    series = ifelse(grepl("^eval_", df$metric[keep]), "evaluation", "training"),
+                    stringsAsFactors = FALSE)
+  out[order(out$panel, out$series, out$step), , drop = FALSE]
+}
+
+plot_history_base <- function(pts, ...) {
+  panels <- levels(pts$panel)
+  old <- graphics::par(mfrow = c(length(panels), 1), mar = c(4, 4, 1.5, 1))
+  on.exit(graphics::par(old))
+  xlim <- range(pts$step)  # every panel, every point
+  for (p in panels) {
+    tr <- pts[pts$panel == p & pts$series == "training", , drop = FALSE]
+    ev <- pts[pts$panel == p & pts$series == "evaluation", , drop = FALSE]
+    ylim <- range(c(tr$value, ev$value))
+    graphics::plot(tr$step, tr$value, type = if (nrow(tr)) "o" else "n", pch = 20, xlab = "global step",
+                   ylab = p, main = p, xlim = xlim, ylim = ylim, ...)
+    if (nrow(ev)) {
+      graphics::points(ev$step, ev$value, pch = 4, col = "red", cex = 1.2)
+      graphics::legend("topright", legend = c(if (nrow(tr)) "training", "evaluation"),
+                       pch = c(if (nrow(tr)) 20, 4), col = c(if (nrow(tr)) "black", "red"), bty = "n")
+    }
+  }
+}
+
+plot_history_ggplot <- function(pts, smooth) {
+  gg <- asNamespace("ggplot2")
+  tr <- pts[pts$series == "training", , drop = FALSE]
+  p <- gg$ggplot(pts, gg$aes(x = .data$step, y = .data$value, colour = .data$series, shape = .data$series)) +
+    gg$geom_point(size = 1.8) +
+    gg$facet_wrap(~panel, ncol = 1, scales = "free_y") +
+    gg$scale_colour_manual(values = c(training = "#1f4e79", evaluation = "#c0392b")) +
+    gg$scale_shape_manual(values = c(training = 16, evaluation = 4)) +
+    gg$labs(x = "global step", y = NULL, colour = NULL, shape = NULL) +
+    gg$theme_minimal()
+  if (nrow(tr)) {
+    p <- p + gg$geom_line(data = tr, alpha = if (smooth && nrow(tr) >= 10) 0.35 else 1)
+    if (smooth && nrow(tr) >= 10) {
+      p <- p + gg$geom_smooth(data = tr, method = "loess", formula = y ~ x, se = FALSE)
+    }
+  }
+  p
+}
+
+# Evaluation summaries of the history's model directory (evaluate() calls)
+# within the history's steps, as eval_<tag> rows not already in `df`.
+eval_points <- function(x, df) {
+  none <- data.frame(step = numeric(), metric = character(), value = numeric(), stringsAsFactors = FALSE)
   dir <- x$model_dir
   if (is.null(dir) || !dir.exists(dir)) return(none)
   runs <- list.dirs(dir, recursive = FALSE)
   runs <- runs[grepl("^eval", basename(runs))]
   if (length(runs) == 0L) return(none)
   ev <- do.call(rbind, lapply(runs, function(r) read_summaries(r)[, c("step", "tag", "value")]))
-  if (is.null(ev)) return(none)
-  ev[ev$step >= steps[1] & ev$step <= steps[2], , drop = FALSE]
+  if (is.null(ev) || nrow(ev) == 0L) return(none)
+  steps <- range(df$step[df$metric %in% c("mean_losses", "total_losses")])
+  ev <- ev[ev$tag %in% c("loss", "average_loss") & ev$step >= steps[1] & ev$step <= steps[2], , drop = FALSE]
+  out <- data.frame(step = as.numeric(ev$step), metric = paste0("eval_", ev$tag), value = as.numeric(ev$value),
+                    stringsAsFactors = FALSE)
+  known <- paste(df$step, df$metric)
+  out <- out[!duplicated(paste(out$step, out$metric)) & !paste(out$step, out$metric) %in% known, , drop = FALSE]
+  rownames(out) <- NULL
+  out
 }

@@ -8,6 +8,11 @@
 #' of steps it shows a spinner and the step count. When fewer steps ran than
 #' were asked for, a message says so.
 #'
+#' The bar goes to stderr, as the progress and cli packages draw theirs:
+#' stdout belongs to the user's code, so `capture.output(train(...))` holds
+#' only what the user's own hooks print. `options(cppestimators.progress =
+#' FALSE)` silences every bar (the message about fewer steps stays).
+#'
 #' `train()` and `evaluate()` add one by default.
 #'
 #' @return A hook, for the `hooks` argument of [train()], [evaluate()] or
@@ -177,6 +182,15 @@ normalize_hooks <- function(hooks) {
   hooks
 }
 
+# options(cppestimators.progress): FALSE silences progress bars.
+progress_enabled <- function() {
+  p <- getOption("cppestimators.progress", TRUE)
+  if (!(isTRUE(p) || isFALSE(p))) {
+    stop("options(cppestimators.progress =) must be TRUE or FALSE, not ", describe(p), ".", call. = FALSE)
+  }
+  p
+}
+
 # Appends the history saver and the progress bar unless one of that kind is
 # present, then fills in per-call settings.
 with_default_hooks <- function(hooks, label, total) {
@@ -184,8 +198,10 @@ with_default_hooks <- function(hooks, label, total) {
   if (!"history_saver" %in% types) hooks <- c(hooks, list(hook_history_saver(10)))
   types <- vapply(hooks, function(h) h$type, "")
   if (!"progress_bar" %in% types) hooks <- c(hooks, list(hook_progress_bar()))
+  draw <- progress_enabled()
   lapply(hooks, function(h) {
     if (identical(h$type, "progress_bar")) {
+      h$draw <- draw
       h$label <- label
       if (!"total" %in% names(h)) h["total"] <- list(total)
     }

@@ -101,12 +101,58 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
   }
   labels <- NULL
   if (!is.null(response)) labels <- encode_response(object[[response]], response)
-  structure(
-    list(features = object[features], response = response, labels = labels,
-         batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs,
-         cache = new.env(parent = emptyenv())),
-    class = "cppestimators_input_fn"
-  )
+  new_input_fn(list(features = as.list(object)[features], response = response, labels = labels,
+                    batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs,
+                    cache = new.env(parent = emptyenv())))
+}
+
+# An input function as tfestimators made them: a function of the estimator
+# returning a function of no arguments that returns list(features, labels).
+# Its fields (the selected columns, the encoded labels, batching and the
+# feature cache) are read with `$`.
+new_input_fn <- function(fields) {
+  self <- NULL
+  self <- structure(function(estimator) {
+    structure(function() input_values(fields), input_fn = self)
+  }, class = c("cppestimators_input_fn", "function"))
+  self
+}
+
+input_values <- function(fields) {
+  features <- fields$features
+  if (is.null(fields$response)) return(list(features = features))
+  labels <- fields$labels
+  attr(labels, "levels") <- NULL
+  list(features = features, labels = labels)
+}
+
+#' @export
+`$.cppestimators_input_fn` <- function(x, name) {
+  .subset2(environment(unclass(x))$fields, name)
+}
+
+#' @export
+`[[.cppestimators_input_fn` <- function(x, i, ...) {
+  .subset2(environment(unclass(x))$fields, i)
+}
+
+#' @export
+`$<-.cppestimators_input_fn` <- function(x, name, value) {
+  fields <- environment(unclass(x))$fields
+  fields[[name]] <- value
+  # a modified copy: the original keeps its fields and its cache
+  if (!identical(name, "cache")) fields$cache <- new.env(parent = emptyenv())
+  new_input_fn(fields)
+}
+
+#' @export
+`[[<-.cppestimators_input_fn` <- function(x, i, value) {
+  `$<-.cppestimators_input_fn`(x, i, value)
+}
+
+#' @export
+names.cppestimators_input_fn <- function(x) {
+  names(environment(unclass(x))$fields)
 }
 
 #' @rdname input_fn
@@ -116,10 +162,23 @@ input_fn.data.frame <- input_fn.list
 #' @export
 print.cppestimators_input_fn <- function(x, ...) {
   n <- if (length(x$features)) NROW(x$features[[1]]) else 0L
-  cat(sprintf("<input_fn: %d rows; features %s; response %s; batch_size %d; shuffle %s; num_epochs %s>\n",
-              n, paste(names(x$features), collapse = ", "), x$response %||% "none",
-              as.integer(x$batch_size), format(x$shuffle), format(x$num_epochs %||% "NULL")))
+  feats <- names(x$features)
+  if (length(feats) > 6L) feats <- c(feats[1:5], sprintf("... (%d in all)", length(feats)))
+  cat(sprintf("<input_fn: %d rows; features %s; response %s; batch_size %d; num_epochs %s; shuffle %s>\n",
+              n, paste(feats, collapse = ", "), x$response %||% "none",
+              as.integer(x$batch_size), format(x$num_epochs %||% "NULL (repeat)"), format(x$shuffle)))
   invisible(x)
+}
+
+#' @export
+format.cppestimators_input_fn <- function(x, ...) {
+  utils::capture.output(print(x))
+}
+
+#' @export
+str.cppestimators_input_fn <- function(object, ...) {
+  print(object)
+  invisible(NULL)
 }
 
 # Encodes a response once, when input_fn() is called.
@@ -166,14 +225,7 @@ parse_formula <- function(f) {
 # columns use, as the input holds them (normalizer_fn applied once), and the
 # labels as doubles (vocabulary applied).
 resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
-  if (is.function(input_fn) && !inherits(input_fn, "cppestimators_input_fn")) {
-    nargs <- length(formals(input_fn))
-    input_fn <- if (nargs == 0L) input_fn() else if (nargs == 1L) input_fn(estimator) else
-      stop("'input_fn' should accept 0 or 1 arguments", call. = FALSE)
-  }
-  if (!inherits(input_fn, "cppestimators_input_fn")) {
-    stop("`input_fn` must be made by input_fn(), not ", describe(input_fn), ".", call. = FALSE)
-  }
+  input_fn <- as_input_fn(input_fn, estimator)
   features <- engine_features(estimator$spec$feature_columns, input_fn$features)
   labels <- NULL
   if (mode != "infer") {
@@ -188,6 +240,22 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   list(features = features, labels = labels, batch_size = input_fn$batch_size,
        shuffle = shuffle && !in_order, num_epochs = input_fn$num_epochs %||% -1,
        input = input_fn)
+}
+
+# The input_fn() object behind what the user passed: the object itself, the
+# function it returns for an estimator, or a function of 0 or 1 arguments
+# returning one of those (as tfestimators' normalize_input_fn accepted).
+as_input_fn <- function(input_fn, estimator) {
+  for (depth in 1:3) {
+    if (inherits(input_fn, "cppestimators_input_fn")) return(input_fn)
+    if (inherits(attr(input_fn, "input_fn"), "cppestimators_input_fn")) return(attr(input_fn, "input_fn"))
+    if (!is.function(input_fn)) break
+    nargs <- length(formals(input_fn))
+    input_fn <- if (nargs == 0L) input_fn() else if (nargs == 1L) input_fn(estimator) else
+      stop("'input_fn' should accept 0 or 1 arguments", call. = FALSE)
+  }
+  stop("`input_fn` must be made by input_fn() or numpy_input_fn() (or be a function returning one), not ",
+       describe(input_fn), ".", call. = FALSE)
 }
 
 map_labels <- function(y, estimator, name) {
@@ -209,4 +277,65 @@ map_labels <- function(y, estimator, name) {
                  name), call. = FALSE)
   }
   y  # a factor's "levels" attribute stays: dropping it would copy the response
+}
+
+#' Construct an input function from arrays
+#'
+#' The counterpart of TensorFlow's `numpy_input_fn()`, as tfestimators
+#' exported it: `x` is a named list of arrays (vectors, or matrices whose
+#' rows are examples, for multi-valued features), `y` the response. It makes
+#' the same input function as [input_fn()] on the list `x` with `y` as its
+#' response.
+#'
+#' @param x A named list of equal-length vectors or matrices (the features).
+#' @param y The response: a vector, a matrix (one row per example), a named
+#'   list holding one of those, or `NULL` for prediction-only input.
+#' @param batch_size Rows per batch.
+#' @param num_epochs Passes over the data; `NULL` repeats forever.
+#' @param shuffle `TRUE` or `FALSE`.
+#' @param queue_capacity,num_threads Accepted for compatibility and ignored.
+#' @return An input function, as from [input_fn()].
+#' @family input functions
+#' @export
+#' @examples
+#' x <- list(drat = mtcars$drat, wt = mtcars$wt)
+#' input <- numpy_input_fn(x, y = mtcars$mpg, batch_size = 8L, shuffle = FALSE)
+#' input
+#' est <- linear_regressor(feature_columns = feature_columns(column_numeric("drat", "wt")))
+#' train(est, input_fn = input, steps = 2)
+numpy_input_fn <- function(x, y = NULL, batch_size = 128, num_epochs = 1, shuffle = TRUE,
+                           queue_capacity = 1000, num_threads = 1) {
+  if (!is.list(x) || is.null(names(x)) || any(!nzchar(names(x))) || anyDuplicated(names(x))) {
+    stop("`x` must be a named list of arrays with distinct names, not ", describe(x), ".", call. = FALSE)
+  }
+  if (!(isTRUE(shuffle) || isFALSE(shuffle))) {
+    stop("`shuffle` must be provided and explicitly set as TRUE or FALSE, not ", describe(shuffle), ".",
+         call. = FALSE)
+  }
+  response <- NULL
+  if (!is.null(y)) {
+    if (is.list(y) && !is.data.frame(y)) {
+      if (length(y) != 1L) stop("`y` must be an array or a list holding one array.", call. = FALSE)
+      response <- names(y) %||% ""
+      y <- y[[1]]
+    }
+    if (is.null(response) || !nzchar(response)) response <- "y"
+    if (response %in% names(x)) {
+      stop(sprintf("`y` is named '%s', which is also a feature in `x`.", response), call. = FALSE)
+    }
+  }
+  rows <- vapply(c(x, if (!is.null(y)) list(y)), NROW, 0)
+  if (length(unique(rows)) > 1L) {
+    stop(sprintf("Length of tensors in x and y is mismatched: %s.",
+                 paste(sprintf("%s has %d", c(names(x), response), rows), collapse = ", ")), call. = FALSE)
+  }
+  data <- x[order(names(x), method = "radix")]
+  if (!is.null(y)) data[[response]] <- y
+  features <- sort(names(x), method = "radix")  # TensorFlow sorted the keys
+  if (is.null(response)) {
+    return(input_fn.list(data, features = features, batch_size = batch_size, shuffle = shuffle,
+                         num_epochs = num_epochs))
+  }
+  input_fn.list(data, features = features, response = response, batch_size = batch_size, shuffle = shuffle,
+                num_epochs = num_epochs)
 }

@@ -30,6 +30,8 @@
 #' @importFrom Rcpp sourceCpp
 #' @importFrom stats predict
 #' @importFrom graphics plot
+#' @importFrom rlang .data
+#' @importFrom utils str
 "_PACKAGE"
 
 #' Pipe operator

@@ -33,6 +33,7 @@ variable_names <- function(object, ...) {
   check_estimator(object)
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
+  check_trained(object, ptr, "variable_names")
   vars <- cpp_estimator_variable_names(ptr)
   c("global_step", sort(setdiff(vars, "global_step"), method = "radix"))
 }
@@ -43,6 +44,7 @@ variable_value <- function(object, names = NULL, ...) {
   check_estimator(object)
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
+  check_trained(object, ptr, "variable_value")
   names <- names %||% variable_names(object)
   if (!is.character(names)) stop("`names` must be a character vector of variable names.", call. = FALSE)
   stats::setNames(lapply(names, function(n) cpp_estimator_variable(ptr, n)), names)
@@ -90,4 +92,13 @@ check_estimator <- function(object) {
   if (!inherits(object, "tf_estimator")) {
     stop("`object` must be an estimator, not ", describe(object), ".", call. = FALSE)
   }
+}
+
+# tfestimators' error for an estimator that never trained and whose
+# model_dir holds no checkpoint.
+check_trained <- function(object, ptr, fn) {
+  if (cpp_estimator_global_step(ptr) > 0) return(invisible())
+  dir <- object$spec$model_dir
+  if (!is.null(dir) && nzchar(cpp_latest_checkpoint(dir))) return(invisible())
+  stop(sprintf("'%s()' must be called on a trained model", fn), call. = FALSE)
 }

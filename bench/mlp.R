@@ -4,7 +4,8 @@
 # the matrix-product kernel (BENCH_MLP_SIMD, default auto).
 suppressPackageStartupMessages(library(cppestimators))
 threads <- as.integer(Sys.getenv("BENCH_MLP_THREADS", "1"))
-options(cppestimators.threads = threads, cppestimators.simd = Sys.getenv("BENCH_MLP_SIMD", "auto"))
+options(cppestimators.threads = threads, cppestimators.simd = Sys.getenv("BENCH_MLP_SIMD", "auto"),
+        cppestimators.progress = FALSE)
 set.seed(1)
 n <- 256L * 64L
 x <- matrix(stats::rnorm(n * 64), n, 64, dimnames = list(NULL, paste0("x", 1:64)))

@@ -80,7 +80,7 @@ std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWr
   };
   if (type == "progress_bar")
     return std::make_unique<ProgressBarHook>(Rcpp::as<std::string>(spec["label"]),
-                                             i64("total", -1), svc);
+                                             i64("total", -1), svc, num_or(spec, "draw", 1) != 0);
   if (type == "history_saver") return std::make_unique<HistorySaverHook>(i64("every_n_step", 10));
   if (type == "stop_at_step")
     return std::make_unique<StopAtStepHook>(i64("num_steps", -1), i64("last_step", -1));

@@ -1,5 +1,5 @@
-// R-backed implementation of the engine's Services: console output through
-// Rprintf, diagnostics through R's message() (so suppressMessages() works),
+// R-backed implementation of the engine's Services: console output (progress
+// bars) through REprintf, to stderr, diagnostics through R's message() (so suppressMessages() works),
 // interrupts through an R_ToplevelExec-wrapped R_CheckUserInterrupt.
 #pragma once
 #include <Rcpp.h>
@@ -22,8 +22,8 @@ class RServices : public Services {
     width_ = Rf_isNull(w) ? 80 : Rcpp::as<int>(w);
     message_ = base["message"];
   }
-  void console(const std::string& text) override {
-    Rprintf("%s", text.c_str());
+  void console(const std::string& text) override {  // stderr: stdout belongs to the user
+    REprintf("%s", text.c_str());
     R_FlushConsole();
   }
   void message(const std::string& text) override { message_(text); }

@@ -11,7 +11,7 @@ drat_regressor <- function(...) {
 # Runs `expr` with console output and messages captured; returns the value.
 quietly <- function(expr) {
   value <- NULL
-  utils::capture.output(value <- suppressMessages(expr))
+  utils::capture.output(invisible(utils::capture.output(value <- suppressMessages(expr))), type = "message")
   value
 }
 
@@ -41,3 +41,21 @@ x_input <- function(n = 8, batch_size = 1L, num_epochs = NULL, x = seq_len(n)) {
   input_fn(data.frame(x = x, y = 2 * x + 1), response = "y", batch_size = batch_size,
            num_epochs = num_epochs, shuffle = FALSE)
 }
+
+# The wide table print() shows for a history (one row per step).
+wide <- function(h) cppestimators:::history_table(h)
+
+# What the package wrote to stderr other than messages (progress bars), as
+# lines; stdout is discarded.
+bar_lines <- function(expr) {
+  utils::capture.output(invisible(utils::capture.output(suppressMessages(expr))), type = "message")
+}
+
+# Variables of an estimator that may never have trained (variable_value()
+# refuses those, as tfestimators did): the engine's initial values.
+engine_values <- function(est, names = NULL) {
+  ptr <- cppestimators:::estimator_ptr(est)
+  names <- names %||% cppestimators:::cpp_estimator_variable_names(ptr)
+  stats::setNames(lapply(names, function(n) cppestimators:::cpp_estimator_variable(ptr, n)), names)
+}
+`%||%` <- function(a, b) if (is.null(a)) b else a

@@ -11,7 +11,7 @@ test_that("train() saves at the start and the end; a new object on the same mode
   est2 <- x_regressor(model_dir = dir)
   expect_equal(variable_value(est2), w4)
   h <- quietly(train(est2, x_input(), steps = 2))
-  expect_equal(max(as.data.frame(h)$steps), 6)
+  expect_equal(max(wide(h)$steps), 6)
   # the first object sees the second's progress on its next use
   expect_equal(variable_value(est, "global_step")$global_step, 6)
   expect_null(latest_checkpoint(tempfile()))
@@ -20,7 +20,7 @@ test_that("train() saves at the start and the end; a new object on the same mode
 test_that("steps are incremental and max_steps absolute over several calls", {
   dir <- tempfile()
   est <- x_regressor(model_dir = dir)
-  steps_after <- function(h) max(as.data.frame(h)$steps)
+  steps_after <- function(h) max(wide(h)$steps)
   expect_equal(steps_after(quietly(train(est, x_input(), steps = 3))), 3)
   expect_equal(steps_after(quietly(train(est, x_input(), max_steps = 5))), 5)
   expect_equal(steps_after(quietly(train(est, x_input(), steps = 3))), 8)
@@ -63,10 +63,10 @@ test_that("a flipped byte or a truncated file is an error naming the file; nothi
   writeBin(charToRaw("this is not a checkpoint at all, just some text"), path)
   expect_error(evaluate(x_regressor(model_dir = dir), x_input(num_epochs = 1)), "bad magic")
   # a failed load leaves the estimator as it was
-  before <- variable_value(x_regressor(model_dir = tempfile()))
+  before <- engine_values(x_regressor(model_dir = tempfile()))
   victim <- x_regressor(model_dir = tempfile())
   expect_error(cppestimators:::cpp_estimator_restore(cppestimators:::estimator_ptr(victim), path), "bad magic")
-  expect_equal(variable_value(victim), before)
+  expect_equal(engine_values(victim), before)
 })
 
 test_that("a checkpoint of another model is refused by name", {
@@ -122,7 +122,7 @@ test_that("run_config(tf_random_seed =) makes training bit-identical", {
                     num_epochs = NULL)
     h <- quietly(train(est, inp, steps = 20, hooks = list(hook_history_saver(1))))
     h2 <- quietly(train(est, inp, steps = 5, hooks = list(hook_history_saver(1))))
-    list(h = as.data.frame(h), h2 = as.data.frame(h2), w = variable_value(est),
+    list(h = wide(h), h2 = wide(h2), w = variable_value(est),
          p = predict(est, input_fn(mtcars, features = c("drat", "wt"))))
   }
   a <- run()
@@ -162,7 +162,7 @@ test_that("export_savedmodel() writes a directory that load_estimator() reads ba
   expect_s3_class(est2, "tf_estimator_regressor_linear_regressor")
   expect_identical(predict(est2, x_input(num_epochs = 1)), predict(est, x_input(num_epochs = 1)))
   h <- quietly(train(est2, x_input(), steps = 1))
-  expect_equal(max(as.data.frame(h)$steps), 6)
+  expect_equal(max(wide(h)$steps), 6)
   expect_error(load_estimator(tempfile()), "is not an export of export_savedmodel")
 })
 

@@ -119,7 +119,7 @@ test_that("indicator, weighted and embedding columns train in a linear model", {
   expect_equal(emb$name, "x_embedding")
   est <- suppressMessages(linear_regressor(feature_columns(emb),
                                            config = run_config(tf_random_seed = 3)))
-  before <- variable_value(est, "linear/linear_model/x_embedding/embedding_weights")[[1]]
+  before <- engine_values(est, "linear/linear_model/x_embedding/embedding_weights")[[1]]
   expect_equal(dim(before), c(2, 3))
   expect_true(all(abs(before) <= 2 / sqrt(3)))
   quietly(train(est, input_fn(data.frame(x = c("a", "b"), y = c(1, -1)), response = "y",

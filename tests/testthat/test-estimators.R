@@ -12,22 +12,22 @@ test_that("state persists across calls: two train(steps = 4) end at global step 
   est <- drat_regressor()
   h1 <- quietly(train(est, mtcars_input(num_epochs = NULL), steps = 4))
   h2 <- quietly(train(est, mtcars_input(num_epochs = NULL), steps = 4))
-  expect_equal(max(as.data.frame(h1)$steps), 4)
-  expect_equal(max(as.data.frame(h2)$steps), 8)
+  expect_equal(max(wide(h1)$steps), 4)
+  expect_equal(max(wide(h2)$steps), 8)
   ev <- quietly(evaluate(est, mtcars_input()))
   expect_equal(ev$global_step, 8)
-  expect_output(print(est), "global step 8")
+  expect_output(print(est), "global step: +8")
 })
 
 test_that("max_steps is absolute and an already reached max_steps returns at once", {
   est <- drat_regressor()
   h <- quietly(train(est, mtcars_input(num_epochs = NULL), max_steps = 3))
-  expect_equal(max(as.data.frame(h)$steps), 3)
+  expect_equal(max(wide(h)$steps), 3)
   expect_message(h2 <- train(est, mtcars_input(num_epochs = NULL), max_steps = 3),
                  "Skipping training since max_steps has already saved")
-  expect_equal(nrow(as.data.frame(h2)), 0)
+  expect_equal(nrow(wide(h2)), 0)
   h3 <- quietly(train(est, mtcars_input(num_epochs = NULL), max_steps = 5))
-  expect_equal(max(as.data.frame(h3)$steps), 5)
+  expect_equal(max(wide(h3)$steps), 5)
 })
 
 test_that("train() validates steps, max_steps and hooks", {
@@ -189,6 +189,9 @@ test_that("optimizer_*() objects set hyperparameters, validated", {
   expect_equal(unname(coef(ftrl)), c(0, 0))  # a strong L1 keeps the weights at zero
   adam <- suppressMessages(linear_regressor(feature_columns(column_numeric("x")),
                                             optimizer = optimizer_adam(learning_rate = 0.1)))
+  expect_error(variable_names(adam), "'variable_names()' must be called on a trained model", fixed = TRUE)
+  expect_error(variable_value(adam), "'variable_value()' must be called on a trained model", fixed = TRUE)
+  quietly(train(adam, input_fn(data.frame(x = 1, y = 3), response = "y", batch_size = 1L), steps = 1))
   expect_true("beta1_power" %in% variable_names(adam))
   expect_output(print(optimizer_rmsprop(0.5)), "<optimizer RMSProp: learning_rate = 0.5")
   expect_error(optimizer_sgd(0), "`learning_rate` must be a positive number")

@@ -51,7 +51,7 @@ test_that("DNNs take embeddings, indicators and bucketized columns; raw categori
                          column_bucketized(column_numeric("x"), boundaries = c(2, 6)))
   est <- suppressMessages(dnn_regressor(hidden_units = 4, feature_columns = fcs,
                                         config = run_config(tf_random_seed = 2)))
-  before <- variable_value(est, "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights")[[1]]
+  before <- engine_values(est, "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights")[[1]]
   quietly(train(est, input_fn(df, response = "y", num_epochs = NULL), steps = 20))
   after <- variable_value(est, "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights")[[1]]
   expect_false(isTRUE(all.equal(before, after)))
@@ -155,7 +155,7 @@ test_that("a seeded DNN with dropout trains to identical weights twice", {
   }
   first <- run()
   expect_identical(run(), first)
-  expect_false(isTRUE(all.equal(first, variable_value(iris_dnn(dropout = 0.3)))))  # it trained
+  expect_false(isTRUE(all.equal(first, engine_values(iris_dnn(dropout = 0.3)))))  # it trained
 })
 
 test_that("large DNN batches split over threads: one result per thread count", {

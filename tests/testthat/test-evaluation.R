@@ -7,7 +7,7 @@ test_that("every_n_iter = 10 over 35 steps evaluates at 0, 10, 20, 30 and 35", {
   saved <- grep("^Saving dict for global step", msgs, value = TRUE)
   expect_equal(as.numeric(sub("^Saving dict for global step ([0-9]+):.*", "\\1", saved)),
                c(0, 10, 20, 30, 35))
-  df <- as.data.frame(h)
+  df <- wide(h)
   expect_true(all(c(0, 10, 20, 30, 35) %in% df$steps))
   expect_true(all(c("eval_loss", "eval_average_loss", "eval_label/mean", "eval_prediction/mean") %in% names(df)))
   evals <- df[!is.na(df$eval_loss), ]
@@ -23,7 +23,7 @@ test_that("an evaluation equals a separate evaluate() at that point and resets i
   est <- x_regressor()
   ev <- hook_in_memory_evaluator(est, eval_data(), every_n_iter = 10)
   h <- quietly(train(est, x_input(), steps = 10, hooks = list(ev)))
-  df <- as.data.frame(h)
+  df <- wide(h)
   second <- df[df$steps == 10, ]
   direct <- quietly(evaluate(est, eval_data()))
   expect_equal(second$eval_average_loss, direct$average_loss, tolerance = 1e-6)
@@ -57,7 +57,7 @@ test_that("evaluation hooks run inside each evaluation; name selects eval_<name>
   expect_true(dir.exists(file.path(model_dir(est), "eval_holdout")))
   ev_steps <- hook_in_memory_evaluator(est, x_input(num_epochs = NULL), steps = 3, every_n_iter = 5)
   h <- quietly(train(est, x_input(), steps = 5, hooks = list(ev_steps)))
-  expect_equal(sum(!is.na(as.data.frame(h)$eval_loss)), 2)
+  expect_equal(sum(!is.na(wide(h)$eval_loss)), 2)
 })
 
 test_that("hook_in_memory_evaluator() validates its arguments", {
@@ -87,7 +87,7 @@ test_that("early stopping on no decrease stops at the documented step", {
                          transform(y = 2 * x + 1), response = "y", batch_size = 1L,
                        num_epochs = NULL, shuffle = FALSE)
   msgs <- messages_of(h <- train(est, train_in, steps = 200, hooks = hooks))
-  df <- as.data.frame(h)
+  df <- wide(h)
   ev <- df[!is.na(df$eval_loss), c("steps", "eval_loss")]
   # the documented rule applied to the evaluations that ran
   best <- Inf
@@ -118,7 +118,7 @@ test_that("restore_best = TRUE leaves (and checkpoints) the best evaluation's we
   train_in <- input_fn(transform(data.frame(x = seq(0, 1, length.out = 16)), y = 2 * x + 1),
                        response = "y", batch_size = 1L, num_epochs = NULL, shuffle = FALSE)
   msgs <- messages_of(h <- train(est, train_in, steps = 60, hooks = hooks))
-  df <- as.data.frame(h)
+  df <- wide(h)
   ev <- df[!is.na(df$eval_loss), ]
   best <- min(ev$eval_loss)
   expect_lt(best, ev$eval_loss[nrow(ev)])  # the loss did rise again: the last weights are not the best
@@ -137,7 +137,7 @@ test_that("threshold hooks stop at the first evaluation past the threshold", {
     hook_in_memory_evaluator(est, eval_data(), every_n_iter = 5),
     hook_stop_if_lower(est, "average_loss", threshold = 1))
   msgs <- messages_of(h <- train(est, x_input(), steps = 500, hooks = hooks))
-  df <- as.data.frame(h)
+  df <- wide(h)
   ev <- df[!is.na(df$eval_average_loss), ]
   first_below <- ev$steps[which(ev$eval_average_loss < 1)[1]]
   expect_equal(max(df$steps), first_below)
@@ -146,7 +146,7 @@ test_that("threshold hooks stop at the first evaluation past the threshold", {
   msgs2 <- messages_of(h2 <- train(est2, x_input(), steps = 30, hooks = list(
     hook_in_memory_evaluator(est2, eval_data(), every_n_iter = 5),
     hook_stop_if_higher(est2, "prediction/mean", threshold = 1e9))))
-  expect_equal(max(as.data.frame(h2)$steps), 30)
+  expect_equal(max(wide(h2)$steps), 30)
 })
 
 test_that("without an in-memory evaluator the hooks read the eval event files", {
@@ -156,7 +156,7 @@ test_that("without an in-memory evaluator the hooks read the eval event files", 
   # the existing evaluation at step 5 is already above the threshold
   msgs <- messages_of(h <- train(est, x_input(), steps = 50, hooks = list(
     hook_stop_if_higher(est, "loss", threshold = -1, run_every_steps = 3))))
-  expect_equal(max(as.data.frame(h)$steps), 6)
+  expect_equal(max(wide(h)$steps), 6)
   expect_true(any(grepl("Requesting early stopping at global step 6", msgs)))
   expect_error(quietly(train(est, x_input(), steps = 5, hooks = list(
     hook_stop_if_higher(est, "nope", threshold = 0, run_every_steps = 1)))),
@@ -185,7 +185,7 @@ test_that("train_and_evaluate() evaluates after checkpoints and at the end", {
   msgs <- messages_of(h <- train_and_evaluate(
     est, train_spec(x_input(), max_steps = 25),
     eval_spec(eval_data(), steps = NULL, throttle_secs = 0)))
-  df <- as.data.frame(h)
+  df <- wide(h)
   ev <- df[!is.na(df$eval_loss), ]
   expect_equal(ev$steps, c(10, 20, 25))
   expect_equal(h$evaluation_metrics$step, 25)

@@ -42,7 +42,7 @@ test_that("an after_save returning TRUE stops training after that step", {
   listener <- checkpoint_saver_listener(after_save = function(session, global_step) global_step >= 3)
   msgs <- messages_of(h <- train(x_regressor(), x_input(), steps = 10,
                                  hooks = list(hook_checkpoint_saver(dir, save_steps = 1, listeners = listener))))
-  expect_equal(max(as.data.frame(h)$steps), 3)
+  expect_equal(max(wide(h)$steps), 3)
   expect_true(any(grepl("A CheckpointSaverListener requested that training be stopped", msgs)))
 })
 

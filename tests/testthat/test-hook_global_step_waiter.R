@@ -1,12 +1,12 @@
 test_that("a reached or non-positive target starts at once", {
   msgs <- messages_of(h <- train(x_regressor(), x_input(), steps = 2,
                                  hooks = list(hook_global_step_waiter(0))))
-  expect_equal(max(as.data.frame(h)$steps), 2)
+  expect_equal(max(wide(h)$steps), 2)
   expect_length(grep("Waiting", msgs), 0)
   est <- x_regressor()
   quietly(train(est, x_input(), steps = 3))
   msgs <- messages_of(h <- train(est, x_input(), steps = 1, hooks = list(hook_global_step_waiter(3))))
-  expect_equal(max(as.data.frame(h)$steps), 4)
+  expect_equal(max(wide(h)$steps), 4)
   expect_equal(msgs[grep("Waiting", msgs)], "Waiting for global step 3 before starting training.")
 })
 

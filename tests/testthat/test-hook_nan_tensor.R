@@ -18,7 +18,7 @@ test_that("fail_on_nan_loss = FALSE stops softly, with end() and finite weights"
     session_run_hook(end = function(session) ended <<- TRUE))))
   expect_true(ended)
   expect_true(any(grepl("Model diverged with loss = NaN at global step 3", msgs)))
-  expect_equal(max(as.data.frame(h)$steps), 3)
+  expect_equal(max(wide(h)$steps), 3)
   p <- predict(est, input_fn(data.frame(x = 1), features = "x"))$predictions
   expect_true(is.finite(p))
   ck <- latest_checkpoint(est)

@@ -1,16 +1,16 @@
 test_that("num_steps counts from the starting global step, last_step is absolute", {
   est <- x_regressor()
   h <- quietly(train(est, x_input(), hooks = list(hook_stop_at_step(num_steps = 3))))
-  expect_equal(max(as.data.frame(h)$steps), 3)
+  expect_equal(max(wide(h)$steps), 3)
   h <- quietly(train(est, x_input(), hooks = list(hook_stop_at_step(num_steps = 3))))
-  expect_equal(max(as.data.frame(h)$steps), 6)
+  expect_equal(max(wide(h)$steps), 6)
   h <- quietly(train(est, x_input(), hooks = list(hook_stop_at_step(last_step = 10))))
-  expect_equal(max(as.data.frame(h)$steps), 10)
+  expect_equal(max(wide(h)$steps), 10)
   # train(steps =) and train(max_steps =) use the same hook
   h <- quietly(train(est, x_input(), steps = 2))
-  expect_equal(as.data.frame(h)$steps, 12)
+  expect_equal(wide(h)$steps, 12)
   h <- quietly(train(est, x_input(), max_steps = 15))
-  expect_equal(as.data.frame(h)$steps, 15)
+  expect_equal(wide(h)$steps, 15)
 })
 
 test_that("hook_stop_at_step() validates its arguments", {

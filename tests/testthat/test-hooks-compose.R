@@ -30,6 +30,6 @@ test_that("all built-in hooks and two R hooks compose and run in list order", {
   expect_match(msgs[9], "^step = 3 \\(")
   expect_match(msgs[10], "^global_step/sec: ")
   expect_equal(msgs[11:13], c("B:after_run:3", "A:end", "B:end"))
-  expect_equal(as.data.frame(h)$steps, 1:3)
+  expect_equal(wide(h)$steps, 1:3)
   expect_true(file.exists(file.path(dir, "checkpoint")))
 })

@@ -1,5 +1,6 @@
 test_that("hook_progress_bar() prints the seed's final line once, 80 wide", {
-  out <- printed(train(drat_regressor(), mtcars_input(), steps = 2, hooks = list(hook_progress_bar())))
+  expect_length(printed(train(drat_regressor(), mtcars_input(), steps = 2)), 0)  # nothing on stdout
+  out <- bar_lines(train(drat_regressor(), mtcars_input(), steps = 2, hooks = list(hook_progress_bar())))
   expect_length(out, 1)
   expect_match(out, "^Training 2/2 \\[=+\\] - ETA:  0s - loss: [0-9]+\\.[0-9]{2}$")
   expect_equal(nchar(out), 80)
@@ -7,7 +8,8 @@ test_that("hook_progress_bar() prints the seed's final line once, 80 wide", {
 
 test_that("the progress bar reports input that ran out before `steps`", {
   est <- drat_regressor()
-  expect_message(out <- utils::capture.output(train(est, mtcars_input(), steps = 10)),
+  expect_message(out <- utils::capture.output(invisible(utils::capture.output(train(est, mtcars_input(), steps = 10))),
+                                              type = "message"),
                  "Training completed after 4 steps but 10 steps was specified", fixed = TRUE)
   expect_match(out, "^Training 4/10 \\[=+\\.+\\] - ETA: ")
   # a double `steps` that ran fully gives no message (numbers are compared, not types)
@@ -15,25 +17,25 @@ test_that("the progress bar reports input that ran out before `steps`", {
 })
 
 test_that("without steps the progress bar is a spinner with the step count", {
-  out <- printed(train(drat_regressor(), mtcars_input()))
+  out <- bar_lines(train(drat_regressor(), mtcars_input()))
   expect_match(out, "^\\[-\\] Training -- loss: [0-9]+\\.[0-9]{2}, step: 4$")
-  ev_out <- printed(evaluate(drat_regressor(), mtcars_input(), steps = 3))
+  ev_out <- bar_lines(evaluate(drat_regressor(), mtcars_input(), steps = 3))
   expect_match(ev_out[1], "^Evaluating 3/3 \\[=+\\] - ETA:  0s - loss: ")
 })
 
 test_that("hook_history_saver() records every n iterations plus the last one", {
   h <- quietly(train(drat_regressor(), mtcars_input(), steps = 4,
                      hooks = list(hook_history_saver(every_n_step = 2))))
-  df <- as.data.frame(h)
+  df <- wide(h)
   expect_equal(names(df), c("mean_losses", "total_losses", "steps"))
   expect_equal(df$steps, c(2, 4))
   expect_equal(df$total_losses, 8 * df$mean_losses, tolerance = 1e-6)
   h3 <- quietly(train(drat_regressor(), mtcars_input(), steps = 4, hooks = list(hook_history_saver(3))))
-  expect_equal(as.data.frame(h3)$steps, c(3, 4))
+  expect_equal(wide(h3)$steps, c(3, 4))
   h10 <- quietly(train(drat_regressor(), mtcars_input(batch_size = 1L, num_epochs = NULL), steps = 25))
-  expect_equal(as.data.frame(h10)$steps, c(10, 20, 25))
+  expect_equal(wide(h10)$steps, c(10, 20, 25))
   h1 <- quietly(train(drat_regressor(), mtcars_input(), steps = 1))
-  expect_equal(as.data.frame(h1)$steps, 1)
+  expect_equal(wide(h1)$steps, 1)
   expect_error(hook_history_saver(0), "`every_n_step` must be >= 1")
 })
 
@@ -44,7 +46,7 @@ test_that("history losses equal the per-example losses the step computed", {
     after_run = function(context, values) pe[[length(pe) + 1]] <<- values$results$losses
   )
   h <- quietly(train(drat_regressor(), mtcars_input(), steps = 2, hooks = list(hook, hook_history_saver(1))))
-  df <- as.data.frame(h)
+  df <- wide(h)
   expect_length(pe[[1]], 3)
   expect_length(pe[[1]][[1]], 8)
   expect_equal(sum(pe[[1]][[1]]), pe[[1]][[3]], tolerance = 1e-4)
@@ -53,10 +55,10 @@ test_that("history losses equal the per-example losses the step computed", {
 })
 
 test_that("train() adds one history saver and one progress bar unless given", {
-  out <- printed(train(drat_regressor(), mtcars_input(), steps = 2, hooks = list(hook_progress_bar())))
+  out <- bar_lines(train(drat_regressor(), mtcars_input(), steps = 2, hooks = list(hook_progress_bar())))
   expect_length(out, 1)
   h <- quietly(train(drat_regressor(), mtcars_input(batch_size = 1L), steps = 12))
-  expect_equal(as.data.frame(h)$steps, c(10, 12))
+  expect_equal(wide(h)$steps, c(10, 12))
 })
 
 test_that("custom hooks get every callback in order with the documented arguments", {
@@ -129,7 +131,7 @@ test_that("request_stop() in after_run stops after that step", {
   })
   h <- quietly(train(drat_regressor(), mtcars_input(num_epochs = NULL), steps = 10,
                      hooks = list(hook, hook_history_saver(1))))
-  expect_equal(as.data.frame(h)$steps, c(1, 2))
+  expect_equal(wide(h)$steps, c(1, 2))
 })
 
 test_that("a stop requested in before_run lets the step finish for every hook", {
@@ -143,7 +145,7 @@ test_that("a stop requested in before_run lets the step finish for every hook", 
   }, end = function(session) calls <<- c(calls, "end"))
   h <- quietly(train(drat_regressor(), mtcars_input(), steps = 4, hooks = list(stopper, watcher)))
   expect_equal(calls, c("after_run stop_requested=TRUE", "end"))
-  expect_equal(max(as.data.frame(h)$steps), 1)
+  expect_equal(max(wide(h)$steps), 1)
 })
 
 test_that("an R error in after_run reaches the caller naming the hook and phase", {
@@ -162,9 +164,9 @@ test_that("an R error in after_run reaches the caller naming the hook and phase"
   expect_equal(err$phase, "after_run")
   expect_false(ended)
   # the model keeps the last completed step and trains on afterwards
-  expect_output(print(est), "global step 2")
+  expect_output(print(est), "global step: +2")
   h <- quietly(train(est, mtcars_input(), steps = 2))
-  expect_equal(max(as.data.frame(h)$steps), 4)
+  expect_equal(max(wide(h)$steps), 4)
 })
 
 test_that("errors in other phases name them too", {

@@ -61,7 +61,7 @@ test_that("batches cross epochs and the last one is partial", {
 test_that("one batch of 32 rows and one epoch makes one step", {
   est <- drat_regressor()
   h <- quietly(train(est, input_fn(mtcars, response = "mpg", features = "drat", batch_size = 32L)))
-  expect_equal(as.data.frame(h)$steps, 1)
+  expect_equal(wide(h)$steps, 1)
 })
 
 test_that("shuffle = 'auto' shuffles for training and not for prediction", {

@@ -9,7 +9,7 @@ test_that("reading the estimator from one of its own hooks does not rewind train
   })
   h <- quietly(train(est, x_input(), steps = 3, hooks = list(spy, hook_history_saver(1))))
   expect_equal(seen, c(1, 2, 3))
-  expect_equal(as.data.frame(h)$steps, 1:3)
+  expect_equal(wide(h)$steps, 1:3)
   twin <- x_regressor(model_dir = tempfile())
   quietly(train(twin, x_input(), steps = 3))
   expect_equal(variable_value(est), variable_value(twin))
@@ -27,9 +27,9 @@ test_that("saveRDS() keeps weights restored from model_dir; print() works after 
   saveRDS(b, f)
   unlink(dir, recursive = TRUE)
   b2 <- readRDS(f)
-  expect_output(print(b2), "global step saved")
+  expect_output(print(b2), "global step: +saved")
   expect_identical(predict(b2, x_input(num_epochs = 1)), expected)
-  expect_output(print(b2), "global step 20")
+  expect_output(print(b2), "global step: +20")
 })
 
 test_that("an interrupt inside an R hook stops at the step boundary and still calls end()", {
@@ -68,7 +68,7 @@ test_that("the verbose option shows train()'s own INFO lines", {
 
 test_that("batch buffers are sized by the data; out-of-range sizes are errors", {
   h <- quietly(train(x_regressor(), x_input(num_epochs = 1, batch_size = 1e8)))
-  expect_equal(as.data.frame(h)$steps, 1)
+  expect_equal(wide(h)$steps, 1)
   expect_error(x_input(batch_size = 3e9), "`batch_size` must be <= 2147483647")
   expect_error(x_input(num_epochs = 1e20), "`num_epochs` must be <= 2147483647")
 })
@@ -116,7 +116,7 @@ test_that("with tf_random_seed, other calls do not change a training run", {
                     num_epochs = NULL)
     if (evaluate_first) quietly(evaluate(est, inp, steps = 2))
     h <- quietly(train(est, inp, steps = 10, hooks = list(hook_history_saver(1))))
-    list(as.data.frame(h), variable_value(est))
+    list(wide(h), variable_value(est))
   }
   expect_identical(run(FALSE), run(TRUE))
   expect_error(run_config(tf_random_seed = 1e300), "tf_random_seed must be an integer between")

@@ -1,6 +1,7 @@
 // hook_progress_bar(): "Training 2/2 [=====] - ETA:  0s - loss: 3136.10".
 // Interactive consoles get in-place redraws at most every 0.1 s; elsewhere
-// only the final line is printed, once, at end().
+// only the final line is printed, once, at end(). The bar goes to the
+// console's diagnostic stream (stderr in R): stdout is the user's.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -34,9 +35,10 @@ inline std::string format_eta(double secs) {
 
 class ProgressBarHook : public Hook {
  public:
-  // total < 0: unknown length (spinner form).
-  ProgressBarHook(std::string label, std::int64_t total, Services& svc)
-      : label_(std::move(label)), total_(total), svc_(svc) {}
+  // total < 0: unknown length (spinner form). draw = false: no bar, only the
+  // message when fewer steps ran than were asked for.
+  ProgressBarHook(std::string label, std::int64_t total, Services& svc, bool draw = true)
+      : label_(std::move(label)), total_(total), svc_(svc), draw_(draw) {}
   std::string kind() const override { return "hook_progress_bar"; }
 
   void begin(Session&) override {
@@ -48,7 +50,7 @@ class ProgressBarHook : public Hook {
   void after_run(RunContext& ctx) override {
     ++n_;
     loss_ = ctx.session->loss();
-    if (!svc_.interactive()) return;
+    if (!draw_ || !svc_.interactive()) return;
     const double now = svc_.now();
     if (now - last_draw_ < 0.1) return;
     last_draw_ = now;
@@ -56,7 +58,7 @@ class ProgressBarHook : public Hook {
   }
 
   void end(Session&) override {
-    if (n_ > 0) {
+    if (n_ > 0 && draw_) {
       const std::string text = line(svc_.now());
       svc_.console(svc_.interactive() ? "\r" + text + "\n" : text + "\n");
     }
@@ -92,6 +94,7 @@ class ProgressBarHook : public Hook {
   std::int64_t n_ = 0;
   double loss_ = NAN;
   double start_ = 0, last_draw_ = 0;
+  bool draw_ = true;
 };
 
 }  // namespace cppestimators

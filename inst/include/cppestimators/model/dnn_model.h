@@ -96,9 +96,7 @@ class DnnModel : public Model {
     for (int h : hidden_) widest = std::max(widest, static_cast<std::size_t>(h) * act_.width_factor());
     ws->da.assign(rows * widest, 0.0f);
     ws->dz.assign(rows * widest, 0.0f);
-    std::size_t largest = 0;
-    for (const Parameter* w : kernels_) largest = std::max(largest, w->value.size());
-    if (ws->threads > 1) ws->partial.assign(static_cast<std::size_t>(ws->threads) * largest, 0.0f);
+    ws->dz2.assign(rows * widest, 0.0f);
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       ws->gw.emplace_back(kernels_[k]->value.size(), 0.0f);
       ws->gb.emplace_back(biases_[k]->value.size(), 0.0f);
@@ -122,8 +120,7 @@ class DnnModel : public Model {
     int fan_in = input_width_;
     for (std::size_t k = 0; k < hidden_.size(); ++k) {
       const int h = hidden_[k];
-      dense(prev, rows, fan_in, k, ws.z[k].data(), ws);
-      act_.forward(ws.z[k].data(), rows, h, ws.a[k].data());
+      dense(prev, rows, fan_in, k, ws.z[k].data(), ws, ws.a[k].data());
       prev = ws.a[k].data();
       fan_in = h * act_.width_factor();
       if (mode == Mode::Train && dropout_ > 0.0) {  // inverted dropout, training only
@@ -152,19 +149,20 @@ class DnnModel : public Model {
       const int fan_in = k == 0 ? input_width_ : hidden_[k - 1] * act_.width_factor();
       const float* in = k == 0 ? ws.x.data() : layer_output(ws, k - 1);
       const int threads = threads_for(ws, rows, fan_in, out);
-      const std::size_t size = ws.gw[k].size();
-      // each thread sums its rows into its own partial; partials are added in
-      // thread order, so a thread count gives one result
+      // the kernel's gradient X^T dZ, its columns (or, for narrow layers, its
+      // rows) split over the threads: every value is computed as on one
+      // thread, so the thread count does not change the result
+      const bool by_columns = out >= fan_in;
       parallel_for(threads, threads, [&](int t) {
-        const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
-        float* g = threads == 1 ? ws.gw[k].data() : ws.partial.data() + static_cast<std::size_t>(t) * size;
-        gemm::multiply(true, false, fan_in, out, n, in + static_cast<std::size_t>(r0) * fan_in, fan_in,
-                       dz + static_cast<std::size_t>(r0) * out, out, g, out, false);
+        const int span = by_columns ? out : fan_in;
+        const int c0 = span * t / threads, c = span * (t + 1) / threads - c0;
+        if (c == 0) return;
+        if (by_columns)
+          gemm::multiply(true, false, fan_in, c, rows, in, fan_in, dz + c0, out, ws.gw[k].data() + c0, out, false);
+        else
+          gemm::multiply(true, false, c, out, rows, in + c0, fan_in, dz, out,
+                         ws.gw[k].data() + static_cast<std::size_t>(c0) * out, out, false);
       });
-      for (int t = 0; t < threads && threads > 1; ++t) {
-        const float* g = ws.partial.data() + static_cast<std::size_t>(t) * size;
-        for (std::size_t i = 0; i < size; ++i) ws.gw[k][i] = t == 0 ? g[i] : ws.gw[k][i] + g[i];
-      }
       float* gb = ws.gb[k].data();  // the bias gradient: dZ's rows summed, in row order
       std::fill(gb, gb + out, 0.0f);
       for (int r = 0; r < rows; ++r) {
@@ -177,22 +175,31 @@ class DnnModel : public Model {
       if (k == 0 && ws.dx.empty()) break;
       float* da = k == 0 ? ws.dx.data() : ws.da.data();
       const float* W = kernels_[k]->value.data();
+      // the input's gradient dZ W^T, then (below the first layer) through the
+      // dropout mask and the activation of hidden layer k - 1, rows split over
+      // the threads
+      const int h = k == 0 ? 0 : hidden_[k - 1];
+      // two buffers in turn: a thread writes the next gradient while another
+      // may still read this one
+      float* next_dz = dz == ws.dz.data() ? ws.dz2.data() : ws.dz.data();
       parallel_for(threads, threads, [&](int t) {
         const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
-        gemm::multiply(false, true, n, fan_in, out, dz + static_cast<std::size_t>(r0) * out, out, W, out,
-                       da + static_cast<std::size_t>(r0) * fan_in, fan_in, false);
+        if (n == 0) return;
+        float* da_rows = da + static_cast<std::size_t>(r0) * fan_in;
+        gemm::multiply(false, true, n, fan_in, out, dz + static_cast<std::size_t>(r0) * out, out, W, out, da_rows,
+                       fan_in, false);
+        if (k == 0) return;
+        const std::size_t first = static_cast<std::size_t>(r0) * fan_in, m = static_cast<std::size_t>(n) * fan_in;
+        if (ws.last_dropout) {
+          const float scale = static_cast<float>(1.0 / (1.0 - dropout_));
+          const unsigned char* kept = ws.kept[k - 1].data() + first;
+          for (std::size_t i = 0; i < m; ++i) da_rows[i] = kept[i] ? da_rows[i] * scale : 0.0f;
+        }
+        act_.backward(ws.z[k - 1].data() + static_cast<std::size_t>(r0) * h, ws.a[k - 1].data() + first, da_rows, n,
+                      h, next_dz + static_cast<std::size_t>(r0) * h);
       });
       if (k == 0) break;
-      // through the dropout mask and the activation of hidden layer k - 1
-      const std::size_t m = static_cast<std::size_t>(rows) * fan_in;
-      if (ws.last_dropout) {
-        const float scale = static_cast<float>(1.0 / (1.0 - dropout_));
-        const unsigned char* kept = ws.kept[k - 1].data();
-        for (std::size_t i = 0; i < m; ++i) da[i] = kept[i] ? da[i] * scale : 0.0f;
-      }
-      const int h = hidden_[k - 1];
-      act_.backward(ws.z[k - 1].data(), ws.a[k - 1].data(), da, rows, h, ws.dz.data());
-      dz = ws.dz.data();
+      dz = next_dz;
       out = h;
     }
     // embeddings: the gradient of their slice of the input
@@ -222,7 +229,7 @@ class DnnModel : public Model {
     std::vector<float> values;
   };
   struct Work : Workspace {
-    std::vector<float> x, dx, da, dz, partial;
+    std::vector<float> x, dx, da, dz, dz2;
     std::vector<std::vector<float>> z, a, out, gw, gb;
     std::vector<std::vector<unsigned char>> kept;  // dropout: which outputs were kept
     std::vector<EmbeddedWork> emb;
@@ -271,7 +278,9 @@ class DnnModel : public Model {
 
   // out = in W_k + b_k, rows split over threads when the product is large;
   // each row starts as the bias and the product is added to it
-  void dense(const float* in, int rows, int fan_in, std::size_t k, float* out, const Work& ws) const {
+  // When `activated` is given, the activation of each row goes there too.
+  void dense(const float* in, int rows, int fan_in, std::size_t k, float* out, const Work& ws,
+             float* activated = nullptr) const {
     const int units = static_cast<int>(biases_[k]->value.size());
     const int threads = threads_for(ws, rows, fan_in, units);
     const float* W = kernels_[k]->value.data();
@@ -283,6 +292,8 @@ class DnnModel : public Model {
       for (int r = 0; r < n; ++r) std::memcpy(Z + static_cast<std::size_t>(r) * units, b, units * sizeof(float));
       gemm::multiply(false, false, n, units, fan_in, in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z,
                      units, true);
+      if (activated != nullptr)
+        act_.forward(Z, n, units, activated + static_cast<std::size_t>(r0) * units * act_.width_factor());
     });
   }
 
