@@ -2,7 +2,9 @@
 #include <testthat.h>
 
 #include <cmath>
+#include <algorithm>
 #include <memory>
+#include <vector>
 #include <stdexcept>
 
 #include <cppestimators/model/heads/registry.h>
@@ -33,6 +35,43 @@ context("Heads") {
     h.loss(logits, labels, 1, pe, dl);
     expect_true(std::fabs(pe[0] - std::log(3.0f)) < 1e-6);
     expect_true(std::fabs(dl[2] - (1.0f / 3 - 1)) < 1e-6);
+  }
+
+  test_that("every head's logit gradient matches central finite differences of its summed loss") {
+    struct Case {
+      const char* head;
+      int n;  // label dimension or classes
+      std::vector<float> logits, labels;
+    };
+    // three rows each; logits chosen away from kinks, large enough to exercise
+    // the stable forms (|logit| of 4 and more)
+    const Case cases[] = {
+        {"regression", 2, {0.3f, -1.2f, 2.5f, 0.1f, -0.7f, 4.0f}, {1.0f, -1.0f, 0.5f, 0.5f, -2.0f, 3.0f}},
+        {"binary", 2, {0.4f, -4.5f, 2.2f}, {1.0f, 0.0f, 0.0f}},
+        {"multi_class", 4,
+         {0.2f, -0.5f, 1.1f, 0.0f, 5.0f, -3.0f, 0.3f, 0.9f, -1.0f, -1.5f, 2.0f, 0.4f},
+         {2.0f, 0.0f, 3.0f}},
+    };
+    for (const Case& c : cases) {
+      auto h = make_head(c.head, c.n);
+      const int rows = 3, width = h->logits_dim();
+      std::vector<float> logits = c.logits, pe(static_cast<std::size_t>(rows) * h->per_example_dim()),
+                         grad(logits.size());
+      h->loss(logits.data(), c.labels.data(), rows, pe.data(), grad.data());
+      double worst = 0.0;
+      for (std::size_t i = 0; i < logits.size(); ++i) {
+        const float eps = 1e-2f;
+        std::vector<float> up = logits, down = logits;
+        up[i] += eps;
+        down[i] -= eps;
+        const double numeric = (h->loss(up.data(), c.labels.data(), rows, pe.data(), nullptr) -
+                                h->loss(down.data(), c.labels.data(), rows, pe.data(), nullptr)) /
+                               (2.0 * eps);
+        worst = std::max(worst, std::fabs(numeric - grad[i]) / std::max(1.0, std::fabs(numeric)));
+      }
+      expect_true(worst < 2e-3);
+      expect_true(static_cast<int>(logits.size()) == rows * width);
+    }
   }
 
   test_that("the registry maps names to heads; an unknown name is an error") {
