@@ -83,7 +83,7 @@ test_that("plot() overlays evaluation points when the model has them", {
   expect_setequal(pts$metric, c("eval_loss", "eval_average_loss"))
   f <- tempfile(fileext = ".png")
   grDevices::png(f)
-  plot(h)
+  plot(h, method = "base")
   grDevices::dev.off()
   expect_gt(file.size(f), 1000)
 })
