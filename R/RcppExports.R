@@ -13,6 +13,10 @@ cpp_estimator_variable_names <- function(est) {
     .Call(`_cppestimators_cpp_estimator_variable_names`, est)
 }
 
+cpp_estimator_importance <- function(est) {
+    .Call(`_cppestimators_cpp_estimator_importance`, est)
+}
+
 cpp_estimator_variable <- function(est, name) {
     .Call(`_cppestimators_cpp_estimator_variable`, est, name)
 }

@@ -224,7 +224,15 @@ estimator_summary <- function(x) {
                                    if (!is.null(model$dropout)) sprintf(", dropout %g", model$dropout), ")")
   }
   opts <- spec$optimizers
-  if (is.null(opts)) {
+  if (identical(model$kind, "boosted_trees")) {
+    info["trees"] <- sprintf("%d of depth %d, learning rate %g, %d batch%s per layer", as.integer(model$n_trees),
+                             as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
+                             if (model$n_batches_per_layer == 1) "" else "es")
+    ptr <- estimator_ptr(x)
+    sync_from_model_dir(x, ptr)
+    info["grown"] <- trees_progress(x)
+    step <- cpp_estimator_global_step(ptr)
+  } else if (is.null(opts)) {
     info["optimizer"] <- opt(spec$optimizer)
   } else {
     for (nm in names(opts)) info[paste(nm, "optimizer")] <- opt(opts[[nm]])

@@ -41,6 +41,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_estimator_importance
+Rcpp::NumericVector cpp_estimator_importance(SEXP est);
+RcppExport SEXP _cppestimators_cpp_estimator_importance(SEXP estSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_estimator_importance(est));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_estimator_variable
 SEXP cpp_estimator_variable(SEXP est, std::string name);
 RcppExport SEXP _cppestimators_cpp_estimator_variable(SEXP estSEXP, SEXP nameSEXP) {
@@ -338,6 +348,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_new", (DL_FUNC) &_cppestimators_cpp_estimator_new, 1},
     {"_cppestimators_cpp_estimator_global_step", (DL_FUNC) &_cppestimators_cpp_estimator_global_step, 1},
     {"_cppestimators_cpp_estimator_variable_names", (DL_FUNC) &_cppestimators_cpp_estimator_variable_names, 1},
+    {"_cppestimators_cpp_estimator_importance", (DL_FUNC) &_cppestimators_cpp_estimator_importance, 1},
     {"_cppestimators_cpp_estimator_variable", (DL_FUNC) &_cppestimators_cpp_estimator_variable, 2},
     {"_cppestimators_cpp_estimator_prediction_keys", (DL_FUNC) &_cppestimators_cpp_estimator_prediction_keys, 1},
     {"_cppestimators_cpp_latest_checkpoint", (DL_FUNC) &_cppestimators_cpp_latest_checkpoint, 1},

@@ -41,6 +41,21 @@ Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est) {
   return out;
 }
 
+// Named importances of the model's inputs (boosted trees: summed split gains).
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_estimator_importance(SEXP est) {
+  const Estimator& e = estimator_of(est);
+  const auto imp = e.model().importances();
+  Rcpp::NumericVector out(imp.size());
+  Rcpp::CharacterVector names(imp.size());
+  for (std::size_t i = 0; i < imp.size(); ++i) {
+    out[static_cast<R_xlen_t>(i)] = imp[i].second;
+    names[static_cast<R_xlen_t>(i)] = imp[i].first;
+  }
+  out.attr("names") = names;
+  return out;
+}
+
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_estimator_variable(SEXP est, std::string name) {
   const Estimator& e = estimator_of(est);

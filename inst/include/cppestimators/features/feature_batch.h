@@ -80,6 +80,10 @@ struct FeatureBatch {
   const float* dense_rows = nullptr;
   const DenseRows* dense_block = nullptr;
   const int* dense_index = nullptr;
+  // Which rows of the data the batch holds (the session's indices), and how
+  // many rows the data has (models may cache per-row results in a session).
+  const int* row_ids = nullptr;
+  std::int64_t data_rows = 0;
   std::vector<float> dense;       // storage for gathered or copied rows
   std::vector<SparseIds> sparse;  // one per id column, in column order
 };

@@ -113,6 +113,7 @@ class FeatureSet {
   void gather(Binding& b, const int* rows, int count, FeatureBatch& batch,
               const DenseRows* block = nullptr) const {
     batch.rows = count;
+    batch.row_ids = rows;
     batch.dense_block = nullptr;
     batch.dense_index = nullptr;
     if (dense_width_ > 0) {

@@ -82,8 +82,14 @@ class Estimator {
     global_step_ = 0;
   }
 
-  // One optimizer update from the gradients of the last forward pass.
-  void train_step(const FeatureBatch& batch, const float* dlogits, Workspace& ws) {
+  // One training step from the last forward pass: an optimizer update from
+  // its gradients, or the model's own step (boosted trees).
+  void train_step(const FeatureBatch& batch, const float* logits, const float* dlogits, Workspace& ws) {
+    if (model_->boosts()) {
+      model_->boost(batch, logits, dlogits, *head_, ws);
+      ++global_step_;
+      return;
+    }
     for (const Gradient& g : model_->backward(batch, dlogits, ws)) {
       Parameter& p = *g.param;
       if (!p.trainable) continue;

@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../data/rng.h"
@@ -57,6 +58,25 @@ class Model {
   virtual const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
                                                 Workspace& ws) = 0;
 
+  // Models trained by something other than optimizers (boosted trees) say
+  // so, and take the whole training step in boost(): `logits` and `dlogits`
+  // of the batch (the latter of the loss as the session reports it), the
+  // head for second derivatives.
+  virtual bool boosts() const { return false; }
+  virtual void boost(const FeatureBatch& /*batch*/, const float* /*logits*/, const float* /*dlogits*/,
+                     const class Head& /*head*/, Workspace& /*ws*/) {}
+  // Whether training has nothing left to do (boosted trees: every tree grown).
+  virtual bool training_finished() const { return false; }
+  // Whether the reported loss is the batch's mean (TF's SUM_OVER_BATCH_SIZE)
+  // rather than its sum.
+  virtual bool loss_is_batch_mean() const { return false; }
+  // Called when a session over `n` rows starts, before its first step, with
+  // the data's binding and cached dense block (or null).
+  virtual void begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/, const DenseRows* /*block*/,
+                             Mode /*mode*/) {}
+  // Named importances of the model's inputs (boosted trees: split gains).
+  virtual std::vector<std::pair<std::string, double>> importances() const { return {}; }
+
   const FeatureSet& features() const { return features_; }
   int units() const { return units_; }
   // Every parameter of the model (a model made of parts lists theirs).
@@ -87,6 +107,7 @@ class Model {
         case Init::GlorotUniform:
           for (float& v : p.value) v = static_cast<float>((2.0 * rng.uniform() - 1.0) * p.init_scale);
           break;
+        case Init::Constant: std::fill(p.value.begin(), p.value.end(), static_cast<float>(p.init_scale)); break;
       }
     }
   }

@@ -10,7 +10,7 @@
 
 namespace cppestimators {
 
-enum class Init { Zeros, TruncatedNormal, GlorotUniform };
+enum class Init { Zeros, TruncatedNormal, GlorotUniform, Constant };  // Constant: init_scale everywhere
 
 struct ParamView {
   std::string name;        // TF variable name, e.g. "linear/linear_model/x/weights"

@@ -58,6 +58,8 @@ class Session {
     idx_.assign(b, 0);
     est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
+    batch_.data_rows = data.n;
+    est.model().begin_session(*binding_, data.n, block_.get(), opt.mode);
     workspace_ = est.model().new_workspace(batch_, static_cast<int>(b), opt.threads);
     workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
     y_.assign(b * head.label_dim(), 0.0f);
@@ -89,6 +91,7 @@ class Session {
   // One step. Returns false at end of input, leaving the previous step's
   // buffers untouched.
   bool run_step() {
+    if (opt_.mode == Mode::Train && est_.model().training_finished()) return false;  // nothing left to train
     const int rows = batcher_.next(idx_.data());
     if (rows == 0) return false;
     rows_ = rows;
@@ -100,14 +103,20 @@ class Session {
       case Mode::Train:
         loss_ = static_cast<float>(
             head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits_.data()));
+        if (est_.model().loss_is_batch_mean()) {
+          loss_ /= static_cast<float>(rows);
+          const std::size_t m = static_cast<std::size_t>(rows) * head.logits_dim();
+          for (std::size_t i = 0; i < m; ++i) dlogits_[i] /= static_cast<float>(rows);
+        }
         // A non-finite loss never reaches the weights: the step counts, the
         // update is skipped (the NaN hook decides whether to stop or fail).
-        if (std::isfinite(loss_)) est_.train_step(batch_, dlogits_.data(), *workspace_);
+        if (std::isfinite(loss_)) est_.train_step(batch_, logits_.data(), dlogits_.data(), *workspace_);
         else est_.advance_global_step();
         break;
       case Mode::Eval:
         loss_ = static_cast<float>(
             head.loss(logits_.data(), y_.data(), rows, per_example_.data(), nullptr));
+        if (est_.model().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
         metrics_->update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
         break;
       case Mode::Predict:

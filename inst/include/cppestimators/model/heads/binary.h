@@ -86,6 +86,13 @@ class BinaryHead : public Head {
     }
     return total;
   }
+  bool hessian(const float* x, const float*, int rows, float* out) const override {
+    for (int i = 0; i < rows; ++i) {
+      const float p = sigmoid(x[i]);
+      out[i] = p * (1.0f - p);
+    }
+    return true;
+  }
   std::vector<std::string> prediction_keys() const override {
     return {"logits", "logistic", "probabilities", "class_ids", "classes"};
   }

@@ -28,6 +28,11 @@ class Head {
   // Returns the summed loss.
   virtual double loss(const float* logits, const float* labels, int rows, float* per_example,
                       float* dlogits) const = 0;
+  // Second derivative of each example's loss with respect to its logit
+  // (rows x logits_dim); false when the head has none (boosted trees need it).
+  virtual bool hessian(const float* /*logits*/, const float* /*labels*/, int /*rows*/, float* /*out*/) const {
+    return false;
+  }
   // The prediction keys this head emits, in TF's order.
   virtual std::vector<std::string> prediction_keys() const = 0;
   // The key the tensor named "predictions" returns.

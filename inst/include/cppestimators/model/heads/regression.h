@@ -1,6 +1,7 @@
 // Regression head: squared error, predictions are the logits; metrics
 // label/mean and prediction/mean (TF 1.x regression_head).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -51,6 +52,10 @@ class RegressionHead : public Head {
                                   std::to_string(d_) + ", received " + std::to_string(width));
     for (std::int64_t i = 0; i < n * width; ++i)
       if (std::isnan(y[i])) throw std::invalid_argument("the response contains missing values (NA)");
+  }
+  bool hessian(const float*, const float*, int rows, float* out) const override {
+    std::fill(out, out + static_cast<std::size_t>(rows) * label_dim(), 2.0f);  // of the squared error
+    return true;
   }
   double loss(const float* logits, const float* labels, int rows, float* pe,
               float* dlogits) const override {

@@ -1,0 +1,178 @@
+#' Boosted trees estimators
+#'
+#' Gradient-boosted decision trees as TensorFlow 1.12 grew them, on the same
+#' training loop as the other estimators: each training step takes the
+#' per-example gradients and hessians of the head's loss, adds the batch's
+#' statistics per (node of the current layer, feature, bucket) to an
+#' accumulator, and once `n_batches_per_layer` batches are in, grows one
+#' layer of the current tree from their average. A node splits where the
+#' gain is highest (even when it is negative: TensorFlow's `pruning_mode =
+#' "none"`); its children's values are the node's plus `learning_rate` times
+#' their leaf weights. After `max_depth` layers a new tree starts, and
+#' training stops by itself once `n_trees` trees are finished. The loss is
+#' the batch mean (TensorFlow's `SUM_OVER_BATCH_SIZE`).
+#'
+#' Feature columns: [column_bucketized()] columns (one feature, the bucket)
+#' and [column_indicator()] columns (one 0/1 feature per category), as in
+#' TensorFlow 1.12, and -- beyond it, as later TensorFlow versions and
+#' LightGBM -- [column_numeric()] columns, each value bucketized by at most
+#' 256 quantile buckets of the first training data the model sees (every row
+#' up to 200,000, else 200,000 evenly spaced rows); the buckets are kept with
+#' the model, so later training and predictions use the same ones.
+#'
+#' With one batch holding the whole training set and `n_batches_per_layer =
+#' 1`, a step grows one layer: the histogram algorithm of xgboost's
+#' `tree_method = "hist"` grown depth-wise, except that gradients are
+#' recomputed after every layer, as TensorFlow did.
+#'
+#' Checkpoints hold the ensemble (variables `boosted_trees/tree_*`), the
+#' accumulator and the state, so training interrupted in the middle of a tree
+#' resumes where it stopped. [boosted_trees_feature_importance()] sums the
+#' split gains per feature; `print()` shows the trees and layers grown.
+#'
+#' @inheritParams linear_estimators
+#' @param n_batches_per_layer Batches whose statistics are averaged to grow
+#'   one layer.
+#' @param n_trees Trees to grow.
+#' @param max_depth Layers per tree.
+#' @param learning_rate Shrinkage of each layer's leaf weights.
+#' @param l1_regularization,l2_regularization L1 and L2 regularization of
+#'   the leaf weights.
+#' @param tree_complexity Subtracted from every split's gain.
+#' @param min_node_weight Nodes whose (averaged) hessian sum is below this
+#'   do not split.
+#' @param label_dimension Must be 1.
+#' @param n_classes Must be 2 (binary classification).
+#' @return An estimator.
+#' @family estimators
+#' @name boosted_trees_estimators
+#' @examples
+#' set.seed(1)
+#' df <- data.frame(x = runif(200, -3, 3))
+#' df$y <- sin(df$x)
+#' est <- boosted_trees_regressor(feature_columns(column_numeric("x")),
+#'                                n_batches_per_layer = 1, n_trees = 10, max_depth = 3)
+#' train(est, input_fn(df, response = "y", batch_size = 200L, num_epochs = NULL))
+#' est
+#' boosted_trees_feature_importance(est)
+NULL
+
+#' @rdname boosted_trees_estimators
+#' @export
+boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_dir = NULL,
+                                    label_dimension = 1L, weight_column = NULL, n_trees = 100L,
+                                    max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
+                                    l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
+                                    config = NULL) {
+  label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
+  if (label_dimension != 1L) {
+    stop("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, ".", call. = FALSE)
+  }
+  model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
+                            l1_regularization, l2_regularization, tree_complexity, min_node_weight)
+  new_estimator("regressor", "boosted_trees_regressor", feature_columns, model_dir,
+                head = "regression", head_n = 1L, weight_column = weight_column, label_vocabulary = NULL,
+                optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
+                args = as.list(environment()), model = model)
+}
+
+#' @rdname boosted_trees_estimators
+#' @export
+boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model_dir = NULL, n_classes = 2L,
+                                     weight_column = NULL, label_vocabulary = NULL, n_trees = 100L,
+                                     max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
+                                     l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
+                                     config = NULL) {
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  if (n_classes != 2L) {
+    stop(sprintf("For now only binary classification is supported.n_classes given as %d", n_classes), call. = FALSE)
+  }
+  check_label_vocabulary(label_vocabulary, n_classes)
+  model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
+                            l1_regularization, l2_regularization, tree_complexity, min_node_weight)
+  new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
+                head = "binary", head_n = 2L, weight_column = weight_column, label_vocabulary = label_vocabulary,
+                optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
+                args = as.list(environment()), model = model)
+}
+
+trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
+                             l1_regularization, l2_regularization, tree_complexity, min_node_weight) {
+  if (missing(n_batches_per_layer)) {
+    stop("`n_batches_per_layer` is required: the batches whose statistics grow one layer.", call. = FALSE)
+  }
+  if (!missing(feature_columns) && !is.null(feature_columns)) {
+    for (col in feature_columns(feature_columns)) {
+      if (!col$kind %in% c("bucketized", "indicator", "numeric")) {
+        stop("For now, only bucketized_column and indicator_column is supported but got: ", column_repr(col),
+             " (numeric columns are accepted too)", call. = FALSE)
+      }
+    }
+  }
+  number <- function(x, arg, min = 0) {
+    if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < min || !is.finite(x)) {
+      stop(sprintf("`%s` must be a finite number >= %g, not %s.", arg, min, describe(x)), call. = FALSE)
+    }
+    as.numeric(x)
+  }
+  learning_rate <- number(learning_rate, "learning_rate")
+  if (learning_rate == 0) stop("`learning_rate` must be positive.", call. = FALSE)
+  list(kind = "boosted_trees",
+       n_batches_per_layer = check_whole(n_batches_per_layer, "n_batches_per_layer", null_ok = FALSE,
+                                         max = .Machine$integer.max),
+       n_trees = check_whole(n_trees, "n_trees", null_ok = FALSE, max = 1e6),
+       max_depth = check_whole(max_depth, "max_depth", null_ok = FALSE, max = 20),
+       learning_rate = learning_rate,
+       l1_regularization = number(l1_regularization, "l1_regularization"),
+       l2_regularization = number(l2_regularization, "l2_regularization"),
+       tree_complexity = number(tree_complexity, "tree_complexity"),
+       min_node_weight = number(min_node_weight, "min_node_weight"))
+}
+
+#' Feature importance of boosted trees
+#'
+#' The gain-based importance of each feature: the sum of the gains of the
+#' splits on it over the ensemble (the tree being grown included), sorted
+#' from the most important. Features are named as the model sees them: a
+#' numeric or bucketized column by its name (`name[i]` for the values of a
+#' multi-valued numeric column), an indicator column's categories as
+#' `name:id`.
+#'
+#' @param object A boosted trees estimator.
+#' @param normalize Divide by the total, so that the importances sum to 1.
+#' @return A named numeric vector.
+#' @family boosted trees
+#' @export
+#' @examples
+#' set.seed(1)
+#' df <- data.frame(a = runif(100), b = runif(100))
+#' df$y <- as.numeric(df$a > 0.5)
+#' est <- boosted_trees_classifier(feature_columns(column_numeric("a", "b")),
+#'                                 n_batches_per_layer = 1, n_trees = 5, max_depth = 2)
+#' train(est, input_fn(df, response = "y", batch_size = 100L, num_epochs = NULL))
+#' boosted_trees_feature_importance(est)
+boosted_trees_feature_importance <- function(object, normalize = FALSE) {
+  check_estimator(object)
+  if (!identical(object$spec$model$kind, "boosted_trees")) {
+    stop("`object` must be a boosted trees estimator, not ", object$spec$name, "().", call. = FALSE)
+  }
+  if (!(isTRUE(normalize) || isFALSE(normalize))) {
+    stop("`normalize` must be TRUE or FALSE, not ", describe(normalize), ".", call. = FALSE)
+  }
+  ptr <- estimator_ptr(object)
+  sync_from_model_dir(object, ptr)
+  imp <- cpp_estimator_importance(ptr)
+  imp <- imp[order(-imp, seq_along(imp))]
+  if (normalize && sum(imp) != 0) imp <- imp / sum(imp)
+  imp
+}
+
+# Trees and layers grown, for print().
+trees_progress <- function(object) {
+  ptr <- estimator_ptr(object)
+  state <- cpp_estimator_variable(ptr, "boosted_trees/state")
+  n <- as.integer(object$spec$model$n_trees)
+  if (state[1] >= n) return(sprintf("all %d trees finished", n))
+  sprintf("%d of %d trees finished, %d layer%s of the next grown", as.integer(state[1]), n,
+          as.integer(state[2]), if (state[2] == 1) "" else "s")
+}

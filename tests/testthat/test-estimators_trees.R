@@ -1,0 +1,199 @@
+# Boosted trees: hand-computed trees, accumulation, stopping, prediction,
+# resuming mid-tree, and accuracy against the linear estimators.
+
+trees_quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL)
+
+# y is 0 for x <= 2 and 10 beyond: one split between 2 and 3.
+step_data <- data.frame(x = c(1, 2, 3, 4), y = c(0, 0, 10, 10))
+step_input <- function(...) input_fn(step_data, response = "y", batch_size = 4L, num_epochs = NULL,
+                                     shuffle = FALSE, ...)
+
+# The value the ensemble gives row `x` (a named list of features), walking
+# the trees from their variables.
+walk_trees <- function(est, x) {
+  v <- variable_value(est)
+  feature <- v[["boosted_trees/tree_feature"]]
+  threshold <- v[["boosted_trees/tree_threshold"]]
+  value <- v[["boosted_trees/tree_value"]]
+  bounds <- v[["boosted_trees/bucket_boundaries"]]
+  counts <- v[["boosted_trees/bucket_counts"]]
+  single <- function(d) readBin(writeBin(d, raw(), size = 4), "double", size = 4)  # the engine reads float32
+  bins <- vapply(seq_along(x), function(j) findInterval(single(x[[j]]), bounds[j, seq_len(counts[j])]), 0)
+  finished <- v[["boosted_trees/state"]][1]
+  total <- 0
+  for (t in seq_len(min(finished + 1, nrow(feature)))) {
+    node <- 0
+    while (feature[t, node + 1] >= 0) {
+      node <- if (bins[feature[t, node + 1] + 1] <= threshold[t, node + 1]) 2 * node + 1 else 2 * node + 2
+    }
+    total <- total + value[t, node + 1]
+  }
+  total
+}
+
+test_that("a depth-1 regression tree on a small fixture has the hand-computed split and leaves", {
+  # g = 2 (0 - y) / 4 = (0, 0, -5, -5), h = 2 / 4 each: G = -10, H = 2, parent gain 50;
+  # the best split leaves x <= 2 (gain 0) and x >= 3 (gain 100): split gain 50,
+  # leaf weights 0 and 10, values 0 and 0.1 * 10 = 1
+  est <- boosted_trees_regressor(feature_columns(column_numeric("x")), n_batches_per_layer = 1, n_trees = 1,
+                                 max_depth = 1, config = trees_quiet)
+  quietly(train(est, step_input(), steps = 5))
+  expect_equal(variable_value(est, "global_step")[[1]], 1)  # one layer, one tree: done
+  v <- variable_value(est)
+  expect_equal(v[["boosted_trees/tree_feature"]][1, 1:3], c(0, -1, -1))
+  expect_equal(v[["boosted_trees/bucket_boundaries"]][1, 1:4], c(1, 2, 3, 4))
+  expect_equal(v[["boosted_trees/tree_threshold"]][1, 1], 2)  # buckets 0..2 (x < 3) go left
+  expect_equal(v[["boosted_trees/tree_value"]][1, 1:3], c(0, 0, 1), tolerance = 1e-6)
+  expect_equal(v[["boosted_trees/tree_gain"]][1, 1], 50, tolerance = 1e-5)
+  expect_equal(boosted_trees_feature_importance(est), c(x = 50), tolerance = 1e-5)
+  p <- quietly(predict(est, input_fn(step_data, features = "x")))
+  expect_equal(unlist(p$predictions), c(0, 0, 1, 1), tolerance = 1e-6)
+})
+
+test_that("l1 and l2 regularization change the leaf weights and gains as the formulas say", {
+  fit <- function(...) {
+    est <- boosted_trees_regressor(feature_columns(column_numeric("x")), n_batches_per_layer = 1, n_trees = 1,
+                                   max_depth = 1, config = trees_quiet, ...)
+    quietly(train(est, step_input()))
+    v <- variable_value(est)
+    list(values = v[["boosted_trees/tree_value"]][1, 2:3], gain = v[["boosted_trees/tree_gain"]][1, 1])
+  }
+  # l2 = 1: right weight 10 / (1 + 1) = 5, gain 100 / 2 - parent 100 / 3
+  l2 <- fit(l2_regularization = 1)
+  expect_equal(l2$values, c(0, 0.5), tolerance = 1e-6)
+  expect_equal(l2$gain, 50 - 100 / 3, tolerance = 1e-5)
+  # l1 = 2: right g' = -10 + 2, weight 8, gain 64; parent g' = -8, gain 32
+  l1 <- fit(l1_regularization = 2)
+  expect_equal(l1$values, c(0, 0.8), tolerance = 1e-6)
+  expect_equal(l1$gain, 32, tolerance = 1e-5)
+  # tree_complexity makes the gain negative; the split is still made
+  tc <- fit(tree_complexity = 80)
+  expect_equal(tc$gain, -30, tolerance = 1e-5)
+  expect_equal(tc$values, c(0, 1), tolerance = 1e-6)
+})
+
+test_that("n_batches_per_layer = 3 averages three batches' statistics before growing a layer", {
+  make <- function(n_batches, min_node_weight = 0) {
+    boosted_trees_regressor(feature_columns(column_numeric("x")), n_batches_per_layer = n_batches, n_trees = 1,
+                            max_depth = 1, min_node_weight = min_node_weight, config = trees_quiet)
+  }
+  one <- make(1)
+  quietly(train(one, step_input()))
+  three <- make(3)
+  quietly(train(three, step_input(), steps = 2))
+  expect_equal(variable_value(three, "boosted_trees/tree_feature")[[1]][1, 1], -1)  # not grown yet
+  quietly(train(three, step_input()))
+  expect_equal(variable_value(three, "global_step")[[1]], 3)
+  expect_equal(variable_value(three, "boosted_trees/tree_value")[[1]][1, 1:3],
+               variable_value(one, "boosted_trees/tree_value")[[1]][1, 1:3], tolerance = 1e-6)
+  # min_node_weight compares with the averaged hessian (2), not the sum (6)
+  heavy <- make(3, min_node_weight = 3)
+  quietly(train(heavy, step_input(), steps = 3))
+  expect_equal(variable_value(heavy, "boosted_trees/tree_feature")[[1]][1, 1], -1)
+})
+
+test_that("training stops by itself after n_trees trees; predictions sum every tree, the growing one too", {
+  set.seed(3)
+  df <- data.frame(a = runif(60), b = runif(60))
+  df$y <- df$a * 3 + (df$b > 0.5)
+  est <- boosted_trees_regressor(feature_columns(column_numeric("a", "b")), n_batches_per_layer = 1, n_trees = 3,
+                                 max_depth = 2, config = trees_quiet)
+  input <- input_fn(df, response = "y", batch_size = 60L, num_epochs = NULL, shuffle = FALSE)
+  quietly(train(est, input, steps = 3))  # one tree and one layer of the second
+  state <- variable_value(est, "boosted_trees/state")[[1]]
+  expect_equal(state[1:3], c(1, 1, 3))
+  p <- unlist(quietly(predict(est, input_fn(df, features = c("a", "b"))))$predictions)
+  expect_equal(p, vapply(seq_len(nrow(df)), function(i) walk_trees(est, list(a = df$a[i], b = df$b[i])), 0),
+               tolerance = 1e-5)
+  msgs <- messages_of(train(est, input, steps = 100))
+  expect_true(any(grepl("Training completed after 3 steps but 100 steps was specified", msgs, fixed = TRUE)))
+  expect_equal(variable_value(est, "global_step")[[1]], 6)
+  expect_output(print(est), "grown: +all 3 trees finished")
+  quietly(train(est, input, steps = 5))  # nothing left to do
+  expect_equal(variable_value(est, "global_step")[[1]], 6)
+})
+
+test_that("training interrupted and resumed mid-tree gives the same ensemble as one run", {
+  set.seed(5)
+  df <- data.frame(a = runif(80), b = rnorm(80))
+  df$y <- as.numeric(df$a + df$b > 0.6)
+  make <- function(dir) {
+    boosted_trees_classifier(feature_columns(column_numeric("a", "b")), n_batches_per_layer = 2, n_trees = 4,
+                             max_depth = 3, model_dir = dir, config = trees_quiet)
+  }
+  # every batch is the whole data, so that a second train() call sees what the
+  # uninterrupted run saw (each call's input starts from its first row)
+  input <- input_fn(df, response = "y", batch_size = 80L, num_epochs = NULL, shuffle = FALSE)
+  whole <- make(tempfile())
+  quietly(train(whole, input, steps = 13))
+  dir <- tempfile()
+  quietly(train(make(dir), input, steps = 7))  # stops inside a layer (7 batches, 2 per layer)
+  expect_equal(variable_value(make(dir), "boosted_trees/state")[[1]][4], 1)  # one batch accumulated
+  resumed <- make(dir)                         # a new estimator reads the checkpoint
+  quietly(train(resumed, input, steps = 6))
+  expect_equal(variable_value(resumed), variable_value(whole))
+})
+
+test_that("boosted trees beat the linear estimators on nonlinear problems", {
+  set.seed(11)
+  xor <- data.frame(a = runif(1200, -1, 1), b = runif(1200, -1, 1))
+  xor$y <- as.numeric((xor$a > 0) != (xor$b > 0))
+  train_xor <- xor[1:900, ]
+  test_xor <- xor[901:1200, ]
+  fc <- feature_columns(column_numeric("a", "b"))
+  bt <- boosted_trees_classifier(fc, n_batches_per_layer = 1, n_trees = 20, max_depth = 3, config = trees_quiet)
+  quietly(train(bt, input_fn(train_xor, response = "y", batch_size = 900L, num_epochs = NULL)))
+  lin <- linear_classifier(fc, config = trees_quiet)
+  quietly(train(lin, input_fn(train_xor, response = "y", num_epochs = 20)))
+  acc_bt <- quietly(evaluate(bt, input_fn(test_xor, response = "y")))$accuracy
+  acc_lin <- quietly(evaluate(lin, input_fn(test_xor, response = "y")))$accuracy
+  expect_gt(acc_bt, 0.95)
+  expect_lt(acc_lin, 0.7)
+
+  s <- data.frame(x = runif(800, -3, 3))
+  s$y <- sin(s$x) + rnorm(800, sd = 0.05)
+  fx <- feature_columns(column_numeric("x"))
+  bt <- boosted_trees_regressor(fx, n_batches_per_layer = 1, n_trees = 30, max_depth = 3, config = trees_quiet)
+  quietly(train(bt, input_fn(s[1:600, ], response = "y", batch_size = 600L, num_epochs = NULL)))
+  lin <- linear_regressor(fx, config = trees_quiet)
+  quietly(train(lin, input_fn(s[1:600, ], response = "y", num_epochs = 20)))
+  held <- input_fn(s[601:800, ], response = "y")
+  loss_bt <- quietly(evaluate(bt, held))$average_loss
+  loss_lin <- quietly(evaluate(lin, held))$average_loss
+  expect_lt(loss_bt, 0.05)
+  expect_lt(loss_bt, loss_lin / 5)
+})
+
+test_that("bucketized and indicator columns are TF's features; other columns and classes are TF's errors", {
+  df <- data.frame(x = c(1, 5, 9, 2, 6, 8), c = c("a", "b", "a", "b", "a", "b"), y = c(0, 1, 1, 0, 1, 1))
+  fcs <- feature_columns(column_bucketized(column_numeric("x"), c(3, 7)),
+                         column_indicator(column_categorical_with_vocabulary_list("c", vocabulary_list = c("a", "b"))))
+  est <- boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_trees = 2, max_depth = 2, config = trees_quiet)
+  quietly(train(est, input_fn(df, response = "y", batch_size = 6L, num_epochs = NULL)))
+  expect_named(boosted_trees_feature_importance(est), c("c_indicator:0", "c_indicator:1", "x_bucketized"),
+               ignore.order = TRUE)
+  expect_equal(sum(boosted_trees_feature_importance(est, normalize = TRUE)), 1)
+  expect_error(boosted_trees_classifier(feature_columns(column_categorical_with_hash_bucket("c", hash_bucket_size = 10)),
+                                        n_batches_per_layer = 1),
+               "For now, only bucketized_column and indicator_column is supported but got: _HashedCategoricalColumn")
+  expect_error(boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_classes = 3),
+               "For now only binary classification is supported.n_classes given as 3", fixed = TRUE)
+  expect_error(boosted_trees_regressor(fcs, n_batches_per_layer = 1, label_dimension = 2), "label_dimension = 1 only")
+  expect_error(boosted_trees_regressor(fcs), "`n_batches_per_layer` is required")
+  expect_error(boosted_trees_regressor(fcs, n_batches_per_layer = 0), "n_batches_per_layer")
+  expect_error(boosted_trees_regressor(fcs, n_batches_per_layer = 1, learning_rate = -1), "`learning_rate` must be")
+  expect_error(boosted_trees_feature_importance(linear_regressor(fcs)), "must be a boosted trees estimator")
+})
+
+test_that("a boosted trees model survives saveRDS() and export/load with the same predictions", {
+  est <- boosted_trees_regressor(feature_columns(column_numeric("x")), n_batches_per_layer = 1, n_trees = 2,
+                                 max_depth = 2, config = trees_quiet)
+  quietly(train(est, step_input()))
+  input <- input_fn(step_data, features = "x")
+  before <- quietly(predict(est, input))
+  f <- tempfile(fileext = ".rds")
+  saveRDS(est, f)
+  expect_equal(quietly(predict(readRDS(f), input)), before)
+  exported <- export_savedmodel(est, tempfile())
+  expect_equal(quietly(predict(load_estimator(exported), input)), before)
+})
