@@ -22,9 +22,11 @@ document:
 bench: install
 	Rscript bench/run.R
 
-# Installs the PyTorch peer (Debian's python3-torch) so that `make bench` adds its rows.
+# Installs the peers so that `make bench` adds their rows: PyTorch (Debian's
+# python3-torch) and the xgboost R package (from CRAN).
 bench-peer:
 	bash ../shared/bench/peers/setup.sh
+	Rscript bench/install_xgboost.R
 
 clean:
 	rm -rf check install.log src/*.o src/*.so

@@ -2,6 +2,7 @@
 // permutation when shuffling), chunked into batches that cross epoch
 // boundaries. Only the very last batch of a finite stream is partial.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -42,7 +43,12 @@ class Batcher {
         }
         if (shuffle_) rng_.shuffle(order_);
       }
-      out[count++] = order_[static_cast<std::size_t>(pos_++)];
+      // the rest of this epoch's run that fits, in one copy
+      const std::int64_t take = std::min<std::int64_t>(batch_size_ - count, n_ - pos_);
+      std::copy(order_.begin() + static_cast<std::ptrdiff_t>(pos_), order_.begin() + static_cast<std::ptrdiff_t>(pos_ + take),
+                out + count);
+      count += static_cast<int>(take);
+      pos_ += take;
     }
     if (count > 0 && pos_ == n_ && num_epochs_ >= 0 && epoch_ + 1 >= num_epochs_) {
       exhausted_ = true;  // the stream ends exactly here

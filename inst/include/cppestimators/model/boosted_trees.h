@@ -128,6 +128,8 @@ class BoostedTreesModel : public Model {
     ws->have_bins.assign(n, 0);
     ws->base.assign(n, 0.0);
     ws->base_trees.assign(n, 0);
+    ws->node_of.assign(n, 0);
+    ws->node_tree.assign(n, -1);
     ws->node.assign(static_cast<std::size_t>(max_rows), 0);
     ws->hess.assign(static_cast<std::size_t>(max_rows), 0.0f);
     const std::size_t slots = std::size_t{1} << (max_depth_ - 1);
@@ -146,28 +148,37 @@ class BoostedTreesModel : public Model {
     }
     const int finished = static_cast<int>(finished_trees());
     const int current = finished < n_trees_ ? finished : -1;
+    if (attempted_layers() < ws.attempted_seen) {  // the ensemble was restored to an earlier one
+      std::fill(ws.base_trees.begin(), ws.base_trees.end(), 0);
+      std::fill(ws.base.begin(), ws.base.end(), 0.0);
+      std::fill(ws.node_tree.begin(), ws.node_tree.end(), -1);
+    }
+    ws.attempted_seen = attempted_layers();
     const int threads = rows >= 4096 ? ws.threads : 1;
-    // a data row's caches are written by one thread only (thread = row % threads),
-    // even when a batch holds the row twice
+    const std::size_t n = ws.have_bins.size();
+    // a data row's caches are written by one thread only (the owner of its
+    // range of row ids), even when a batch holds the row twice
     parallel_for(threads, threads, [&](int t) {
+      const std::size_t lo = n * static_cast<std::size_t>(t) / threads, hi = n * static_cast<std::size_t>(t + 1) / threads;
       for (int r = 0; r < rows; ++r) {
         const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
-        if (static_cast<int>(id % static_cast<std::size_t>(threads)) != t) continue;
+        if (id < lo || id >= hi) continue;
         std::uint16_t* bins = ws.bins.data() + id * feats_.size();
         if (!ws.have_bins[id]) {
           fill_bins(batch, r, bins);
           ws.have_bins[id] = 1;
-        }
-        if (ws.base_trees[id] > finished) {  // the ensemble was restored to an earlier one
-          ws.base[id] = 0.0;
-          ws.base_trees[id] = 0;
         }
         for (int k = ws.base_trees[id]; k < finished; ++k) ws.base[id] += value_->value[leaf(k, bins)];
         ws.base_trees[id] = finished;
         float cur = 0.0f;
         int node = -1;
         if (current >= 0) {
-          node = static_cast<int>(leaf(current, bins) - static_cast<std::size_t>(current) * nodes_);
+          // resume from the node the row reached at the last step in this tree
+          const int from = ws.node_tree[id] == current ? ws.node_of[id] : 0;
+          node = static_cast<int>(leaf(current, bins, static_cast<std::size_t>(from)) -
+                                  static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
+          ws.node_of[id] = node;
+          ws.node_tree[id] = current;
           cur = node_value(current, node);
         }
         ws.node[static_cast<std::size_t>(r)] = node;
@@ -187,8 +198,6 @@ class BoostedTreesModel : public Model {
     if (training_finished()) return;
     Work& ws = static_cast<Work&>(base);
     const int rows = batch.rows;
-    if (!head.hessian(logits, nullptr, rows, ws.hess.data()))
-      throw std::invalid_argument("this head has no second derivative for boosted trees");
     const int layer = static_cast<int>(state(kLayer));
     const int tree = static_cast<int>(finished_trees());
     const int first = (1 << layer) - 1, slots = 1 << layer;
@@ -199,6 +208,7 @@ class BoostedTreesModel : public Model {
       std::vector<double>& hist = ws.hist[static_cast<std::size_t>(t)];
       std::fill(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(slots * stride), 0.0);
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+      if (!head.hessian(logits + r0, nullptr, r1 - r0, ws.hess.data() + r0)) ws.no_hessian = true;
       for (int r = r0; r < r1; ++r) {
         const int node = ws.node[static_cast<std::size_t>(r)];
         if (node < first) continue;  // a leaf of an earlier layer that could not split
@@ -214,6 +224,7 @@ class BoostedTreesModel : public Model {
         hs[stride - 1] += h;
       }
     });
+    if (ws.no_hessian) throw std::invalid_argument("this head has no second derivative for boosted trees");
     // the batch's statistics into the accumulator
     float* stats = stats_->value.data();
     float* totals = totals_->value.data();
@@ -221,17 +232,22 @@ class BoostedTreesModel : public Model {
       std::fill(stats, stats + static_cast<std::size_t>(slots) * total_bins_ * 2, 0.0f);
       std::fill(totals, totals + static_cast<std::size_t>(slots) * 2, 0.0f);
     }
-    for (int s = 0; s < slots; ++s)
-      for (std::size_t i = 0; i < stride; ++i) {
-        double sum = 0.0;
-        for (int t = 0; t < threads; ++t) sum += ws.hist[static_cast<std::size_t>(t)][static_cast<std::size_t>(s) * stride + i];
-        float& cell = i + 2 < stride ? stats[static_cast<std::size_t>(s) * total_bins_ * 2 + i]
-                                     : totals[static_cast<std::size_t>(s) * 2 + (i + 2 - stride)];
-        cell = static_cast<float>(cell + sum);
+    parallel_for(threads, threads, [&](int part) {  // slots split over the threads
+      for (int s = slots * part / threads; s < slots * (part + 1) / threads; ++s) {
+        if (s + first > 0 && feature_->value[static_cast<std::size_t>(tree * nodes_ + (s + first - 1) / 2)] < 0.0f)
+          continue;  // no such node: its parent did not split
+        for (std::size_t i = 0; i < stride; ++i) {
+          double sum = 0.0;
+          for (int t = 0; t < threads; ++t) sum += ws.hist[static_cast<std::size_t>(t)][static_cast<std::size_t>(s) * stride + i];
+          float& cell = i + 2 < stride ? stats[static_cast<std::size_t>(s) * total_bins_ * 2 + i]
+                                       : totals[static_cast<std::size_t>(s) * 2 + (i + 2 - stride)];
+          cell = static_cast<float>(cell + sum);
+        }
       }
+    });
     set_state(kBatches, state(kBatches) + 1.0f);
     if (state(kBatches) < static_cast<float>(batches_per_layer_)) return;
-    grow_layer(tree, layer);
+    grow_layer(tree, layer, ws.threads);
   }
 
   std::vector<std::pair<std::string, double>> importances() const override {
@@ -279,9 +295,12 @@ class BoostedTreesModel : public Model {
     std::vector<unsigned char> have_bins;
     std::vector<double> base;         // per data row: the sum of finished trees' leaves
     std::vector<int> base_trees;      // how many finished trees `base` holds
+    std::vector<int> node_of, node_tree;  // per data row: the node it last reached, in which tree
+    double attempted_seen = 0.0;
     float bins_version = -1.0f;
     std::vector<int> node;            // per batch row: node reached in the tree being grown
     std::vector<float> hess;
+    bool no_hessian = false;
     std::vector<std::vector<double>> hist;  // per thread: layer slots x (bins x (g, h), totals)
     std::vector<Gradient> grads;
   };
@@ -376,21 +395,21 @@ class BoostedTreesModel : public Model {
     }
   }
 
-  // The flat index of the node `bins` reaches in `tree`.
-  std::size_t leaf(int tree, const std::uint16_t* bins) const {
+  // The flat index of the node `bins` reaches in `tree`, from node `n`
+  // (the direction taken without a branch: rows go either way at random).
+  std::size_t leaf(int tree, const std::uint16_t* bins, std::size_t n = 0) const {
     const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
     const float* feature = feature_->value.data() + base;
     const float* threshold = threshold_->value.data() + base;
-    std::size_t n = 0;
     while (feature[n] >= 0.0f) {
       const int f = static_cast<int>(feature[n]);
-      n = bins[f] <= threshold[n] ? 2 * n + 1 : 2 * n + 2;
+      n = 2 * n + 1 + static_cast<std::size_t>(static_cast<float>(bins[f]) > threshold[n]);
     }
     return base + n;
   }
 
   // One layer of `tree` from the accumulated (averaged) statistics.
-  void grow_layer(int tree, int layer) {
+  void grow_layer(int tree, int layer, int threads) {
     const int first = (1 << layer) - 1, slots = 1 << layer;
     const double per = 1.0 / batches_per_layer_;
     const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
@@ -398,9 +417,12 @@ class BoostedTreesModel : public Model {
     float* threshold = threshold_->value.data() + base;
     float* value = value_->value.data() + base;
     float* gain = gain_->value.data() + base;
+    // the nodes' best splits, nodes split over the threads (each writes its own children)
+    std::vector<unsigned char> split(static_cast<std::size_t>(slots), 0);
+    const int t_count = slots >= 4 ? std::max(1, threads) : 1;
+    parallel_for(t_count, t_count, [&](int part) {
     std::vector<double> g(kMaxBuckets), h(kMaxBuckets);
-    bool grew = false;
-    for (int s = 0; s < slots; ++s) {
+    for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
       const int node = first + s;
       if (node > 0 && feature[(node - 1) / 2] < 0.0f) continue;  // its parent did not split: no such node
       const float* st = stats_->value.data() + static_cast<std::size_t>(s) * total_bins_ * 2;
@@ -424,8 +446,10 @@ class BoostedTreesModel : public Model {
       gain[node] = static_cast<float>(best.gain);
       value[2 * node + 1] = static_cast<float>(value[node] + learning_rate_ * best.left_weight);
       value[2 * node + 2] = static_cast<float>(value[node] + learning_rate_ * best.right_weight);
-      grew = true;
+      split[static_cast<std::size_t>(s)] = 1;
     }
+    });
+    const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
     set_state(kBatches, 0.0f);
     set_state(kAttempted, state(kAttempted) + 1.0f);
     // A root that cannot split stays as it is (the attempt counts, as in TF);

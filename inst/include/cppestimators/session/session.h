@@ -101,8 +101,7 @@ class Session {
     est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
     switch (opt_.mode) {
       case Mode::Train:
-        loss_ = static_cast<float>(
-            head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits_.data()));
+        loss_ = static_cast<float>(batch_loss(rows, dlogits_.data()));
         if (est_.model().loss_is_batch_mean()) {
           loss_ /= static_cast<float>(rows);
           const std::size_t m = static_cast<std::size_t>(rows) * head.logits_dim();
@@ -114,8 +113,7 @@ class Session {
         else est_.advance_global_step();
         break;
       case Mode::Eval:
-        loss_ = static_cast<float>(
-            head.loss(logits_.data(), y_.data(), rows, per_example_.data(), nullptr));
+        loss_ = static_cast<float>(batch_loss(rows, nullptr));
         if (est_.model().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
         metrics_->update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
         break;
@@ -126,6 +124,28 @@ class Session {
     }
     ++steps_;
     return true;
+  }
+
+  // The head's summed loss of the batch (and its logit gradients): large
+  // batches split their rows over the session's threads, partial sums added
+  // in thread order, so a thread count gives one result.
+  double batch_loss(int rows, float* dlogits) {
+    const Head& head = est_.head();
+    const int threads = rows >= 16384 ? std::max(1, opt_.threads) : 1;
+    if (threads == 1) return head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits);
+    double partial[64] = {0.0};
+    const int t_count = std::min(threads, 64);
+    const std::size_t lw = static_cast<std::size_t>(head.logits_dim()), yw = static_cast<std::size_t>(head.label_dim()),
+                      pw = static_cast<std::size_t>(head.per_example_dim());
+    parallel_for(t_count, t_count, [&](int t) {
+      const int r0 = rows * t / t_count, n = rows * (t + 1) / t_count - r0;
+      const std::size_t r = static_cast<std::size_t>(r0);
+      partial[t] = head.loss(logits_.data() + r * lw, y_.data() + r * yw, n, per_example_.data() + r * pw,
+                             dlogits != nullptr ? dlogits + r * lw : nullptr);
+    });
+    double total = 0.0;
+    for (int t = 0; t < t_count; ++t) total += partial[t];
+    return total;
   }
 
   // What the last completed step produced.
