@@ -121,6 +121,10 @@ cpp_gemm_kernel <- function(name) {
     .Call(`_cppestimators_cpp_gemm_kernel`, name)
 }
 
+cpp_checkpoint_global_step <- function(dir) {
+    .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
+}
+
 cpp_estimator_weights <- function(est) {
     .Call(`_cppestimators_cpp_estimator_weights`, est)
 }

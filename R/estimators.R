@@ -85,8 +85,8 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
     stop("`weight_column` is not supported yet; use NULL.", call. = FALSE)
   }
   if (!is.null(model_dir) && (!is.character(model_dir) || length(model_dir) != 1L ||
-                              !nzchar(model_dir))) {
-    stop("`model_dir` must be NULL or a non-empty string.", call. = FALSE)
+                              is.na(model_dir) || !nzchar(model_dir))) {
+    stop("`model_dir` must be NULL or a non-empty string (not NA), not ", describe(model_dir), ".", call. = FALSE)
   }
   if (is.null(config)) config <- run_config()
   if (!inherits(config, "cppestimators_run_config")) {

@@ -81,10 +81,15 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
     stop("`object` must be a named list of features.", call. = FALSE)
   }
   nms <- names(object)
+  dup <- unique(nms[duplicated(nms)])
   response <- select_columns(rlang::enquo(response), nms, arg = "response", null_ok = TRUE)
   if (length(response) > 1L) stop("`response` must name one column.", call. = FALSE)
   features <- if (missing(features)) setdiff(nms, response) else
     select_columns(rlang::enquo(features), nms, arg = "features")
+  if (length(bad <- intersect(c(features, response), dup))) {
+    stop(sprintf("`object` has more than one column named %s: the names of the columns an input uses must be unique.",
+                 paste0("'", bad, "'", collapse = ", ")), call. = FALSE)
+  }
   batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE, max = .Machine$integer.max)
   num_epochs <- check_whole(num_epochs, "num_epochs", min = 1, max = .Machine$integer.max)
   if (!(isTRUE(shuffle) || isFALSE(shuffle) || identical(shuffle, "auto"))) {

@@ -47,6 +47,7 @@ sync_from_model_dir <- function(object, ptr) {
   if (isTRUE(st$busy)) return(invisible())
   path <- cpp_latest_checkpoint(object$spec$model_dir)
   if (!nzchar(path)) return(invisible())
+  check_model_dir(object)
   stamp <- checkpoint_stamp(path)
   if (identical(stamp, st$synced)) return(invisible())
   cpp_estimator_restore(ptr, path)
@@ -63,4 +64,110 @@ note_synced <- function(object) {
 checkpoint_stamp <- function(path) {
   info <- file.info(path, extra_cols = FALSE)
   paste(path, info$size, as.numeric(info$mtime))
+}
+
+# What defines an estimator's model (kind and its structure, head, columns),
+# as lines of text; stored in model_dir by train() so that an estimator whose
+# model differs is refused instead of restoring part of another model.
+model_file <- "cppestimators_model.txt"
+structural_fields <- c("hidden_units", "activation_fn", "linear_columns", "dnn_columns", "n_trees", "max_depth")
+
+model_description <- function(object) {
+  spec <- object$spec
+  model <- spec$model %||% list(kind = "linear")
+  cols <- spec$feature_columns
+  cols <- cols[order(vapply(cols, function(c) c$name, ""), method = "radix")]
+  fields <- intersect(structural_fields, names(model))
+  c(sprintf("model: %s", model$kind),
+    vapply(fields, function(f) sprintf("%s: %s", f, paste(format(unlist(model[[f]])), collapse = ", ")), ""),
+    sprintf("head: %s, %d", spec$head, as.integer(spec$head_n)),
+    if (!is.null(spec$label_vocabulary)) sprintf("label_vocabulary: %s", paste(spec$label_vocabulary, collapse = ", ")),
+    vapply(cols, function(c) paste("column:", column_repr(c)), ""))
+}
+
+# Refuses an estimator whose model differs from the one in its model_dir;
+# with `write`, records the model when the directory has none yet.
+check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) {
+  if (is.null(dir)) return(invisible())
+  path <- file.path(dir, model_file)
+  mine <- unname(model_description(object))
+  if (file.exists(path)) {
+    theirs <- readLines(path, warn = FALSE)
+    if (!identical(theirs, mine)) {
+      only_theirs <- setdiff(theirs, mine)
+      only_mine <- setdiff(mine, theirs)
+      stop(sprintf("model_dir '%s' holds a different model than this %s():\n%s\nUse another model_dir, or an estimator with the model's columns and settings.",
+                   dir, object$spec$name,
+                   paste(c(if (length(only_theirs)) paste0("  in model_dir only:      ", only_theirs),
+                           if (length(only_mine)) paste0("  in this estimator only: ", only_mine)), collapse = "\n")),
+           call. = FALSE)
+    }
+  } else if (write) {
+    dir.create(dir, recursive = TRUE, showWarnings = FALSE)
+    tmp <- tempfile(pattern = ".model-", tmpdir = dir)
+    writeLines(mine, tmp)
+    if (!file.rename(tmp, path)) {
+      unlink(tmp)
+      stop(sprintf("cannot write '%s'.", path), call. = FALSE)
+    }
+  }
+  invisible()
+}
+
+# An advisory lock on model_dir for the duration of a train(): a directory
+# (created atomically) holding the owner's process id and host. A lock left by
+# a process of this host that no longer exists is taken over. Returns a
+# function that releases it.
+lock_model_dir <- function(dir) {
+  lock <- file.path(dir, ".cppestimators.lock")
+  dir.create(dir, recursive = TRUE, showWarnings = FALSE)
+  me <- sprintf("%d %s", Sys.getpid(), hostname())
+  for (attempt in 1:2) {
+    if (dir.create(lock, showWarnings = FALSE)) {
+      writeLines(c(me, format(Sys.time(), "%Y-%m-%dT%H:%M:%S%z")), file.path(lock, "owner"))
+      return(function() unlink(lock, recursive = TRUE))
+    }
+    owner <- tryCatch(readLines(file.path(lock, "owner"), warn = FALSE)[1], error = function(e) NA_character_)
+    parts <- strsplit(owner %||% "", " ", fixed = TRUE)[[1]]
+    pid <- suppressWarnings(as.integer(parts[1]))
+    host <- paste(parts[-1], collapse = " ")
+    stale <- !is.na(pid) && identical(host, hostname()) && !process_alive(pid)
+    if (!stale || attempt == 2) {
+      holder <- if (is.na(pid)) "another process" else sprintf("process %d on host '%s'", pid, host)
+      stop(sprintf("model_dir '%s' is being trained by %s (lock %s): two trainings of one model_dir would overwrite each other's checkpoints. Wait for it to finish, or use another model_dir.",
+                   dir, holder, lock), call. = FALSE)
+    }
+    unlink(lock, recursive = TRUE)  # left by a process that no longer exists
+  }
+}
+
+process_alive <- function(pid) {
+  if (identical(pid, Sys.getpid())) return(TRUE)
+  isTRUE(tools::pskill(pid, signal = 0L))
+}
+
+# Temporary files of interrupted saves ("<file>.tmp-<pid>-...") whose process
+# no longer exists on this host: removed when training takes the lock.
+remove_stale_temporaries <- function(dir) {
+  files <- list.files(dir, pattern = "\\.tmp-[0-9]+-", full.names = TRUE, all.files = TRUE)
+  for (f in files) {
+    pid <- as.integer(sub(".*\\.tmp-([0-9]+)-.*", "\\1", basename(f)))
+    if (!is.na(pid) && !process_alive(pid)) unlink(f)
+  }
+}
+
+# A hook_global_step_waiter() waits for another process's training of the
+# same model_dir: train() waits here, before taking the lock, and returns the
+# hooks with those it waited for set to start at once.
+wait_for_global_step <- function(hooks, ptr, dir) {
+  for (i in seq_along(hooks)) {
+    h <- hooks[[i]]
+    if (!identical(h$type, "global_step_waiter") || h$wait_until_step <= 0) next
+    current <- function() max(cpp_estimator_global_step(ptr), cpp_checkpoint_global_step(dir))
+    if (current() >= h$wait_until_step) next
+    message(sprintf("Waiting for global step %s before starting training.", format(h$wait_until_step)))
+    while (current() < h$wait_until_step) Sys.sleep(0.5)
+    hooks[[i]]$wait_until_step <- 0
+  }
+  hooks
 }

@@ -69,8 +69,8 @@ validate_config <- function(cfg) {
   ge0 <- function(arg) list(ok = function(x) x >= 0, text = paste(arg, "should be >= 0"))
   gt0 <- function(arg) list(ok = function(x) x > 0, text = paste(arg, "should be > 0"))
   if (!is.null(v$model_dir) && (!is.character(v$model_dir) || length(v$model_dir) != 1L ||
-                                !nzchar(v$model_dir))) {
-    stop("model_dir should be non-empty", call. = FALSE)
+                                is.na(v$model_dir) || !nzchar(v$model_dir))) {
+    stop("model_dir should be non-empty (a string, not NA), not ", describe(v$model_dir), ".", call. = FALSE)
   }
   if (!is.null(v$tf_random_seed) && (!is.numeric(v$tf_random_seed) ||
                                      length(v$tf_random_seed) != 1L || is.na(v$tf_random_seed) ||
@@ -87,7 +87,9 @@ validate_config <- function(cfg) {
                                   ge0("save_checkpoints_steps")))
   v["save_checkpoints_secs"] <- list(num(v$save_checkpoints_secs, "save_checkpoints_secs",
                                  ge0("save_checkpoints_secs")))
-  v["keep_checkpoint_max"] <- list(num(v$keep_checkpoint_max, "keep_checkpoint_max", ge0("keep_checkpoint_max")))
+  v["keep_checkpoint_max"] <- list(num(v$keep_checkpoint_max, "keep_checkpoint_max",
+                                       list(ok = function(x) x >= 0 && x == floor(x) && x <= .Machine$integer.max,
+                                            text = "keep_checkpoint_max should be >= 0 and a whole number")))
   v["keep_checkpoint_every_n_hours"] <- list(num(v$keep_checkpoint_every_n_hours,
                                          "keep_checkpoint_every_n_hours",
                                          gt0("keep_checkpoint_every_n_hours")))

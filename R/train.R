@@ -135,7 +135,8 @@ check_steps <- function(x, arg) {
   if (is.numeric(x) && length(x) == 1L && !is.na(x) && x <= 0) {
     stop(sprintf("Must specify %s > 0, given: %s", arg, format(x)), call. = FALSE)
   }
-  check_whole(x, arg)
+  # steps count in 64-bit integers; 2^53 keeps every count exact in R's doubles
+  check_whole(x, arg, max = 2^53)
 }
 
 #' Evaluate an estimator
@@ -284,6 +285,20 @@ run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
     if (isTRUE(object$state$busy)) {
       stop("this estimator is already training: train() cannot be called from one of its own hooks.",
            call. = FALSE)
+    }
+    dir <- object$spec$model_dir
+    if (!is.null(dir)) {
+      # a hook_global_step_waiter() waits for another process's training
+      # before the lock is taken, then starts from what it trained
+      waited <- wait_for_global_step(hooks, ptr, dir)
+      if (!identical(waited, hooks)) {
+        hooks <- waited
+        sync_from_model_dir(object, ptr)
+      }
+      unlock <- lock_model_dir(dir)
+      on.exit(unlock(), add = TRUE)
+      remove_stale_temporaries(dir)
+      check_model_dir(object, write = TRUE)
     }
     object$state$busy <- TRUE
     on.exit(object$state$busy <- FALSE, add = TRUE)

@@ -331,6 +331,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_checkpoint_global_step
+double cpp_checkpoint_global_step(std::string dir);
+RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_global_step(dir));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_estimator_weights
 SEXP cpp_estimator_weights(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
@@ -375,6 +385,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_live_sessions", (DL_FUNC) &_cppestimators_cpp_live_sessions, 0},
     {"_cppestimators_cpp_session_note_interrupt", (DL_FUNC) &_cppestimators_cpp_session_note_interrupt, 1},
     {"_cppestimators_cpp_gemm_kernel", (DL_FUNC) &_cppestimators_cpp_gemm_kernel, 1},
+    {"_cppestimators_cpp_checkpoint_global_step", (DL_FUNC) &_cppestimators_cpp_checkpoint_global_step, 1},
     {"_cppestimators_cpp_estimator_weights", (DL_FUNC) &_cppestimators_cpp_estimator_weights, 1},
     {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}

@@ -1,5 +1,7 @@
 // column_numeric(): the feature's values (prod(shape) per row) as float32.
 #pragma once
+#include <limits>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -36,6 +38,18 @@ class NumericTransform : public FeatureTransform {
           throw std::invalid_argument("feature '" + name() +
                                       "' contains missing values (NA), first at row " +
                                       std::to_string(r + 1));
+    // values the engine's float32 cannot hold would give Inf or NaN predictions
+    if (c.type == ColumnType::Double)
+      for (int j = 0; j < c.width; ++j)
+        for (std::int64_t r = 0; r < c.n; ++r) {
+          const double v = c.doubles[static_cast<std::int64_t>(j) * c.n + r];
+          if (std::isinf(v))
+            throw std::invalid_argument("feature '" + name() + "' contains infinite values (" +
+                                        (v > 0 ? "Inf" : "-Inf") + "), first at row " + std::to_string(r + 1));
+          if (std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+            throw std::invalid_argument("feature '" + name() + "' contains values beyond the float32 range (|x| > 3.4e38), first at row " +
+                                        std::to_string(r + 1));
+        }
     return std::make_unique<Bound>(c);
   }
 

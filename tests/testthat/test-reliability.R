@@ -1,0 +1,108 @@
+# No silent wrong results, no lost work: bad values, mismatched models,
+# concurrent trainings, stale temporaries.
+
+test_that("infinite features and values beyond float32 are refused in train, evaluate and predict", {
+  est <- x_regressor()
+  quietly(train(est, x_input(), steps = 2))
+  bad <- data.frame(x = c(1, 2, Inf, 4), y = 1:4)
+  for (run in list(function(i) train(est, i, steps = 1), function(i) evaluate(est, i),
+                   function(i) predict(est, input_fn(bad, features = "x")))) {
+    expect_error(quietly(run(input_fn(bad, response = "y"))),
+                 "feature 'x' contains infinite values \\(Inf\\), first at row 3")
+  }
+  huge <- data.frame(x = c(1, -1e39), y = 1:2)
+  expect_error(quietly(predict(est, input_fn(huge, features = "x"))),
+               "feature 'x' contains values beyond the float32 range \\(\\|x\\| > 3.4e38\\), first at row 2")
+  # the response too, in evaluate() as in train()
+  inf_y <- data.frame(x = 1:3, y = c(1, -Inf, 3))
+  expect_error(quietly(evaluate(est, input_fn(inf_y, response = "y"))),
+               "the response contains infinite values, first at row 2")
+  expect_error(quietly(train(est, input_fn(inf_y, response = "y"), steps = 1)),
+               "the response contains infinite values, first at row 2")
+})
+
+test_that("an estimator whose model differs from its model_dir's is refused, listing the differences", {
+  dir <- tempfile()
+  two <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat", "wt")), model_dir = dir))
+  quietly(train(two, input_fn(mtcars, response = "mpg", features = c("drat", "wt")), steps = 2))
+  expect_true(file.exists(file.path(dir, "cppestimators_model.txt")))
+  one <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir))
+  err <- expect_error(quietly(predict(one, input_fn(mtcars, features = "drat"))),
+                      "model_dir '.*' holds a different model than this linear_regressor")
+  expect_match(conditionMessage(err), "in model_dir only: +column: _NumericColumn\\(key='wt'")
+  expect_error(variable_value(one), "holds a different model")
+  dnn <- suppressMessages(dnn_regressor(hidden_units = 3, feature_columns(column_numeric("drat", "wt")), model_dir = dir))
+  expect_error(quietly(train(dnn, input_fn(mtcars, response = "mpg", features = c("drat", "wt")), steps = 1)),
+               "in model_dir only: +model: linear")
+  # the same model in a new object reads the checkpoint
+  same <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat", "wt")), model_dir = dir))
+  expect_equal(variable_value(same, "global_step")[[1]], 1)  # 32 rows, one batch
+})
+
+test_that("load_estimator() refuses a model_dir that holds another model", {
+  a <- x_regressor(model_dir = tempfile())
+  quietly(train(a, x_input(), steps = 2))
+  exported <- export_savedmodel(a, tempfile())
+  other_dir <- tempfile()
+  b <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat")), model_dir = other_dir))
+  quietly(train(b, input_fn(mtcars, response = "mpg", features = "drat"), steps = 3))
+  before <- list.files(other_dir)
+  expect_error(load_estimator(exported, model_dir = other_dir), "holds a different model")
+  expect_equal(list.files(other_dir), before)
+  expect_equal(variable_value(b, "global_step")[[1]], 1)
+  # a new directory is fine
+  loaded <- load_estimator(exported, model_dir = tempfile())
+  expect_equal(variable_value(loaded, "global_step")[[1]], 2)
+})
+
+test_that("a second training of one model_dir is refused while the first runs; stale locks are taken over", {
+  dir <- tempfile()
+  est <- x_regressor(model_dir = dir)
+  other <- x_regressor(model_dir = dir)
+  seen <- NULL
+  hook <- session_run_hook(after_run = function(context, values) {
+    if (is.null(seen)) seen <<- tryCatch({ train(other, x_input(), steps = 1); "trained" },
+                                         error = function(e) conditionMessage(e))
+  })
+  quietly(train(est, x_input(), steps = 2, hooks = list(hook)))
+  expect_match(seen, sprintf("model_dir '%s' is being trained by process %d on host", dir, Sys.getpid()),
+               fixed = TRUE)
+  expect_false(dir.exists(file.path(dir, ".cppestimators.lock")))  # released at the end
+  # a lock left by a process that no longer exists
+  dir.create(file.path(dir, ".cppestimators.lock"))
+  writeLines(sprintf("%d %s", 2^22 + 12345, cppestimators:::hostname()), file.path(dir, ".cppestimators.lock", "owner"))
+  quietly(train(est, x_input(), steps = 1))
+  expect_equal(variable_value(est, "global_step")[[1]], 3)
+  # another host's lock is respected
+  dir.create(file.path(dir, ".cppestimators.lock"))
+  writeLines("12 some-other-host", file.path(dir, ".cppestimators.lock", "owner"))
+  expect_error(quietly(train(est, x_input(), steps = 1)), "being trained by process 12 on host 'some-other-host'")
+  unlink(file.path(dir, ".cppestimators.lock"), recursive = TRUE)
+})
+
+test_that("temporary files of dead processes' saves are removed when training starts", {
+  dir <- tempfile()
+  est <- x_regressor(model_dir = dir)
+  quietly(train(est, x_input(), steps = 1))
+  dead <- file.path(dir, sprintf("model.ckpt-1.tmp-%d-0000abcd-0", 2^22 + 4321))
+  mine <- file.path(dir, sprintf("model.ckpt-1.tmp-%d-0000abcd-0", Sys.getpid()))
+  writeLines("partial", dead)
+  writeLines("partial", mine)
+  quietly(train(est, x_input(), steps = 1))
+  expect_false(file.exists(dead))
+  expect_true(file.exists(mine))  # this process is alive: not stale
+})
+
+test_that("ambiguous or out-of-range arguments are errors naming them", {
+  df <- data.frame(x = 1:3, x = 4:6, y = 1:3, check.names = FALSE)
+  expect_error(input_fn(df, response = "y", features = "x"), "more than one column named 'x'")
+  expect_error(x_regressor(model_dir = NA_character_), "`model_dir` must be NULL or a non-empty string \\(not NA\\)")
+  expect_error(run_config(model_dir = NA_character_), "model_dir should be non-empty \\(a string, not NA\\), not character NA")
+  expect_error(run_config(keep_checkpoint_max = 2.5), "keep_checkpoint_max should be >= 0 and a whole number")
+  expect_error(train(x_regressor(), x_input(), steps = 2^63), "`steps` must be <= ")
+  expect_error(train(x_regressor(), x_input(), max_steps = 2^64), "`max_steps` must be <= ")
+  expect_error(evaluate(x_regressor(), x_input(num_epochs = 1), steps = 2^63), "`steps` must be <= ")
+  fac <- data.frame(x = factor(c("a", "b", "a")), y = 1:3)
+  expect_error(quietly(train(x_regressor(), input_fn(fac, response = "y"), steps = 1)),
+               "feature 'x' is a factor: column_numeric\\(\\) needs numbers")
+})
