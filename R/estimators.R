@@ -52,7 +52,7 @@ linear_regressor <- function(feature_columns, model_dir = NULL, label_dimension 
 linear_classifier <- function(feature_columns, model_dir = NULL, n_classes = 2L,
                               weight_column = NULL, label_vocabulary = NULL,
                               optimizer = "Ftrl", config = NULL, partitioner = NULL) {
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   check_label_vocabulary(label_vocabulary, n_classes)
   new_estimator("classifier", "linear_classifier", feature_columns, model_dir,
                 head = if (n_classes == 2) "binary" else "multi_class", head_n = n_classes,
@@ -150,7 +150,7 @@ optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2, null_ok = TRU
 estimator_ptr <- function(object) {
   st <- object$state
   if (is.null(st$ptr) || is_null_xptr(st$ptr)) {
-    st$ptr <- new_engine(object)
+    st$ptr <- with_error_class(new_engine(object))
     restore_weights(object, st$ptr)
     remember_weights(object)
   }

@@ -55,7 +55,7 @@ dnn_classifier <- function(hidden_units, feature_columns, model_dir = NULL, n_cl
                            weight_column = NULL, label_vocabulary = NULL, optimizer = "Adagrad",
                            activation_fn = "relu", dropout = NULL, input_layer_partitioner = NULL,
                            config = NULL) {
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   check_label_vocabulary(label_vocabulary, n_classes)
   new_estimator("classifier", "dnn_classifier", feature_columns, model_dir,
                 head = if (n_classes == 2) "binary" else "multi_class", head_n = n_classes,
@@ -149,7 +149,7 @@ dnn_linear_combined_classifier <- function(model_dir = NULL, linear_feature_colu
                                            n_classes = 2L, weight_column = NULL,
                                            label_vocabulary = NULL, input_layer_partitioner = NULL,
                                            config = NULL) {
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   check_label_vocabulary(label_vocabulary, n_classes)
   new_combined("classifier", "dnn_linear_combined_classifier",
                if (n_classes == 2) "binary" else "multi_class", n_classes, label_vocabulary,

@@ -83,7 +83,7 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                      l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
                                      config = NULL) {
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE)
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   if (n_classes != 2L) {
     stop(sprintf("For now only binary classification is supported.n_classes given as %d", n_classes), call. = FALSE)
   }

@@ -42,7 +42,9 @@ latest_checkpoint <- function(object) {
 # object or process trained into the same directory) is restored.
 # Never while this object's engine is inside a session (a hook reading the
 # estimator must not rewind the training in progress).
-sync_from_model_dir <- function(object, ptr) {
+sync_from_model_dir <- function(object, ptr) with_error_class(sync_model_dir_impl(object, ptr))
+
+sync_model_dir_impl <- function(object, ptr) {
   st <- object$state
   if (isTRUE(st$busy)) return(invisible())
   path <- cpp_latest_checkpoint(object$spec$model_dir)

@@ -269,8 +269,10 @@ class_labels <- function(object, ids) {
 # R closure hooks come back naming the hook and phase.
 # `ptr`: run on this engine as it is (evaluation during training), without
 # looking at model_dir.
-run_session <- function(object, input_fn, mode, hooks, predict_keys = NULL,
-                        checkpoint_path = NULL, ptr = NULL, in_order = FALSE) {
+run_session <- function(...) with_error_class(run_session_impl(...))
+
+run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
+                             checkpoint_path = NULL, ptr = NULL, in_order = FALSE) {
   own <- FALSE
   if (!is.null(ptr)) {
     # the caller's engine, as it is

@@ -45,3 +45,33 @@ describe <- function(x) {
   if (is.atomic(x)) return(sprintf("a %s vector of length %d", class(x)[1], length(x)))
   sprintf("an object of class '%s'", class(x)[1])
 }
+
+# Every error the package raises carries the class "cppestimators_error"
+# (besides more specific ones, such as "cppestimators_hook_error"), so that
+# callers can catch the package's errors with tryCatch(cppestimators_error =).
+# This stop() masks base::stop() inside the package; a condition object is
+# re-signalled with the class added.
+stop <- function(..., call. = TRUE, domain = NULL) {
+  args <- list(...)
+  if (length(args) == 1L && inherits(args[[1L]], "condition")) {
+    cond <- args[[1L]]
+    if (!inherits(cond, "cppestimators_error")) class(cond) <- c("cppestimators_error", class(cond))
+    return(base::stop(cond))
+  }
+  cond <- structure(class = c("cppestimators_error", "error", "condition"),
+                    list(message = .makeMessage(..., domain = domain),
+                         call = if (isTRUE(call.)) sys.call(-1L) else NULL))
+  base::stop(cond)
+}
+
+# Evaluates `expr`, adding the package's class to errors from the engine
+# (C++ exceptions arrive as conditions of their own classes).
+with_error_class <- function(expr) {
+  tryCatch(expr, error = function(e) {
+    if (!inherits(e, "cppestimators_error")) {
+      class(e) <- c("cppestimators_error", class(e))
+      e$call <- NULL
+    }
+    base::stop(e)
+  })
+}

@@ -21,26 +21,47 @@ std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector 
   std::vector<std::pair<std::string, float>> v;
   for (R_xlen_t i = 0; i < values.size(); ++i)
     v.emplace_back(std::string(names[i]), static_cast<float>(values[i]));
-  // One writer per directory for the life of the process (as TF's
-  // FileWriterCache), so that repeated evaluations append to one file; a
-  // writer whose file was removed is replaced.
-  static std::map<std::string, std::unique_ptr<EventFileSink>> cache;
+  // One writer per directory (as TF's FileWriterCache), so that repeated
+  // evaluations append to one file; a writer whose file was removed is
+  // replaced. At most kOpen writers stay open: the least recently used one is
+  // closed first (its directory gets a new file if evaluated again), so
+  // that thousands of estimators do not exhaust the process's open files.
+  struct Entry {
+    std::unique_ptr<EventFileSink> sink;
+    std::uint64_t used = 0;
+  };
+  static std::map<std::string, Entry> cache;
+  static std::uint64_t clock = 0;
+  constexpr std::size_t kOpen = 16;
   auto it = cache.find(dir);
   if (it != cache.end()) {
-    const std::string path = it->second->path();
+    const std::string path = it->second.sink->path();
     std::error_code ec;
     if (path.empty() || !std::filesystem::exists(path, ec)) cache.erase(it), it = cache.end();
   }
-  if (it == cache.end()) it = cache.emplace(dir, std::make_unique<EventFileSink>(dir, hostname)).first;
-  it->second->scalars(static_cast<std::int64_t>(step), v);
-  it->second->flush();
-  return it->second->path();
+  if (it == cache.end()) {
+    while (cache.size() >= kOpen) {
+      auto oldest = cache.begin();
+      for (auto j = cache.begin(); j != cache.end(); ++j)
+        if (j->second.used < oldest->second.used) oldest = j;
+      cache.erase(oldest);
+    }
+    it = cache.emplace(dir, Entry{std::make_unique<EventFileSink>(dir, hostname), 0}).first;
+  }
+  it->second.used = ++clock;
+  it->second.sink->scalars(static_cast<std::int64_t>(step), v);
+  it->second.sink->flush();
+  return it->second.sink->path();
 }
 
 // Every scalar of one event file, as columns.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List cpp_read_events(std::string path) {
-  const std::vector<ScalarEvent> ev = read_scalar_events(path);
+  std::size_t tail = 0;
+  const std::vector<ScalarEvent> ev = read_scalar_events(path, &tail);
+  if (tail != static_cast<std::size_t>(-1))
+    Rcpp::warning(path + ": the last record, at offset " + std::to_string(tail) +
+                  ", is incomplete (the file was cut short); it is skipped");
   Rcpp::NumericVector step(ev.size()), value(ev.size()), wall(ev.size());
   Rcpp::CharacterVector tag(ev.size());
   for (std::size_t i = 0; i < ev.size(); ++i) {

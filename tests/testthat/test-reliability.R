@@ -106,3 +106,50 @@ test_that("ambiguous or out-of-range arguments are errors naming them", {
   expect_error(quietly(train(x_regressor(), input_fn(fac, response = "y"), steps = 1)),
                "feature 'x' is a factor: column_numeric\\(\\) needs numbers")
 })
+
+test_that("an event file cut short is read up to its last whole record, with a warning", {
+  dir <- tempfile()
+  quietly(train(x_regressor(model_dir = dir, config = run_config(save_summary_steps = 1)), x_input(), steps = 4))
+  f <- list.files(dir, pattern = "tfevents", full.names = TRUE)[1]
+  whole <- read_summaries(dir)
+  bytes <- readBin(f, "raw", file.size(f))
+  writeBin(bytes[seq_len(length(bytes) - 7)], f)  # the last record loses its tail
+  expect_warning(cut <- read_summaries(dir), "the last record, at offset [0-9]+, is incomplete")
+  expect_lt(nrow(cut), nrow(whole))  # the last event's scalars are gone, the rest is intact
+  expect_gt(nrow(cut), 0)
+  expect_equal(cut, whole[seq_len(nrow(cut)), ], ignore_attr = TRUE)
+  # a corrupt record in the middle stays an error naming the file and offset
+  bytes[40] <- as.raw(bitwXor(as.integer(bytes[40]), 0xff))
+  writeBin(bytes, f)
+  expect_error(read_summaries(dir), "tfevents.*(bad record CRC|bad length CRC|malformed Event) at offset [0-9]+")
+})
+
+test_that("evaluation writers stay few however many estimators evaluate", {
+  skip_on_os("windows")
+  open_files <- function() length(list.files(sprintf("/proc/%d/fd", Sys.getpid())))
+  skip_if(open_files() == 0, "no /proc")
+  input <- x_input(num_epochs = 1)
+  first <- x_regressor(model_dir = tempfile())
+  quietly(evaluate(first, input))
+  before <- open_files()
+  for (i in 1:40) quietly(evaluate(x_regressor(model_dir = tempfile()), input))
+  expect_lte(open_files() - before, 16)
+})
+
+test_that("sizes no machine holds are errors naming the argument, before allocating", {
+  big <- input_fn(data.frame(x = 1:4, y = 1:4), response = "y", batch_size = 2e9, num_epochs = NULL)
+  expect_error(quietly(train(x_regressor(), big, steps = 1)),
+               "`batch_size` of 2000000000 rows would need [0-9]+ GiB of batch buffers")
+  expect_error(linear_classifier(feature_columns(column_numeric("x")), n_classes = 1e9), "`n_classes` must be <= ")
+})
+
+test_that("the package's errors carry the class cppestimators_error", {
+  expect_error(input_fn(data.frame(x = 1), response = "nope"), class = "cppestimators_error")
+  expect_error(quietly(train(x_regressor(), input_fn(data.frame(x = c(1, Inf), y = 1:2), response = "y"), steps = 1)),
+               class = "cppestimators_error")
+  hook <- session_run_hook(after_run = function(context, values) stop("boom"))
+  err <- expect_error(quietly(train(x_regressor(), x_input(), steps = 1, hooks = list(hook))),
+                      class = "cppestimators_hook_error")
+  expect_s3_class(err, "cppestimators_error")
+  expect_equal(conditionMessage(err$parent), "boom")
+})

@@ -141,7 +141,9 @@ class EventWriter {
 // file and the byte offset of the offending record: "<path>: truncated record at offset N",
 // "<path>: bad length CRC at offset N", "<path>: bad record CRC at offset N",
 // "<path>: malformed Event at offset N"; or "<path>: cannot open"/"read error".
-inline std::vector<ScalarEvent> read_scalar_events(const std::string& path) {
+// With `truncated_tail`, an incomplete last record is skipped and its offset
+// reported there (see for_each_record()).
+inline std::vector<ScalarEvent> read_scalar_events(const std::string& path, std::size_t* truncated_tail = nullptr) {
   std::string bytes;
   int err = 0;
   const detail::ReadResult r = detail::read_whole_file(path, &bytes, &err);
@@ -153,7 +155,8 @@ inline std::vector<ScalarEvent> read_scalar_events(const std::string& path) {
       bytes, path, [&](const unsigned char* data, std::size_t size, std::size_t offset) {
         if (!event_detail::parse_event(event_detail::WireReader(data, data + size), out))
           throw event_detail::record_error(path, "malformed Event", offset);
-      });
+      },
+      truncated_tail);
   return out;
 }
 

@@ -41,18 +41,26 @@ inline std::runtime_error record_error(const std::string& path, const char* what
 // Calls on_record(data, length, offset) for every record of `bytes` (the contents of `path`),
 // in order, after checking its framing and both CRCs. Throws record_error() with
 // "truncated record", "bad length CRC" or "bad record CRC" at the record's offset.
+// With `truncated_tail`, a last record cut short by the end of the file (a
+// crash or a full disk while it was written) ends the walk instead: its
+// offset goes to *truncated_tail (npos when the file is whole).
 template <class OnRecord>
-void for_each_record(const std::string& bytes, const std::string& path, OnRecord on_record) {
+void for_each_record(const std::string& bytes, const std::string& path, OnRecord on_record,
+                     std::size_t* truncated_tail = nullptr) {
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::size_t size = bytes.size();
   std::size_t pos = 0;
+  if (truncated_tail != nullptr) *truncated_tail = static_cast<std::size_t>(-1);
+  const auto cut_short = [&](std::size_t at) {
+    if (truncated_tail == nullptr) throw record_error(path, "truncated record", at);
+    *truncated_tail = at;
+  };
   while (pos < size) {
-    if (size - pos < 12) throw record_error(path, "truncated record", pos);
+    if (size - pos < 12) return cut_short(pos);
     const std::uint64_t len = detail::load_u64(data + pos);
     if (unmask_crc(detail::load_u32(data + pos + 8)) != crc32c(data + pos, 8))
       throw record_error(path, "bad length CRC", pos);
-    if (len > size - pos - 12 || size - pos - 12 - len < 4)
-      throw record_error(path, "truncated record", pos);
+    if (len > size - pos - 12 || size - pos - 12 - len < 4) return cut_short(pos);
     const unsigned char* payload = data + pos + 12;
     const std::size_t payload_len = static_cast<std::size_t>(len);
     if (unmask_crc(detail::load_u32(payload + payload_len)) != crc32c(payload, payload_len))

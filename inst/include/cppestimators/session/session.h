@@ -12,6 +12,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
 
 #include "../data/batcher.h"
 #include "../features/dense_block.h"
@@ -54,6 +57,13 @@ class Session {
     // a batch never holds more rows than the whole input delivers
     std::int64_t rows_max = opt.batch_size;
     if (opt.num_epochs >= 0) rows_max = std::min<std::int64_t>(rows_max, data.n * opt.num_epochs);
+    // buffers are sized up front: refuse sizes no machine holds before trying
+    const double per_row = 4.0 * (est.model().features().dense_width() + 3.0 * head.logits_dim() + head.label_dim() +
+                                  head.per_example_dim() + 2.0);
+    if (static_cast<double>(rows_max) * per_row > memory_limit())
+      throw std::invalid_argument("`batch_size` of " + std::to_string(rows_max) + " rows would need " +
+                                  std::to_string(static_cast<long long>(rows_max * per_row / (1ull << 30))) +
+                                  " GiB of batch buffers; use a smaller batch_size (or a finite num_epochs)");
     const std::size_t b = static_cast<std::size_t>(std::max<std::int64_t>(rows_max, 1));
     idx_.assign(b, 0);
     est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
@@ -124,6 +134,17 @@ class Session {
     }
     ++steps_;
     return true;
+  }
+
+  // Bytes the batch buffers may take: the machine's memory where it can be
+  // asked, at most 64 GiB.
+  static double memory_limit() {
+    double limit = 64.0 * (1ull << 30);
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) limit = std::min(limit, static_cast<double>(pages) * static_cast<double>(page));
+#endif
+    return limit;
   }
 
   // The head's summed loss of the batch (and its logit gradients): large
