@@ -1,6 +1,6 @@
 #' cppestimators: TensorFlow-style estimators and session hooks in native C++
 #'
-#' Trains linear, DNN and wide & deep estimators with the API of the `tfestimators` package, without
+#' Trains linear, DNN, wide & deep and boosted trees estimators with the API of the `tfestimators` package, without
 #' TensorFlow or Python: the training loop, the input pipeline and the built-in
 #' hooks run in C++ (Rcpp and RcppEigen); custom hooks are R closures called by
 #' that loop. Scripts written for `tfestimators` run with
@@ -24,6 +24,24 @@
 #'   off). See [input_fn()].
 #' * `cppestimators.verbose`: TensorFlow's INFO lines for `train()`'s own
 #'   hooks (default `FALSE`).
+#' * `cppestimators.progress`: `FALSE` silences progress bars (default
+#'   `TRUE`). Bars, like every message of the package, go to stderr.
+#'
+#' @section Conditions:
+#' Every error the package raises has the class `cppestimators_error`
+#' (errors of the C++ engine included), so `tryCatch(..., cppestimators_error
+#' = function(e) ...)` catches them. An error inside a hook has the class
+#' `cppestimators_hook_error` too, with fields `hook` (its position), `phase`
+#' and `parent` (the original condition).
+#'
+#' @section Model directories:
+#' `train()` records what defines the model (kind, structure, head, feature
+#' columns) in `cppestimators_model.txt` in the model directory and refuses
+#' an estimator whose model differs, listing the differences; it holds an
+#' advisory lock (`.cppestimators.lock`, with the process id and host) for
+#' its duration, so a second training of the same directory fails at once
+#' with the holder's name (a lock left by a dead process of this host is
+#' taken over), and removes temporary files of saves interrupted by a crash.
 #'
 #' @keywords internal
 #' @useDynLib cppestimators, .registration = TRUE
