@@ -7,7 +7,7 @@ deps:
 	bash .ci/deps.sh
 
 install: deps
-	_R_SHLIB_STRIP_=true R CMD INSTALL --preclean --no-test-load . >install.log 2>&1 || (tail -50 install.log; exit 1)
+	_R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug" R CMD INSTALL --preclean --no-test-load . >install.log 2>&1 || (tail -50 install.log; exit 1)
 
 demo: install
 	Rscript inst/examples/seeds.R

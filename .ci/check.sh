@@ -11,9 +11,10 @@ tarball=$(ls cppestimators_*.tar.gz)
 export _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false _R_CHECK_SYSTEM_CLOCK_=0
 export NOT_CRAN=true
-# strip the debugging symbols of R's default -g from the installed library
-# (R CMD INSTALL's own switch; R's compiler flags stay as they are)
-export _R_SHLIB_STRIP_=true
+# strip the debugging information of R's default -g from the installed
+# library (R CMD INSTALL's own switch; R's compiler flags stay as they are);
+# --strip-debug keeps the symbol table the check's nm reads
+export _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug"
 status=0
 R CMD check --as-cran --no-manual "$tarball" || status=$?
 log=cppestimators.Rcheck/00check.log

@@ -170,7 +170,7 @@ engine_for_checkpoint <- function(object, checkpoint_path) {
                  checkpoint_path), call. = FALSE)
   }
   ptr <- new_engine(object)
-  cpp_estimator_restore(ptr, normalizePath(path))
+  with_error_class(cpp_estimator_restore(ptr, normalizePath(path)))
   ptr
 }
 

@@ -67,7 +67,7 @@ export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
   spec$config <- spec$config$replace(model_dir = NULL)
   saveRDS(list(format = 1L, spec = spec, args = object$args, class = class(object)),
           file.path(dir, "estimator.rds"))
-  cpp_estimator_write_file(ptr, file.path(dir, "variables.ckpt"))
+  with_error_class(cpp_estimator_write_file(ptr, file.path(dir, "variables.ckpt")))
   invisible(normalizePath(dir))
 }
 
@@ -89,7 +89,7 @@ load_estimator <- function(export_dir, model_dir = NULL) {
   object <- structure(list(spec = spec, args = saved$args, state = new.env(parent = emptyenv())),
                       class = saved$class)
   ptr <- estimator_ptr(object)
-  cpp_estimator_restore(ptr, normalizePath(files[2]))
+  with_error_class(cpp_estimator_restore(ptr, normalizePath(files[2])))
   # never into a directory that holds another model (its checkpoints would
   # be rotated away and its index repointed)
   if (nzchar(cpp_latest_checkpoint(spec$model_dir)) && !file.exists(file.path(spec$model_dir, model_file))) {

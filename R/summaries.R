@@ -90,7 +90,7 @@ read_summaries <- function(dir) {
                       wall_time = numeric(), stringsAsFactors = FALSE)
   if (length(files) == 0L) return(empty)
   parts <- lapply(files, function(f) {
-    ev <- cpp_read_events(normalizePath(file.path(dir, f)))
+    ev <- with_error_class(cpp_read_events(normalizePath(file.path(dir, f))))
     df <- as.data.frame(ev, stringsAsFactors = FALSE)
     df$run <- rep(dirname(f), nrow(df))
     df

@@ -153,3 +153,16 @@ test_that("the package's errors carry the class cppestimators_error", {
   expect_s3_class(err, "cppestimators_error")
   expect_equal(conditionMessage(err$parent), "boom")
 })
+
+test_that("engine errors outside sessions carry the class too", {
+  dir <- tempfile()
+  quietly(train(x_regressor(model_dir = dir, config = run_config(save_summary_steps = 1)), x_input(), steps = 2))
+  f <- list.files(dir, pattern = "tfevents", full.names = TRUE)[1]
+  bytes <- readBin(f, "raw", file.size(f))
+  bytes[40] <- as.raw(bitwXor(as.integer(bytes[40]), 0xff))
+  writeBin(bytes, f)
+  expect_error(read_summaries(dir), class = "cppestimators_error")
+  ck <- file.path(dir, "model.ckpt-2.ckpt")
+  writeBin(charToRaw("not a checkpoint"), ck)
+  expect_error(variable_value(x_regressor(model_dir = dir)), class = "cppestimators_error")
+})
