@@ -123,11 +123,15 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
 lock_model_dir <- function(dir) {
   lock <- file.path(dir, ".cppestimators.lock")
   dir.create(dir, recursive = TRUE, showWarnings = FALSE)
+  if (!dir.exists(dir)) stop(sprintf("cannot create model_dir '%s'.", dir), call. = FALSE)
   me <- sprintf("%d %s", Sys.getpid(), hostname())
   for (attempt in 1:2) {
     if (dir.create(lock, showWarnings = FALSE)) {
       writeLines(c(me, format(Sys.time(), "%Y-%m-%dT%H:%M:%S%z")), file.path(lock, "owner"))
       return(function() unlink(lock, recursive = TRUE))
+    }
+    if (!dir.exists(lock)) {
+      stop(sprintf("cannot create the lock '%s': is model_dir writable?", lock), call. = FALSE)
     }
     owner <- tryCatch(readLines(file.path(lock, "owner"), warn = FALSE)[1], error = function(e) NA_character_)
     parts <- strsplit(owner %||% "", " ", fixed = TRUE)[[1]]
