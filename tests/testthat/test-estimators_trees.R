@@ -197,3 +197,23 @@ test_that("a boosted trees model survives saveRDS() and export/load with the sam
   exported <- export_savedmodel(est, tempfile())
   expect_equal(quietly(predict(load_estimator(exported), input)), before)
 })
+
+test_that("hooks work with boosted trees; their loss is the batch mean and average_loss matches it", {
+  set.seed(2)
+  df <- data.frame(a = runif(300), b = runif(300))
+  df$y <- as.numeric(df$a > df$b)
+  dir <- tempfile()
+  est <- boosted_trees_classifier(feature_columns(column_numeric("a", "b")), n_batches_per_layer = 1, n_trees = 5,
+                                  max_depth = 2, model_dir = dir, config = trees_quiet)
+  h <- quietly(train(est, input_fn(df, response = "y", batch_size = 300L, num_epochs = NULL), hooks = list(
+    hook_in_memory_evaluator(est, input_fn(df, response = "y"), every_n_iter = 3),
+    hook_summary_saver(save_steps = 2))))
+  d <- as.data.frame(h)
+  acc <- d$value[d$metric == "eval_accuracy"]
+  expect_equal(d$step[d$metric == "eval_accuracy"], c(0, 3, 6, 9, 10))
+  expect_gt(acc[length(acc)], 0.9)
+  s <- read_summaries(dir)
+  s <- s[s$run == "." & s$step == 1, ]
+  expect_equal(s$value[s$tag == "loss"][1], log(2), tolerance = 1e-6)  # mean loss at zero logits
+  expect_equal(s$value[s$tag == "average_loss"][1], log(2), tolerance = 1e-6)
+})

@@ -35,8 +35,7 @@ class SummarySaverHook : public Hook {
     timer_.update(step, svc_.now(), nullptr, nullptr);
     if (sink_ == nullptr) return;
     values_.clear();
-    const int m = s.rows() * s.head().per_example_dim();
-    values_.emplace_back("average_loss", static_cast<float>(m > 0 ? s.loss() / m : 0.0));
+    values_.emplace_back("average_loss", static_cast<float>(s.average_loss()));
     values_.emplace_back("loss", static_cast<float>(s.loss()));
     for (const auto& n : tensors_) {
       read_tensor(s, n, tmp_);

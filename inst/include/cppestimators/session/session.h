@@ -173,6 +173,14 @@ class Session {
   std::int64_t steps_run() const { return steps_; }
   int rows() const { return rows_; }
   double loss() const { return loss_; }
+  // The mean per-example loss of the last step (the loss is their sum, or
+  // already their batch mean for models that report it so).
+  double average_loss() const {
+    const int m = rows_ * est_.head().per_example_dim();
+    if (m <= 0) return 0.0;
+    const double sum = est_.model().loss_is_batch_mean() ? static_cast<double>(loss_) * rows_ : loss_;
+    return sum / m;
+  }
   const float* per_example_losses() const { return per_example_.data(); }
   const float* logits() const { return logits_.data(); }
   const float* labels() const { return y_.data(); }

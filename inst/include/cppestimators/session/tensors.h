@@ -61,11 +61,7 @@ inline const std::vector<TensorEntry>& tensor_registry() {
        [](const Session& s, TensorValue& out) {
          set_rows(out, s.per_example_losses(), s.rows(), s.head().per_example_dim(), false);
        }},
-      {"average_loss", always,
-       [](const Session& s, TensorValue& out) {
-         const int m = s.rows() * s.head().per_example_dim();
-         set_scalar(out, m > 0 ? s.loss() / m : 0.0);
-       }},
+      {"average_loss", always, [](const Session& s, TensorValue& out) { set_scalar(out, s.average_loss()); }},
       {"global_step", always,
        [](const Session& s, TensorValue& out) {
          set_scalar(out, static_cast<double>(s.global_step()), true);
