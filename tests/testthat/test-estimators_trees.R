@@ -217,3 +217,35 @@ test_that("hooks work with boosted trees; their loss is the batch mean and avera
   expect_equal(s$value[s$tag == "loss"][1], log(2), tolerance = 1e-6)  # mean loss at zero logits
   expect_equal(s$value[s$tag == "average_loss"][1], log(2), tolerance = 1e-6)
 })
+
+test_that("two threads grow the trees one thread grows, batches holding a row twice included", {
+  set.seed(21)
+  df <- data.frame(a = runif(5000), b = runif(5000), c = rnorm(5000))
+  df$y <- as.numeric(sin(4 * df$a) + df$b * df$c + rnorm(5000, sd = 0.3) > 0.5)
+  grow <- function(threads, batch_size = 7000L) {
+    old <- options(cppestimators.threads = threads)
+    on.exit(options(old))
+    set.seed(22)  # the same shuffles for both
+    est <- boosted_trees_classifier(feature_columns(column_numeric("a", "b", "c")), n_batches_per_layer = 1,
+                                    n_trees = 3, max_depth = 3, config = trees_quiet)
+    # 7000-row batches wrap around the 5000 rows: they hold rows twice
+    quietly(train(est, input_fn(df, response = "y", batch_size = batch_size, num_epochs = NULL, shuffle = TRUE)))
+    est
+  }
+  one <- grow(1L)
+  two <- grow(2L)
+  expect_equal(variable_value(two, "boosted_trees/tree_feature"), variable_value(one, "boosted_trees/tree_feature"))
+  expect_equal(variable_value(two, "boosted_trees/tree_threshold"), variable_value(one, "boosted_trees/tree_threshold"))
+  expect_equal(variable_value(two, "boosted_trees/tree_value"), variable_value(one, "boosted_trees/tree_value"),
+               tolerance = 1e-5)
+  whole_one <- grow(1L, 5000L)  # each batch the whole data once, the threads taking halves of it
+  whole_two <- grow(2L, 5000L)
+  expect_equal(variable_value(whole_two, "boosted_trees/tree_threshold"),
+               variable_value(whole_one, "boosted_trees/tree_threshold"))
+  expect_equal(variable_value(whole_two, "boosted_trees/tree_value"), variable_value(whole_one, "boosted_trees/tree_value"),
+               tolerance = 1e-5)
+  # and what the threaded run predicts is the walk over its own trees
+  rows <- c(1, 777, 2500, 4999)
+  p <- unlist(quietly(predict(two, input_fn(df[rows, ], features = c("a", "b", "c")), predict_keys = "logits"))$logits)
+  expect_equal(p, vapply(rows, function(i) walk_trees(two, as.list(df[i, c("a", "b", "c")])), 0), tolerance = 1e-5)
+})

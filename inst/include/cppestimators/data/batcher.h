@@ -31,8 +31,12 @@ class Batcher {
 
   // Writes up to batch_size row indices to `out` (capacity >= batch_size, or
   // the rows left in a finite stream) and returns how many; 0: end of input.
+  // Whether the last batch holds each of its rows once (it did not wrap
+  // around the end of an epoch).
+  bool last_distinct() const { return last_distinct_; }
+
   int next(int* out) {
-    int count = 0;
+    int count = 0, segments = 0;
     while (count < batch_size_ && !exhausted_) {
       if (pos_ == n_) {
         ++epoch_;
@@ -49,7 +53,9 @@ class Batcher {
                 out + count);
       count += static_cast<int>(take);
       pos_ += take;
+      ++segments;
     }
+    last_distinct_ = segments <= 1;
     if (count > 0 && pos_ == n_ && num_epochs_ >= 0 && epoch_ + 1 >= num_epochs_) {
       exhausted_ = true;  // the stream ends exactly here
     }
@@ -66,6 +72,7 @@ class Batcher {
   std::int64_t pos_ = 0;
   std::int64_t epoch_ = 0;
   bool exhausted_ = false;
+  bool last_distinct_ = true;
 };
 
 }  // namespace cppestimators

@@ -84,6 +84,9 @@ struct FeatureBatch {
   // many rows the data has (models may cache per-row results in a session).
   const int* row_ids = nullptr;
   std::int64_t data_rows = 0;
+  // Whether no row id appears twice in the batch (set by the session from
+  // its batcher; false when unknown).
+  bool distinct_rows = false;
   std::vector<float> dense;       // storage for gathered or copied rows
   std::vector<SparseIds> sparse;  // one per id column, in column order
 };

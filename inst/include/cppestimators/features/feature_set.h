@@ -114,6 +114,7 @@ class FeatureSet {
               const DenseRows* block = nullptr) const {
     batch.rows = count;
     batch.row_ids = rows;
+    batch.distinct_rows = false;
     batch.dense_block = nullptr;
     batch.dense_index = nullptr;
     if (dense_width_ > 0) {

@@ -132,9 +132,10 @@ class BoostedTreesModel : public Model {
     ws->node_tree.assign(n, -1);
     ws->node.assign(static_cast<std::size_t>(max_rows), 0);
     ws->hess.assign(static_cast<std::size_t>(max_rows), 0.0f);
+    ws->totals.assign(static_cast<std::size_t>(ws->threads) * 2 * (std::size_t{1} << (max_depth_ - 1)), 0.0);
     const std::size_t slots = std::size_t{1} << (max_depth_ - 1);
     ws->hist.resize(static_cast<std::size_t>(ws->threads));
-    for (auto& h : ws->hist) h.assign(slots * (static_cast<std::size_t>(total_bins_) * 2 + 2), 0.0);
+    for (auto& h : ws->hist) h.assign(slots * (static_cast<std::size_t>(total_bins_) * 2 + 2), 0.0f);
     return ws;
   }
 
@@ -156,26 +157,31 @@ class BoostedTreesModel : public Model {
     ws.attempted_seen = attempted_layers();
     const int threads = rows >= 4096 ? ws.threads : 1;
     const std::size_t n = ws.have_bins.size();
-    // a data row's caches are written by one thread only (the owner of its
-    // range of row ids), even when a batch holds the row twice
+    // A data row's caches are written by one thread only: when no row
+    // appears twice, the threads take ranges of the batch; otherwise ranges
+    // of row ids, each thread looking through the whole batch.
+    const bool distinct = batch.distinct_rows;
     parallel_for(threads, threads, [&](int t) {
-      const std::size_t lo = n * static_cast<std::size_t>(t) / threads, hi = n * static_cast<std::size_t>(t + 1) / threads;
-      for (int r = 0; r < rows; ++r) {
+      const std::size_t lo = distinct ? 0 : n * static_cast<std::size_t>(t) / threads,
+                        hi = distinct ? n : n * static_cast<std::size_t>(t + 1) / threads;
+      const int r0 = distinct ? rows * t / threads : 0, r1 = distinct ? rows * (t + 1) / threads : rows;
+      for (int r = r0; r < r1; ++r) {
         const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
         if (id < lo || id >= hi) continue;
-        std::uint16_t* bins = ws.bins.data() + id * feats_.size();
+        std::uint16_t* bins = ws.bins.data() + id;  // feature f at bins[f * n]
         if (!ws.have_bins[id]) {
-          fill_bins(batch, r, bins);
+          fill_bins(batch, r, bins, n);
           ws.have_bins[id] = 1;
         }
-        for (int k = ws.base_trees[id]; k < finished; ++k) ws.base[id] += value_->value[leaf(k, bins)];
+        for (int k = ws.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
+          ws.base[id] += value_->value[leaf(k, bins, n, ws.node_tree[id] == k ? static_cast<std::size_t>(ws.node_of[id]) : 0)];
         ws.base_trees[id] = finished;
         float cur = 0.0f;
         int node = -1;
         if (current >= 0) {
           // resume from the node the row reached at the last step in this tree
           const int from = ws.node_tree[id] == current ? ws.node_of[id] : 0;
-          node = static_cast<int>(leaf(current, bins, static_cast<std::size_t>(from)) -
+          node = static_cast<int>(leaf(current, bins, n, static_cast<std::size_t>(from)) -
                                   static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
           ws.node_of[id] = node;
           ws.node_tree[id] = current;
@@ -203,25 +209,32 @@ class BoostedTreesModel : public Model {
     const int first = (1 << layer) - 1, slots = 1 << layer;
     const std::size_t stride = static_cast<std::size_t>(total_bins_) * 2 + 2;  // (g, h) per bin, then totals
     const int threads = rows >= 4096 ? ws.threads : 1;
-    const double scale = 1.0 / rows;  // hessians of the batch-mean loss (gradients come scaled)
+    const float scale = 1.0f / static_cast<float>(rows);  // hessians of the batch-mean loss (gradients come scaled)
+    // Each thread adds a range of the batch's rows to its own histograms, in
+    // float (as TensorFlow sums them), with the nodes' totals in double.
+    const std::size_t n_feats = feats_.size();
+    const std::size_t n_data = ws.have_bins.size();
+    const int* offset = bin_offsets_.data();
     parallel_for(threads, threads, [&](int t) {
-      std::vector<double>& hist = ws.hist[static_cast<std::size_t>(t)];
-      std::fill(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(slots * stride), 0.0);
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
       if (!head.hessian(logits + r0, nullptr, r1 - r0, ws.hess.data() + r0)) ws.no_hessian = true;
+      std::vector<float>& hist = ws.hist[static_cast<std::size_t>(t)];
+      std::fill(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride), 0.0f);
+      double* totals = ws.totals.data() + static_cast<std::size_t>(t) * 2 * static_cast<std::size_t>(slots);
+      std::fill(totals, totals + 2 * slots, 0.0);
       for (int r = r0; r < r1; ++r) {
-        const int node = ws.node[static_cast<std::size_t>(r)];
-        if (node < first) continue;  // a leaf of an earlier layer that could not split
-        const double g = dlogits[r], h = ws.hess[static_cast<std::size_t>(r)] * scale;
-        double* hs = hist.data() + static_cast<std::size_t>(node - first) * stride;
-        const std::uint16_t* bins = ws.bins.data() + static_cast<std::size_t>(batch.row_ids[r]) * feats_.size();
-        for (std::size_t f = 0; f < feats_.size(); ++f) {
-          double* cell = hs + 2 * (static_cast<std::size_t>(feats_[f].bin_offset) + bins[f]);
+        const int s = ws.node[static_cast<std::size_t>(r)] - first;
+        if (s < 0) continue;  // a leaf of an earlier layer that could not split
+        const float g = dlogits[r], h = ws.hess[static_cast<std::size_t>(r)] * scale;
+        float* hs = hist.data() + static_cast<std::size_t>(s) * stride;
+        const std::uint16_t* bins = ws.bins.data() + static_cast<std::size_t>(batch.row_ids[r]);
+        for (std::size_t f = 0; f < n_feats; ++f) {
+          float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f * n_data]);
           cell[0] += g;
           cell[1] += h;
         }
-        hs[stride - 2] += g;
-        hs[stride - 1] += h;
+        totals[2 * s] += g;
+        totals[2 * s + 1] += h;
       }
     });
     if (ws.no_hessian) throw std::invalid_argument("this head has no second derivative for boosted trees");
@@ -238,7 +251,11 @@ class BoostedTreesModel : public Model {
           continue;  // no such node: its parent did not split
         for (std::size_t i = 0; i < stride; ++i) {
           double sum = 0.0;
-          for (int t = 0; t < threads; ++t) sum += ws.hist[static_cast<std::size_t>(t)][static_cast<std::size_t>(s) * stride + i];
+          if (i + 2 < stride)
+            for (int t = 0; t < threads; ++t) sum += ws.hist[static_cast<std::size_t>(t)][static_cast<std::size_t>(s) * stride + i];
+          else
+            for (int t = 0; t < threads; ++t)
+              sum += ws.totals[(static_cast<std::size_t>(t) * slots + static_cast<std::size_t>(s)) * 2 + (i + 2 - stride)];
           float& cell = i + 2 < stride ? stats[static_cast<std::size_t>(s) * total_bins_ * 2 + i]
                                        : totals[static_cast<std::size_t>(s) * 2 + (i + 2 - stride)];
           cell = static_cast<float>(cell + sum);
@@ -291,7 +308,7 @@ class BoostedTreesModel : public Model {
     int bin_offset = 0;  // first bin in a node's histogram
   };
   struct Work : Workspace {
-    std::vector<std::uint16_t> bins;  // data rows x features, filled when a row is first seen
+    std::vector<std::uint16_t> bins;  // features x data rows, a row filled when first seen
     std::vector<unsigned char> have_bins;
     std::vector<double> base;         // per data row: the sum of finished trees' leaves
     std::vector<int> base_trees;      // how many finished trees `base` holds
@@ -301,7 +318,8 @@ class BoostedTreesModel : public Model {
     std::vector<int> node;            // per batch row: node reached in the tree being grown
     std::vector<float> hess;
     bool no_hessian = false;
-    std::vector<std::vector<double>> hist;  // per thread: layer slots x (bins x (g, h), totals)
+    std::vector<std::vector<float>> hist;  // per thread: layer slots x (bins x (g, h), 2 unused)
+    std::vector<double> totals;            // per thread and slot: the node's (g, h)
     std::vector<Gradient> grads;
   };
   enum StateField { kFinished, kLayer, kAttempted, kBatches, kBoundariesReady, kStateSize };
@@ -366,12 +384,13 @@ class BoostedTreesModel : public Model {
   void push(Feature f) {
     if (f.buckets > 65535) throw std::invalid_argument("boosted trees: a feature has more than 65535 buckets");
     f.bin_offset = total_bins_;
+    bin_offsets_.push_back(total_bins_);
     total_bins_ += f.buckets;
     feats_.push_back(std::move(f));
   }
 
-  // Buckets of batch row r, one per feature.
-  void fill_bins(const FeatureBatch& batch, int r, std::uint16_t* out) const {
+  // Buckets of batch row r, one per feature (feature k at out[k * stride]).
+  void fill_bins(const FeatureBatch& batch, int r, std::uint16_t* out, std::size_t stride) const {
     const float* dense = nullptr;
     if (batch.dense_width > 0)
       dense = batch.dense_rows != nullptr ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
@@ -381,29 +400,30 @@ class BoostedTreesModel : public Model {
       if (f.kind == Feature::Numeric) {
         const float* b = boundaries_->value.data() + static_cast<std::size_t>(f.numeric) * (kMaxBuckets - 1);
         const int count = static_cast<int>(bucket_counts_->value[static_cast<std::size_t>(f.numeric)]);
-        out[k] = static_cast<std::uint16_t>(std::upper_bound(b, b + count, dense[f.source]) - b);
+        out[k * stride] = static_cast<std::uint16_t>(std::upper_bound(b, b + count, dense[f.source]) - b);
       } else {
         const SparseIds& ids = batch.sparse[static_cast<std::size_t>(f.source)];
         if (f.kind == Feature::Bucketized) {
-          out[k] = ids.end(r) > ids.begin(r) ? static_cast<std::uint16_t>(ids.id(ids.begin(r))) : 0;
+          out[k * stride] = ids.end(r) > ids.begin(r) ? static_cast<std::uint16_t>(ids.id(ids.begin(r))) : 0;
         } else {
-          out[k] = 0;
+          out[k * stride] = 0;
           for (int j = ids.begin(r); j < ids.end(r); ++j)
-            if (ids.id(j) == f.category) out[k] = 1;
+            if (ids.id(j) == f.category) out[k * stride] = 1;
         }
       }
     }
   }
 
-  // The flat index of the node `bins` reaches in `tree`, from node `n`
+  // The flat index of the node a row reaches in `tree` from node `n`, its
+  // feature f's bucket at bins[f * stride]
   // (the direction taken without a branch: rows go either way at random).
-  std::size_t leaf(int tree, const std::uint16_t* bins, std::size_t n = 0) const {
+  std::size_t leaf(int tree, const std::uint16_t* bins, std::size_t stride, std::size_t n = 0) const {
     const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
     const float* feature = feature_->value.data() + base;
     const float* threshold = threshold_->value.data() + base;
     while (feature[n] >= 0.0f) {
       const int f = static_cast<int>(feature[n]);
-      n = 2 * n + 1 + static_cast<std::size_t>(static_cast<float>(bins[f]) > threshold[n]);
+      n = 2 * n + 1 + static_cast<std::size_t>(static_cast<float>(bins[static_cast<std::size_t>(f) * stride]) > threshold[n]);
     }
     return base + n;
   }
@@ -468,6 +488,7 @@ class BoostedTreesModel : public Model {
   double learning_rate_ = 0.1;
   trees::Regularization reg_;
   std::vector<Feature> feats_;
+  std::vector<int> bin_offsets_;  // feats_[f].bin_offset, contiguous
   int total_bins_ = 0, numeric_count_ = 0;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr, *stats_ = nullptr,
             *totals_ = nullptr, *boundaries_ = nullptr, *bucket_counts_ = nullptr,

@@ -106,6 +106,7 @@ class Session {
     if (rows == 0) return false;
     rows_ = rows;
     est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
+    batch_.distinct_rows = batcher_.last_distinct();
     const Head& head = est_.head();
     if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
     est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../../math/fast_math.h"
 #include "auc.h"
 #include "head.h"
 #include "metric_accumulator.h"
@@ -77,20 +78,10 @@ class BinaryHead : public Head {
     }
   }
   double loss(const float* x, const float* y, int rows, float* pe, float* dl) const override {
-    double total = 0.0;
-    for (int i = 0; i < rows; ++i) {
-      const float xi = x[i];
-      pe[i] = std::max(xi, 0.0f) - xi * y[i] + std::log1p(std::exp(-std::fabs(xi)));
-      total += pe[i];
-      if (dl) dl[i] = sigmoid(xi) - y[i];
-    }
-    return total;
+    return fast::logistic_loss(x, y, rows, pe, dl, nullptr);
   }
   bool hessian(const float* x, const float*, int rows, float* out) const override {
-    for (int i = 0; i < rows; ++i) {
-      const float p = sigmoid(x[i]);
-      out[i] = p * (1.0f - p);
-    }
+    fast::logistic_hessian(x, rows, out);
     return true;
   }
   std::vector<std::string> prediction_keys() const override {
