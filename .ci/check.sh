@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the package and runs R CMD check --as-cran (no manual, no network
+# Builds the package (vignettes included) and runs R CMD check --as-cran (no manual, no network
 # look-ups); fails on any ERROR or WARNING and prints the test totals.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/check"
 rm -rf "$out" && mkdir -p "$out"
 cd "$out"
-R CMD build --no-build-vignettes "$root" >build.log 2>&1 || { cat build.log; exit 1; }
+R CMD build "$root" >build.log 2>&1 || { cat build.log; exit 1; }
 tarball=$(ls cppestimators_*.tar.gz)
 export _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false _R_CHECK_SYSTEM_CLOCK_=0

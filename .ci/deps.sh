@@ -3,7 +3,19 @@
 # missing: Debian's prebuilt r-cran-* packages when run as root with apt,
 # otherwise from CRAN through the repository R is configured with.
 set -euo pipefail
-pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2"
+pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
+# the vignettes are R Markdown: R CMD build renders them with pandoc
+if ! command -v pandoc >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing pandoc"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y --no-install-recommends pandoc >/dev/null 2>&1 ||
+      { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends pandoc >/dev/null; }
+  else
+    echo "pandoc is needed to build the vignettes: install it (Debian: apt-get install pandoc)" >&2
+    exit 1
+  fi
+fi
 missing=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
 [ -z "$missing" ] && exit 0
 echo "Installing missing R packages: $missing"

@@ -42,7 +42,7 @@
 #' weights are not finite is never saved.
 #'
 #' @name checkpoints
-#' @family estimators
+#' @family estimator methods
 #' @examples
 #' dir <- tempfile()
 #' fcs <- feature_columns(column_numeric("drat"))

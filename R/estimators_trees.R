@@ -141,7 +141,7 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
 #' @param object A boosted trees estimator.
 #' @param normalize Divide by the total, so that the importances sum to 1.
 #' @return A named numeric vector.
-#' @family boosted trees
+#' @family estimator methods
 #' @export
 #' @examples
 #' set.seed(1)

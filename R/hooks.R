@@ -39,6 +39,7 @@ hook_progress_bar <- function() {
 #' @param every_n_step Record every this many iterations (a positive whole number).
 #' @inherit hook_progress_bar return
 #' @family hooks
+#' @family training history
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))

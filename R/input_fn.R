@@ -38,6 +38,7 @@
 #' @param data For the formula method: the data frame.
 #' @param ... Passed on to the data frame method.
 #' @return An input function: an object of class `cppestimators_input_fn`.
+#' @family input functions
 #' @export
 #' @examples
 #' input <- input_fn(mtcars, response = "mpg", features = c("drat", "cyl"),

@@ -15,7 +15,7 @@
 #'   parse, and their collections are empty.
 #'
 #' @return A named list of strings.
-#' @family keys
+#' @family estimator methods
 #' @name keys
 #' @examples
 #' mode_keys()$TRAIN

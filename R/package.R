@@ -6,6 +6,29 @@
 #' that loop. Scripts written for `tfestimators` run with
 #' `library(cppestimators)` in place of `library(tfestimators)`.
 #'
+#' @section Where to start:
+#' The vignettes teach the package step by step (`browseVignettes("cppestimators")`):
+#' * `vignette("getting-started", package = "cppestimators")`: from data to a
+#'   trained, evaluated, saved and reloaded model;
+#' * `vignette("hooks", package = "cppestimators")`: session run hooks, built-in
+#'   and written in R, their order, errors and stopping;
+#' * `vignette("feature-columns", package = "cppestimators")`: every feature
+#'   column on one data set, column selection and input functions;
+#' * `vignette("evaluation", package = "cppestimators")`: evaluation during
+#'   training, early stopping, summaries and TensorBoard;
+#' * `vignette("estimators", package = "cppestimators")`: linear, DNN, wide &
+#'   deep and boosted trees estimators side by side;
+#' * `vignette("from-tfestimators", package = "cppestimators")`: what changes for
+#'   scripts written for tfestimators, and the speed.
+#'
+#' The reference is grouped in families: estimators ([linear_regressor()],
+#' [dnn_classifier()], [boosted_trees_classifier()], [run_config()], ...),
+#' estimator methods ([train()], [evaluate()], [predict.tf_estimator()], ...),
+#' feature columns ([feature_columns()], [column_numeric()], ...), input
+#' functions ([input_fn()]), hooks ([session_run_hook()], [hook_progress_bar()],
+#' ...), training history ([training_history]) and summaries
+#' ([read_summaries()]).
+#'
 #' @section Options:
 #' * `cppestimators.threads`: threads the engine may use (default 2). Large
 #'   batches split the linear and DNN models' products over them; runs with

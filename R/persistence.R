@@ -33,7 +33,7 @@ restore_weights <- function(object, ptr) {
 #'   are not needed.
 #' @return `export_savedmodel()`: the export directory, invisibly.
 #'   `load_estimator()`: an estimator.
-#' @family estimators
+#' @family estimator methods
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))

@@ -19,6 +19,7 @@
 #'   example `"learning_rate"`).
 #' @inherit hook_progress_bar return
 #' @family hooks
+#' @family summaries
 #' @seealso [read_summaries()] to read event files back.
 #' @export
 #' @examples
@@ -69,7 +70,7 @@ hook_summary_saver <- function(save_steps = NULL, save_secs = NULL, output_dir =
 #'   (seconds since the epoch), plus `run` (the subdirectory, `"."` for `dir`
 #'   itself) when the files lie in several directories. A record whose CRC
 #'   does not match is an error naming the file and offset.
-#' @family hooks
+#' @family summaries
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))

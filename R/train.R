@@ -16,7 +16,7 @@
 #' @param ... Unused.
 #' @return Invisibly, the training history (class `tf_estimator_history`);
 #'   print it for the table of `mean_losses`, `total_losses` and `steps`.
-#' @family estimators
+#' @family estimator methods
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))
@@ -166,7 +166,7 @@ check_steps <- function(x, arg) {
 #'   `model_dir/eval_<name>` instead of `model_dir/eval`.
 #' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
 #' @return A one-row data frame of metrics (or a named list).
-#' @family estimators
+#' @family estimator methods
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))
@@ -217,7 +217,7 @@ evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_pat
 #' @param simplify `TRUE` for a data frame, `FALSE` for a list with one
 #'   element per example.
 #' @return A data frame with one row per example (or a list).
-#' @family estimators
+#' @family estimator methods
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))

@@ -17,7 +17,7 @@
 #' @param ... Unused.
 #' @return Invisibly, the training history with `eval_<metric>` columns; its
 #'   `evaluation_metrics` element holds the last evaluation and its `step`.
-#' @family estimators
+#' @family estimator methods
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))
@@ -103,7 +103,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
 #' @param start_delay_secs Accepted for compatibility; ignored in local training.
 #' @param throttle_secs Minimum seconds between two evaluations.
 #' @return A specification object.
-#' @family estimators
+#' @family estimator methods
 #' @export
 #' @examples
 #' input <- input_fn(mtcars, response = "mpg", features = "drat")

@@ -19,7 +19,7 @@
 #' @return `variable_names()`: a character vector. `variable_value()`: a named
 #'   list. `coef()`: a named numeric vector (one output unit) or a matrix
 #'   (one column per unit).
-#' @family estimators
+#' @family estimator methods
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat", "wt"))
