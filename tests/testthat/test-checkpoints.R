@@ -135,6 +135,7 @@ test_that("run_config(tf_random_seed =) makes training bit-identical", {
 })
 
 test_that("saveRDS()/readRDS() in a fresh R process predicts identical values", {
+  skip_on_cran()  # spawns R processes
   est <- x_regressor()
   quietly(train(est, x_input(), steps = 5))
   expected <- predict(est, x_input(num_epochs = 1))$predictions
@@ -171,6 +172,7 @@ test_that("export_savedmodel() writes a directory that load_estimator() reads ba
 
 # Slow (about 10-20 s: 20 child processes), and deliberately run by `make test`.
 test_that("[slow] a process killed while saving every step leaves a loadable latest checkpoint", {
+  skip_on_cran()  # spawns R processes
   skip_if_not_installed("callr")
   rscript <- file.path(R.home("bin"), "Rscript")
   libs <- .libPaths()

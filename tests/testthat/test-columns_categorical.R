@@ -205,6 +205,7 @@ test_that("a linear classifier on a census-like frame trains, evaluates, predict
   expect_equal(variable_value(again, "global_step")[[1]], ceiling(3 * 4000 / 64) + 5)
   # saveRDS() into a fresh process predicts the same, from the object alone
   unlink(dir, recursive = TRUE)
+  skip_on_cran()  # the rest spawns an R process
   skip_if_not_installed("callr")
   fresh <- callr::r(function(rds, df, libs) {
     .libPaths(libs)

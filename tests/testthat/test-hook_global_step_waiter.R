@@ -11,6 +11,7 @@ test_that("a reached or non-positive target starts at once", {
 })
 
 test_that("another process training into model_dir releases the waiter", {
+  skip_on_cran()  # spawns R processes
   skip_if_not_installed("callr")
   dir <- tempfile()
   libs <- .libPaths()

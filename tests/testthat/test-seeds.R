@@ -1,4 +1,5 @@
 test_that("the seed examples run as written and print output of the seed's shape", {
+  skip_on_cran()  # spawns R processes
   script <- system.file("examples", "seeds.R", package = "cppestimators")
   expect_true(nzchar(script))
   rscript <- file.path(R.home("bin"), "Rscript")
