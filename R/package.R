@@ -66,6 +66,11 @@
 #' with the holder's name (a lock left by a dead process of this host is
 #' taken over), and removes temporary files of saves interrupted by a crash.
 #'
+#' @examples
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = c("drat", "cyl"), batch_size = 8L)
+#' lr <- linear_regressor(feature_columns = fcs) %>%
+#'   train(input_fn = input, steps = 2)
 #' @keywords internal
 #' @useDynLib cppestimators, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
