@@ -11,10 +11,12 @@
 #' was computed. Early-stopping hooks of the same estimator read its results
 #' as soon as they exist.
 #'
-#' Limitations, as in TensorFlow's `InMemoryEvaluatorHook`: it supports only
-#' single-machine training; it evaluates variables only (no other saveable
-#' objects, such as boosted trees' ensembles); and it has no custom saving
-#' logic (such as an exponential moving average of the weights).
+#' Limitations: like TensorFlow's `InMemoryEvaluatorHook`, it supports only
+#' single-machine training and has no custom saving logic (such as an
+#' exponential moving average of the weights). Unlike TensorFlow's, it also
+#' evaluates boosted trees: their ensemble is held in ordinary variables.
+#' Several evaluators may run in one `train()` call, each with its own input,
+#' hooks and name.
 #'
 #' @param estimator The estimator being trained.
 #' @param input_fn The evaluation input, as for [evaluate()].
@@ -70,6 +72,18 @@ same_model <- function(a, b) {
 
 # Gives in-memory evaluators their evaluation callback on the engine being
 # trained, and points early-stopping hooks at the evaluator of their estimator.
+# The evaluation an in-memory evaluator hook runs: a closure of its own
+# frame, so that several evaluators of one train() call each keep their
+# input, steps, hooks and name.
+evaluation_of <- function(h, ptr) {
+  est <- h$estimator
+  input <- h$input_fn
+  steps <- h$steps
+  eval_hooks <- h$hooks
+  name <- h$name
+  function() evaluate_now(est, ptr, input, steps, eval_hooks, name)
+}
+
 wire_evaluation_hooks <- function(object, hooks) {
   ptr <- estimator_ptr(object)
   types <- vapply(hooks, function(h) h$type, "")
@@ -80,12 +94,7 @@ wire_evaluation_hooks <- function(object, hooks) {
       stop("hook_in_memory_evaluator(): `estimator` must be the estimator being trained (or one with the same feature columns and head).",
            call. = FALSE)
     }
-    est <- h$estimator
-    input <- h$input_fn
-    steps <- h$steps
-    eval_hooks <- h$hooks
-    name <- h$name
-    hooks[[i]]$evaluate <- function() evaluate_now(est, ptr, input, steps, eval_hooks, name)
+    hooks[[i]]$evaluate <- evaluation_of(h, ptr)
   }
   for (i in which(types == "early_stopping")) {
     h <- hooks[[i]]

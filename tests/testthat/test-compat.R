@@ -85,6 +85,10 @@ test_that("stdout holds only what the user's hooks print; bars and messages go t
   expect_length(err, 0)
   expect_message(utils::capture.output(train(drat_regressor(), mtcars_input(), steps = 10)),
                  "Training completed after 4 steps but 10 steps was specified")
+  # and that message is the only line: no blank line before it
+  err <- utils::capture.output(invisible(utils::capture.output(train(drat_regressor(), mtcars_input(), steps = 10))),
+                               type = "message")
+  expect_equal(err, "Training completed after 4 steps but 10 steps was specified")
   options(cppestimators.progress = "no")
   expect_error(train(drat_regressor(), mtcars_input(), steps = 1),
                "options\\(cppestimators.progress =\\) must be TRUE or FALSE")

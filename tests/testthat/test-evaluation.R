@@ -60,6 +60,27 @@ test_that("evaluation hooks run inside each evaluation; name selects eval_<name>
   expect_equal(sum(!is.na(wide(h)$eval_loss)), 2)
 })
 
+test_that("two evaluators in one train() call each evaluate their own input, with their own hooks and name", {
+  est <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = tempfile())
+  a <- input_fn(mtcars[1:16, ], response = "mpg", features = "drat", batch_size = 8L, num_epochs = 1)
+  b <- input_fn(mtcars[17:32, ], response = "mpg", features = "drat", batch_size = 4L, num_epochs = 1)
+  runs_a <- 0
+  runs_b <- 0
+  in_a <- session_run_hook(after_run = function(context, values) runs_a <<- runs_a + 1)
+  in_b <- session_run_hook(after_run = function(context, values) runs_b <<- runs_b + 1)
+  h <- quietly(train(est, input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L), steps = 4,
+                     hooks = list(hook_in_memory_evaluator(est, a, hooks = list(in_a), every_n_iter = 4),
+                                  hook_in_memory_evaluator(est, b, hooks = list(in_b), name = "b", every_n_iter = 4))))
+  df <- wide(h)
+  last <- df[df$steps == 4, ]
+  expect_equal(last$eval_loss, quietly(evaluate(est, a))$loss, tolerance = 1e-6)
+  expect_equal(last$eval_b_loss, quietly(evaluate(est, b))$loss, tolerance = 1e-6)
+  expect_false(isTRUE(all.equal(last$eval_loss, last$eval_b_loss)))
+  expect_equal(c(runs_a, runs_b), c(2 * 2, 2 * 4))  # evaluations at 0 and 4: 2 batches of a, 4 of b
+  expect_true(dir.exists(file.path(model_dir(est), "eval")))
+  expect_true(dir.exists(file.path(model_dir(est), "eval_b")))
+})
+
 test_that("hook_in_memory_evaluator() validates its arguments", {
   est <- x_regressor()
   expect_error(hook_in_memory_evaluator(est, eval_data(), every_n_iter = 0), "invalid every_n_iter=0")

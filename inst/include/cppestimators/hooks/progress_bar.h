@@ -64,7 +64,7 @@ class ProgressBarHook : public Hook {
     }
     if (total_ >= 0 && n_ != total_) {
       const std::string op = label_ == "Evaluating" ? "Evaluation" : label_;
-      svc_.message("\n" + op + " completed after " + std::to_string(n_) + " steps but " +
+      svc_.message(op + " completed after " + std::to_string(n_) + " steps but " +
                    std::to_string(total_) + " steps was specified");
     }
   }
