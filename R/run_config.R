@@ -19,8 +19,11 @@
 #' @param keep_checkpoint_every_n_hours Accepted for compatibility.
 #' @param log_step_count_steps Log the loss and steps/sec every this many
 #'   steps (`NULL` disables).
-#' @param ... Other `RunConfig` fields of distributed TensorFlow
-#'   (`train_distribute`, `device_fn`, ...): accepted when `NULL`.
+#' @param ... Other `RunConfig` fields of distributed TensorFlow:
+#'   `train_distribute`, `eval_distribute`, `experimental_distribute` and
+#'   `device_fn` must be `NULL` (training runs in this process); `protocol`,
+#'   `experimental_max_worker_delay_secs` and `session_creation_timeout_secs`
+#'   are accepted and have no effect.
 #' @return A run configuration (class `cppestimators_run_config`).
 #' @family estimators
 #' @export
@@ -44,6 +47,12 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
   if (length(bad) || (length(extra) && is.null(names(extra)))) {
     stop(sprintf("unknown run_config() field%s: %s.", if (length(bad) > 1) "s" else "",
                  paste(bad, collapse = ", ")), call. = FALSE)
+  }
+  distributed <- intersect(names(extra), c("train_distribute", "eval_distribute", "experimental_distribute", "device_fn"))
+  set <- distributed[!vapply(extra[distributed], is.null, TRUE)]
+  if (length(set)) {
+    stop(sprintf("run_config(): `%s` must be NULL: there is no distributed TensorFlow, training runs in this R process.",
+                 set[1]), call. = FALSE)
   }
   validate_config(structure(
     list(model_dir = model_dir, tf_random_seed = tf_random_seed,

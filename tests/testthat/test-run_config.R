@@ -26,6 +26,11 @@ test_that("run_config() validates its fields with TF's messages", {
                "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set.", fixed = TRUE)
   expect_error(run_config(bogus = 1), "unknown run_config\\(\\) field: bogus")
   expect_error(run_config(session_config = list()), "session_config must be NULL")
+  expect_error(run_config(train_distribute = "mirrored"), "`train_distribute` must be NULL: there is no distributed",
+               class = "cppestimators_error")
+  expect_error(run_config(device_fn = function(op) "/cpu:0"), "`device_fn` must be NULL")
+  expect_s3_class(run_config(train_distribute = NULL, protocol = "grpc", session_creation_timeout_secs = 10),
+                  "cppestimators_run_config")
 })
 
 test_that("config$replace() works as in TF", {
