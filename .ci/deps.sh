@@ -4,15 +4,18 @@
 # otherwise from CRAN through the repository R is configured with.
 set -euo pipefail
 pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
-# the vignettes are R Markdown: R CMD build renders them with pandoc
-if ! command -v pandoc >/dev/null 2>&1; then
+# the vignettes are R Markdown: R CMD build renders them with pandoc, and
+# R CMD check --as-cran checks the size of PDFs with qpdf
+tools=""
+for t in pandoc qpdf; do command -v "$t" >/dev/null 2>&1 || tools="$tools $t"; done
+if [ -n "$tools" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing pandoc"
+    echo "Installing$tools"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y --no-install-recommends pandoc >/dev/null 2>&1 ||
-      { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends pandoc >/dev/null; }
+    apt-get install -y --no-install-recommends $tools >/dev/null 2>&1 ||
+      { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $tools >/dev/null; }
   else
-    echo "pandoc is needed to build the vignettes: install it (Debian: apt-get install pandoc)" >&2
+    echo "needed to build and check the vignettes:$tools (Debian: apt-get install$tools)" >&2
     exit 1
   fi
 fi
