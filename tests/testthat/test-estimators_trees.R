@@ -249,3 +249,19 @@ test_that("two threads grow the trees one thread grows, batches holding a row tw
   p <- unlist(quietly(predict(two, input_fn(df[rows, ], features = c("a", "b", "c")), predict_keys = "logits"))$logits)
   expect_equal(p, vapply(rows, function(i) walk_trees(two, as.list(df[i, c("a", "b", "c")])), 0), tolerance = 1e-5)
 })
+
+test_that("a feature with more than 256 buckets keeps bucket ids above 255 (two-byte buckets)", {
+  set.seed(23)
+  bounds <- seq(0, 1, length.out = 300)
+  df <- data.frame(x = runif(3000))
+  df$y <- as.numeric(df$x >= bounds[281])  # bucket ids 0..300: exactly ids >= 281 are 1
+  est <- boosted_trees_regressor(feature_columns(column_bucketized(column_numeric("x"), boundaries = bounds)),
+                                 n_batches_per_layer = 1, n_trees = 1, max_depth = 1, config = trees_quiet)
+  quietly(train(est, input_fn(df, response = "y", batch_size = 3000L, num_epochs = NULL, shuffle = FALSE)))
+  expect_equal(variable_value(est, "boosted_trees/tree_feature")[[1]][1, 1], 0)
+  expect_equal(variable_value(est, "boosted_trees/tree_threshold")[[1]][1, 1], 280)
+  p <- unlist(quietly(predict(est, input_fn(data.frame(x = c(bounds[281] - 1e-3, bounds[281] + 1e-3)),
+                                            features = "x")))$predictions)
+  expect_lt(p[1], 1e-6)
+  expect_gt(p[2], 0.09)  # learning rate 0.1 times a leaf weight of 1
+})

@@ -84,7 +84,8 @@ class BoostedTreesModel : public Model {
 
   // The numeric features' quantile buckets, from the first training session
   // (every row up to 200,000, else 200,000 evenly spaced ones).
-  void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block, Mode mode) override {
+  void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block, Mode mode,
+                     int threads) override {
     if (mode != Mode::Train || numeric_count_ == 0 || state(kBoundariesReady) != 0.0f || n == 0) return;
     const std::int64_t m = std::min<std::int64_t>(n, 200000);
     const int width = features_.dense_width();
@@ -104,7 +105,8 @@ class BoostedTreesModel : public Model {
           if (f.kind == Feature::Numeric) values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
       }
     }
-    for (int j = 0; j < numeric_count_; ++j) {
+    // each feature's values sorted on its own (features split over the threads)
+    parallel_for(numeric_count_, std::max(1, threads), [&](int j) {
       std::vector<float>& v = values[static_cast<std::size_t>(j)];
       std::sort(v.begin(), v.end());
       float* b = boundaries_->value.data() + static_cast<std::size_t>(j) * (kMaxBuckets - 1);
@@ -116,7 +118,7 @@ class BoostedTreesModel : public Model {
       }
       for (int k = count; k < kMaxBuckets - 1; ++k) b[k] = 0.0f;  // unused (checkpoints hold finite values)
       bucket_counts_->value[static_cast<std::size_t>(j)] = static_cast<float>(count);
-    }
+    });
     set_state(kBoundariesReady, 1.0f);
   }
 
@@ -124,7 +126,8 @@ class BoostedTreesModel : public Model {
     auto ws = std::make_unique<Work>();
     ws->threads = std::max(1, threads);
     const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
-    ws->bins.assign(n * feats_.size(), 0);
+    if (narrow_) ws->bins8.assign(n * feats_.size(), 0);
+    else ws->bins16.assign(n * feats_.size(), 0);
     ws->have_bins.assign(n, 0);
     ws->base.assign(n, 0.0);
     ws->base_trees.assign(n, 0);
@@ -165,31 +168,8 @@ class BoostedTreesModel : public Model {
       const std::size_t lo = distinct ? 0 : n * static_cast<std::size_t>(t) / threads,
                         hi = distinct ? n : n * static_cast<std::size_t>(t + 1) / threads;
       const int r0 = distinct ? rows * t / threads : 0, r1 = distinct ? rows * (t + 1) / threads : rows;
-      for (int r = r0; r < r1; ++r) {
-        const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
-        if (id < lo || id >= hi) continue;
-        std::uint16_t* bins = ws.bins.data() + id;  // feature f at bins[f * n]
-        if (!ws.have_bins[id]) {
-          fill_bins(batch, r, bins, n);
-          ws.have_bins[id] = 1;
-        }
-        for (int k = ws.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
-          ws.base[id] += value_->value[leaf(k, bins, n, ws.node_tree[id] == k ? static_cast<std::size_t>(ws.node_of[id]) : 0)];
-        ws.base_trees[id] = finished;
-        float cur = 0.0f;
-        int node = -1;
-        if (current >= 0) {
-          // resume from the node the row reached at the last step in this tree
-          const int from = ws.node_tree[id] == current ? ws.node_of[id] : 0;
-          node = static_cast<int>(leaf(current, bins, n, static_cast<std::size_t>(from)) -
-                                  static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
-          ws.node_of[id] = node;
-          ws.node_tree[id] = current;
-          cur = node_value(current, node);
-        }
-        ws.node[static_cast<std::size_t>(r)] = node;
-        logits[r] = static_cast<float>(ws.base[id] + cur);
-      }
+      if (narrow_) walk_rows(batch, ws, ws.bins8.data(), r0, r1, lo, hi, finished, current, logits);
+      else walk_rows(batch, ws, ws.bins16.data(), r0, r1, lo, hi, finished, current, logits);
     });
   }
 
@@ -212,9 +192,6 @@ class BoostedTreesModel : public Model {
     const float scale = 1.0f / static_cast<float>(rows);  // hessians of the batch-mean loss (gradients come scaled)
     // Each thread adds a range of the batch's rows to its own histograms, in
     // float (as TensorFlow sums them), with the nodes' totals in double.
-    const std::size_t n_feats = feats_.size();
-    const std::size_t n_data = ws.have_bins.size();
-    const int* offset = bin_offsets_.data();
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
       if (!head.hessian(logits + r0, nullptr, r1 - r0, ws.hess.data() + r0)) ws.no_hessian = true;
@@ -222,20 +199,8 @@ class BoostedTreesModel : public Model {
       std::fill(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride), 0.0f);
       double* totals = ws.totals.data() + static_cast<std::size_t>(t) * 2 * static_cast<std::size_t>(slots);
       std::fill(totals, totals + 2 * slots, 0.0);
-      for (int r = r0; r < r1; ++r) {
-        const int s = ws.node[static_cast<std::size_t>(r)] - first;
-        if (s < 0) continue;  // a leaf of an earlier layer that could not split
-        const float g = dlogits[r], h = ws.hess[static_cast<std::size_t>(r)] * scale;
-        float* hs = hist.data() + static_cast<std::size_t>(s) * stride;
-        const std::uint16_t* bins = ws.bins.data() + static_cast<std::size_t>(batch.row_ids[r]);
-        for (std::size_t f = 0; f < n_feats; ++f) {
-          float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f * n_data]);
-          cell[0] += g;
-          cell[1] += h;
-        }
-        totals[2 * s] += g;
-        totals[2 * s + 1] += h;
-      }
+      if (narrow_) add_rows(batch, ws, ws.bins8.data(), r0, r1, first, stride, dlogits, scale, hist.data(), totals);
+      else add_rows(batch, ws, ws.bins16.data(), r0, r1, first, stride, dlogits, scale, hist.data(), totals);
     });
     if (ws.no_hessian) throw std::invalid_argument("this head has no second derivative for boosted trees");
     // the batch's statistics into the accumulator
@@ -308,7 +273,10 @@ class BoostedTreesModel : public Model {
     int bin_offset = 0;  // first bin in a node's histogram
   };
   struct Work : Workspace {
-    std::vector<std::uint16_t> bins;  // features x data rows, a row filled when first seen
+    // data rows x features, a row filled when first seen: one byte per
+    // bucket when every feature has at most 256, else two
+    std::vector<std::uint8_t> bins8;
+    std::vector<std::uint16_t> bins16;
     std::vector<unsigned char> have_bins;
     std::vector<double> base;         // per data row: the sum of finished trees' leaves
     std::vector<int> base_trees;      // how many finished trees `base` holds
@@ -383,14 +351,71 @@ class BoostedTreesModel : public Model {
   }
   void push(Feature f) {
     if (f.buckets > 65535) throw std::invalid_argument("boosted trees: a feature has more than 65535 buckets");
+    if (f.buckets > 256) narrow_ = false;
     f.bin_offset = total_bins_;
     bin_offsets_.push_back(total_bins_);
     total_bins_ += f.buckets;
     feats_.push_back(std::move(f));
   }
 
-  // Buckets of batch row r, one per feature (feature k at out[k * stride]).
-  void fill_bins(const FeatureBatch& batch, int r, std::uint16_t* out, std::size_t stride) const {
+  // forward() for batch rows [r0, r1) whose data row lies in [lo, hi).
+  template <class B>
+  void walk_rows(const FeatureBatch& batch, Work& ws, B* all_bins, int r0, int r1, std::size_t lo, std::size_t hi,
+                 int finished, int current, float* logits) const {
+    const std::size_t n_feats = feats_.size();
+    for (int r = r0; r < r1; ++r) {
+      const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
+      if (id < lo || id >= hi) continue;
+      B* bins = all_bins + id * n_feats;
+      if (!ws.have_bins[id]) {
+        fill_bins(batch, r, bins);
+        ws.have_bins[id] = 1;
+      }
+      for (int k = ws.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
+        ws.base[id] += value_->value[leaf(k, bins, ws.node_tree[id] == k ? static_cast<std::size_t>(ws.node_of[id]) : 0)];
+      ws.base_trees[id] = finished;
+      float cur = 0.0f;
+      int node = -1;
+      if (current >= 0) {
+        // resume from the node the row reached at the last step in this tree
+        const int from = ws.node_tree[id] == current ? ws.node_of[id] : 0;
+        node = static_cast<int>(leaf(current, bins, static_cast<std::size_t>(from)) -
+                                static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
+        ws.node_of[id] = node;
+        ws.node_tree[id] = current;
+        cur = node_value(current, node);
+      }
+      ws.node[static_cast<std::size_t>(r)] = node;
+      logits[r] = static_cast<float>(ws.base[id] + cur);
+    }
+  }
+
+  // Batch rows [r0, r1) into one thread's histograms (slots of the layer
+  // starting at node `first`) and node totals.
+  template <class B>
+  void add_rows(const FeatureBatch& batch, const Work& ws, const B* all_bins, int r0, int r1, int first,
+                std::size_t stride, const float* dlogits, float scale, float* hist, double* totals) const {
+    const std::size_t n_feats = feats_.size();
+    const int* offset = bin_offsets_.data();
+    for (int r = r0; r < r1; ++r) {
+      const int s = ws.node[static_cast<std::size_t>(r)] - first;
+      if (s < 0) continue;  // a leaf of an earlier layer that could not split
+      const float g = dlogits[r], h = ws.hess[static_cast<std::size_t>(r)] * scale;
+      float* hs = hist + static_cast<std::size_t>(s) * stride;
+      const B* bins = all_bins + static_cast<std::size_t>(batch.row_ids[r]) * n_feats;
+      for (std::size_t f = 0; f < n_feats; ++f) {
+        float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f]);
+        cell[0] += g;
+        cell[1] += h;
+      }
+      totals[2 * s] += g;
+      totals[2 * s + 1] += h;
+    }
+  }
+
+  // Buckets of batch row r, one per feature.
+  template <class B>
+  void fill_bins(const FeatureBatch& batch, int r, B* out) const {
     const float* dense = nullptr;
     if (batch.dense_width > 0)
       dense = batch.dense_rows != nullptr ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
@@ -400,30 +425,31 @@ class BoostedTreesModel : public Model {
       if (f.kind == Feature::Numeric) {
         const float* b = boundaries_->value.data() + static_cast<std::size_t>(f.numeric) * (kMaxBuckets - 1);
         const int count = static_cast<int>(bucket_counts_->value[static_cast<std::size_t>(f.numeric)]);
-        out[k * stride] = static_cast<std::uint16_t>(std::upper_bound(b, b + count, dense[f.source]) - b);
+        out[k] = static_cast<B>(std::upper_bound(b, b + count, dense[f.source]) - b);
       } else {
         const SparseIds& ids = batch.sparse[static_cast<std::size_t>(f.source)];
         if (f.kind == Feature::Bucketized) {
-          out[k * stride] = ids.end(r) > ids.begin(r) ? static_cast<std::uint16_t>(ids.id(ids.begin(r))) : 0;
+          out[k] = ids.end(r) > ids.begin(r) ? static_cast<B>(ids.id(ids.begin(r))) : 0;
         } else {
-          out[k * stride] = 0;
+          out[k] = 0;
           for (int j = ids.begin(r); j < ids.end(r); ++j)
-            if (ids.id(j) == f.category) out[k * stride] = 1;
+            if (ids.id(j) == f.category) out[k] = 1;
         }
       }
     }
   }
 
-  // The flat index of the node a row reaches in `tree` from node `n`, its
-  // feature f's bucket at bins[f * stride]
+  // The flat index of the node a row with buckets `bins` reaches in `tree`
+  // from node `n`
   // (the direction taken without a branch: rows go either way at random).
-  std::size_t leaf(int tree, const std::uint16_t* bins, std::size_t stride, std::size_t n = 0) const {
+  template <class B>
+  std::size_t leaf(int tree, const B* bins, std::size_t n = 0) const {
     const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
     const float* feature = feature_->value.data() + base;
     const float* threshold = threshold_->value.data() + base;
     while (feature[n] >= 0.0f) {
       const int f = static_cast<int>(feature[n]);
-      n = 2 * n + 1 + static_cast<std::size_t>(static_cast<float>(bins[static_cast<std::size_t>(f) * stride]) > threshold[n]);
+      n = 2 * n + 1 + static_cast<std::size_t>(static_cast<float>(bins[f]) > threshold[n]);
     }
     return base + n;
   }
@@ -490,6 +516,7 @@ class BoostedTreesModel : public Model {
   std::vector<Feature> feats_;
   std::vector<int> bin_offsets_;  // feats_[f].bin_offset, contiguous
   int total_bins_ = 0, numeric_count_ = 0;
+  bool narrow_ = true;  // every feature's buckets fit in a byte
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr, *stats_ = nullptr,
             *totals_ = nullptr, *boundaries_ = nullptr, *bucket_counts_ = nullptr,
             *state_ = nullptr;

@@ -71,9 +71,10 @@ class Model {
   // rather than its sum.
   virtual bool loss_is_batch_mean() const { return false; }
   // Called when a session over `n` rows starts, before its first step, with
-  // the data's binding and cached dense block (or null).
+  // the data's binding and cached dense block (or null), and the threads
+  // the session may use.
   virtual void begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/, const DenseRows* /*block*/,
-                             Mode /*mode*/) {}
+                             Mode /*mode*/, int /*threads*/) {}
   // Named importances of the model's inputs (boosted trees: split gains).
   virtual std::vector<std::pair<std::string, double>> importances() const { return {}; }
 

@@ -69,7 +69,7 @@ class Session {
     est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
     batch_.data_rows = data.n;
-    est.model().begin_session(*binding_, data.n, block_.get(), opt.mode);
+    est.model().begin_session(*binding_, data.n, block_.get(), opt.mode, opt.threads);
     workspace_ = est.model().new_workspace(batch_, static_cast<int>(b), opt.threads);
     workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
     y_.assign(b * head.label_dim(), 0.0f);
@@ -112,12 +112,8 @@ class Session {
     est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
     switch (opt_.mode) {
       case Mode::Train:
-        loss_ = static_cast<float>(batch_loss(rows, dlogits_.data()));
-        if (est_.model().loss_is_batch_mean()) {
-          loss_ /= static_cast<float>(rows);
-          const std::size_t m = static_cast<std::size_t>(rows) * head.logits_dim();
-          for (std::size_t i = 0; i < m; ++i) dlogits_[i] /= static_cast<float>(rows);
-        }
+        loss_ = static_cast<float>(batch_loss(rows, dlogits_.data(), est_.model().loss_is_batch_mean()));
+        if (est_.model().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
         // A non-finite loss never reaches the weights: the step counts, the
         // update is skipped (the NaN hook decides whether to stop or fail).
         if (std::isfinite(loss_)) est_.train_step(batch_, logits_.data(), dlogits_.data(), *workspace_);
@@ -148,13 +144,24 @@ class Session {
     return limit;
   }
 
-  // The head's summed loss of the batch (and its logit gradients): large
-  // batches split their rows over the session's threads, partial sums added
-  // in thread order, so a thread count gives one result.
-  double batch_loss(int rows, float* dlogits) {
+  // The head's summed loss of the batch (and its logit gradients, divided by
+  // the batch's rows when `mean_gradients`, for models whose loss is the
+  // batch mean): large batches split their rows over the session's threads,
+  // partial sums added in thread order, so a thread count gives one result.
+  double batch_loss(int rows, float* dlogits, bool mean_gradients = false) {
     const Head& head = est_.head();
     const int threads = rows >= 16384 ? std::max(1, opt_.threads) : 1;
-    if (threads == 1) return head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits);
+    const float rows_f = static_cast<float>(rows);
+    const auto scale = [&](float* dl, int n) {
+      if (dl == nullptr || !mean_gradients) return;
+      const std::size_t m = static_cast<std::size_t>(n) * static_cast<std::size_t>(head.logits_dim());
+      for (std::size_t i = 0; i < m; ++i) dl[i] /= rows_f;
+    };
+    if (threads == 1) {
+      const double total = head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits);
+      scale(dlogits, rows);
+      return total;
+    }
     double partial[64] = {0.0};
     const int t_count = std::min(threads, 64);
     const std::size_t lw = static_cast<std::size_t>(head.logits_dim()), yw = static_cast<std::size_t>(head.label_dim()),
@@ -162,8 +169,9 @@ class Session {
     parallel_for(t_count, t_count, [&](int t) {
       const int r0 = rows * t / t_count, n = rows * (t + 1) / t_count - r0;
       const std::size_t r = static_cast<std::size_t>(r0);
-      partial[t] = head.loss(logits_.data() + r * lw, y_.data() + r * yw, n, per_example_.data() + r * pw,
-                             dlogits != nullptr ? dlogits + r * lw : nullptr);
+      float* dl = dlogits != nullptr ? dlogits + r * lw : nullptr;
+      partial[t] = head.loss(logits_.data() + r * lw, y_.data() + r * yw, n, per_example_.data() + r * pw, dl);
+      scale(dl, n);
     });
     double total = 0.0;
     for (int t = 0; t < t_count; ++t) total += partial[t];

@@ -46,18 +46,21 @@ inline void offer_feature(int feature, const double* g, const double* h, int buc
                           const Regularization& r, Split& best) {
   const double parent = leaf_fit(G, H, r).gain;
   double gl = 0.0, hl = 0.0, top = -std::numeric_limits<double>::infinity();
+  double top_gl = 0.0, top_hl = 0.0;
   int at = -1;
-  LeafFit top_l, top_r;
   for (int b = 0; b < buckets; ++b) {
+    // an empty bucket leaves both sides as they were: its total equals the
+    // previous bucket's, which a later bucket never beats on a tie
+    if (g[b] == 0.0 && h[b] == 0.0 && at >= 0) continue;
     gl += g[b];
     hl += h[b];
-    const LeafFit left = leaf_fit(gl, hl, r), right = leaf_fit(G - gl, H - hl, r);
-    const double total = left.gain + right.gain;
+    // gains only here (one division per side); the winner's weights below
+    const double total = leaf_fit(gl, hl, r).gain + leaf_fit(G - gl, H - hl, r).gain;
     if (at < 0 || total > top + 1e-15) {
       top = total;
       at = b;
-      top_l = left;
-      top_r = right;
+      top_gl = gl;
+      top_hl = hl;
     }
   }
   if (at < 0) return;
@@ -66,8 +69,8 @@ inline void offer_feature(int feature, const double* g, const double* h, int buc
     best.feature = feature;
     best.bucket = at;
     best.gain = gain;
-    best.left_weight = top_l.weight;
-    best.right_weight = top_r.weight;
+    best.left_weight = leaf_fit(top_gl, top_hl, r).weight;
+    best.right_weight = leaf_fit(G - top_gl, H - top_hl, r).weight;
   }
 }
 
