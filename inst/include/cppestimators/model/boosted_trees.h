@@ -397,6 +397,10 @@ class BoostedTreesModel : public Model {
                 std::size_t stride, const float* dlogits, float scale, float* hist, double* totals) const {
     const std::size_t n_feats = feats_.size();
     const int* offset = bin_offsets_.data();
+    // the node totals of a run of rows in one slot stay in registers (a sum
+    // kept in memory would chain every row to the one before)
+    int run = -1;
+    double G = 0.0, H = 0.0;
     for (int r = r0; r < r1; ++r) {
       const int s = ws.node[static_cast<std::size_t>(r)] - first;
       if (s < 0) continue;  // a leaf of an earlier layer that could not split
@@ -408,8 +412,20 @@ class BoostedTreesModel : public Model {
         cell[0] += g;
         cell[1] += h;
       }
-      totals[2 * s] += g;
-      totals[2 * s + 1] += h;
+      if (s != run) {
+        if (run >= 0) {
+          totals[2 * run] += G;
+          totals[2 * run + 1] += H;
+        }
+        run = s;
+        G = H = 0.0;
+      }
+      G += g;
+      H += h;
+    }
+    if (run >= 0) {
+      totals[2 * run] += G;
+      totals[2 * run + 1] += H;
     }
   }
 
@@ -425,7 +441,7 @@ class BoostedTreesModel : public Model {
       if (f.kind == Feature::Numeric) {
         const float* b = boundaries_->value.data() + static_cast<std::size_t>(f.numeric) * (kMaxBuckets - 1);
         const int count = static_cast<int>(bucket_counts_->value[static_cast<std::size_t>(f.numeric)]);
-        out[k] = static_cast<B>(std::upper_bound(b, b + count, dense[f.source]) - b);
+        out[k] = static_cast<B>(trees::bucket_of(b, count, dense[f.source]));
       } else {
         const SparseIds& ids = batch.sparse[static_cast<std::size_t>(f.source)];
         if (f.kind == Feature::Bucketized) {
