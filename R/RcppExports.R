@@ -53,6 +53,10 @@ cpp_read_events <- function(path) {
     .Call(`_cppestimators_cpp_read_events`, path)
 }
 
+cpp_registry_kinds <- function(family) {
+    .Call(`_cppestimators_cpp_registry_kinds`, family)
+}
+
 cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads) {
     .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads)
 }

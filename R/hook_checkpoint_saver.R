@@ -51,7 +51,17 @@ hook_checkpoint_saver <- function(checkpoint_dir, save_secs = NULL, save_steps =
   new_hook("checkpoint_saver",
            list(checkpoint_dir = path.expand(checkpoint_dir), save_secs = save_secs,
                 save_steps = save_steps, checkpoint_basename = checkpoint_basename,
-                listeners = normalize_listeners(listeners, "listeners"), verbose = TRUE))
+                listeners = normalize_listeners(listeners, "listeners"), verbose = TRUE),
+           runs_r_code = TRUE)
+}
+
+# Checkpoints kept: the estimator's run_config(keep_checkpoint_max =).
+#' @noRd
+hook_prepare.cppestimators_hook_checkpoint_saver <- function(hook, run) {
+  if (is.null(hook$keep_checkpoint_max)) {
+    hook$keep_checkpoint_max <- run$object$spec$config$keep_checkpoint_max %||% 0
+  }
+  hook
 }
 
 #' Checkpoint saver listener
@@ -92,6 +102,6 @@ normalize_listeners <- function(listeners, arg) {
       stop(sprintf("saving_listeners must be a list of CheckpointSaverListener, given: %s (in `%s`).",
                    describe(l), arg), call. = FALSE)
     }
-    unclass(l)
+    c(list(kind = "checkpoint_listener"), unclass(l))
   })
 }

@@ -19,3 +19,23 @@ hook_global_step_waiter <- function(wait_until_step) {
            list(wait_until_step = check_whole(wait_until_step, "wait_until_step", min = -Inf,
                                               null_ok = FALSE)))
 }
+
+# The steps of another process count: the latest checkpoint in model_dir.
+#' @noRd
+hook_prepare.cppestimators_hook_global_step_waiter <- function(hook, run) {
+  hook["model_dir"] <- list(run$object$spec$model_dir)
+  hook
+}
+
+# train() waits here, before taking the model_dir lock, for another process
+# training the same directory; the hook then starts at once.
+#' @noRd
+hook_wait.cppestimators_hook_global_step_waiter <- function(hook, ptr, dir) {
+  if (hook$wait_until_step <= 0) return(hook)
+  current <- function() max(cpp_estimator_global_step(ptr), cpp_checkpoint_global_step(dir))
+  if (current() >= hook$wait_until_step) return(hook)
+  message(sprintf("Waiting for global step %s before starting training.", format(hook$wait_until_step)))
+  while (current() < hook$wait_until_step) Sys.sleep(0.5)
+  hook$wait_until_step <- 0
+  hook
+}

@@ -66,5 +66,6 @@ hook_logging_tensor <- function(tensors, every_n_iter = NULL, every_n_secs = NUL
   }
   new_hook("logging_tensor", list(tags = tags, names = names_of, every_n_iter = every_n_iter,
                                   every_n_secs = every_n_secs, at_end = isTRUE(at_end),
-                                  formatter = fmt))
+                                  formatter = fmt),
+           runs_r_code = TRUE)
 }

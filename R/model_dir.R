@@ -166,14 +166,5 @@ remove_stale_temporaries <- function(dir) {
 # same model_dir: train() waits here, before taking the lock, and returns the
 # hooks with those it waited for set to start at once.
 wait_for_global_step <- function(hooks, ptr, dir) {
-  for (i in seq_along(hooks)) {
-    h <- hooks[[i]]
-    if (!identical(h$type, "global_step_waiter") || h$wait_until_step <= 0) next
-    current <- function() max(cpp_estimator_global_step(ptr), cpp_checkpoint_global_step(dir))
-    if (current() >= h$wait_until_step) next
-    message(sprintf("Waiting for global step %s before starting training.", format(h$wait_until_step)))
-    while (current() < h$wait_until_step) Sys.sleep(0.5)
-    hooks[[i]]$wait_until_step <- 0
-  }
-  hooks
+  lapply(hooks, function(h) hook_wait(h, ptr, dir))
 }

@@ -64,7 +64,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
     FALSE
   })
   hooks <- normalize_hooks(train_spec$hooks)
-  if (!any(vapply(hooks, function(h) identical(h$type, "progress_bar"), TRUE))) {
+  if (!has_hook_kind(hooks, "progress_bar")) {
     total <- if (is.null(train_spec$max_steps)) NULL else
       max(0, train_spec$max_steps - cpp_estimator_global_step(ptr))
     bar <- hook_progress_bar()

@@ -148,6 +148,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_registry_kinds
+Rcpp::CharacterVector cpp_registry_kinds(std::string family);
+RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_registry_kinds(family));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_session_new
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed, SEXP block, int threads);
 RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP, SEXP threadsSEXP) {
@@ -368,6 +378,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
+    {"_cppestimators_cpp_registry_kinds", (DL_FUNC) &_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 10},
     {"_cppestimators_cpp_dense_block", (DL_FUNC) &_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC) &_cppestimators_cpp_estimator_dense_width, 1},

@@ -26,7 +26,10 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mod
   box->keep = Rcpp::List::create(features, labels);
   dataset_from_r(features, labels, box->data);
   SessionOptions opt;
-  opt.mode = mode == "train" ? Mode::Train : mode == "eval" ? Mode::Eval : Mode::Predict;
+  if (mode == "train") opt.mode = Mode::Train;
+  else if (mode == "eval") opt.mode = Mode::Eval;
+  else if (mode == "infer") opt.mode = Mode::Predict;
+  else Rcpp::stop("unknown session mode '%s'; known modes are 'train', 'eval', 'infer'", mode);
   opt.batch_size = batch_size;
   opt.num_epochs = static_cast<std::int64_t>(num_epochs);
   opt.shuffle = shuffle;
@@ -84,30 +87,31 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
   if (box.running) Rcpp::stop("this session is already running");
   box.interrupt_pending = false;
   RServices svc(&box.interrupt_pending);
-  SummaryWriters writers(hostname);
-  std::vector<std::unique_ptr<Hook>> owned;
+  RHookEnv env(svc, hostname, r_session, r_context);
+  std::vector<Spec> specs;
+  specs.reserve(static_cast<std::size_t>(hooks.size()));
+  for (R_xlen_t i = 0; i < hooks.size(); ++i) specs.push_back(env.spec(hooks[i]));
+  const std::vector<std::unique_ptr<Hook>> owned = make_hooks(specs, env);
   std::vector<Hook*> list;
-  HistorySaverHook* history = nullptr;
-  for (R_xlen_t i = 0; i < hooks.size(); ++i) {
-    owned.push_back(make_hook(hooks[i], svc, writers, r_session, r_context));
-    list.push_back(owned.back().get());
-    if (history == nullptr) history = dynamic_cast<HistorySaverHook*>(owned.back().get());
+  const History* history = nullptr;
+  for (const auto& h : owned) {
+    list.push_back(h.get());
+    if (history == nullptr) history = h->recorded_history();
   }
-  wire_hooks(hooks, list);
   struct Running {
     SessionBox& b;
     ~Running() { b.running = false; }
   } running{box};
   box.running = true;
   const LoopOutcome out = run_monitored(*box.session, list, svc);
-  writers.flush_all();
+  env.writers().flush_all();
   if (out.interrupted) throw Rcpp::internal::InterruptedException();
   return Rcpp::List::create(
       Rcpp::Named("steps") = static_cast<double>(out.steps),
       Rcpp::Named("end_of_input") = out.end_of_input,
       Rcpp::Named("global_step") = static_cast<double>(box.session->global_step()),
       Rcpp::Named("loss") = box.session->loss(),
-      Rcpp::Named("history") = history ? Rcpp::RObject(history_list(history->history()))
+      Rcpp::Named("history") = history ? Rcpp::RObject(history_list(*history))
                                        : Rcpp::RObject(R_NilValue),
       Rcpp::Named("evaluations") = evaluation_results(list));
 }

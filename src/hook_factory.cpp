@@ -1,20 +1,12 @@
 #include "hook_factory.h"
 
 #include <cppestimators/hooks/checkpoint_saver.h>
-#include <cppestimators/hooks/early_stopping.h>
-#include <cppestimators/hooks/in_memory_evaluator.h>
-#include <cppestimators/hooks/global_step_waiter.h>
-#include <cppestimators/hooks/history_saver.h>
-#include <cppestimators/hooks/logging_tensor.h>
-#include <cppestimators/hooks/nan_tensor.h>
-#include <cppestimators/hooks/progress_bar.h>
-#include <cppestimators/hooks/step_counter.h>
-#include <cppestimators/hooks/stop_at_step.h>
-#include <cppestimators/hooks/summary_saver.h>
+#include <cppestimators/hooks/eval_records.h>
 #include <cppestimators/io/checkpoint.h>
 
 #include "fetch.h"
 #include "r_closure_hook.h"
+#include "r_data.h"
 #include "r_utils.h"
 
 namespace cppestimators {
@@ -24,9 +16,10 @@ namespace {
 // A checkpoint listener made of R closures (any may be NULL).
 class RCheckpointListener : public CheckpointListener {
  public:
-  RCheckpointListener(const Rcpp::List& spec, SEXP r_session)
-      : begin_(spec["begin"]), before_(spec["before_save"]), after_(spec["after_save"]),
-        end_(spec["end"]), session_(r_session) {}
+  RCheckpointListener(const Spec& spec, const RHookEnv& env)
+      : begin_(env.host(spec, "begin")), before_(env.host(spec, "before_save")),
+        after_(env.host(spec, "after_save")), end_(env.host(spec, "end")),
+        session_(env.r_session()) {}
   void begin() override {
     if (!begin_.isNULL()) call_r(begin_, {});
   }
@@ -46,10 +39,19 @@ class RCheckpointListener : public CheckpointListener {
   Rcpp::RObject begin_, before_, after_, end_, session_;
 };
 
-// An R formatter for hook_logging_tensor(): function(values, elapsed) -> string.
-LoggingTensorHook::Formatter r_formatter(SEXP fn) {
-  if (Rf_isNull(fn)) return nullptr;
-  Rcpp::RObject f(fn);
+}  // namespace
+
+Spec RHookEnv::spec(SEXP r_spec) { return spec_from_r(r_spec, host_); }
+
+Rcpp::RObject RHookEnv::host(const Spec& spec, const std::string& field) const {
+  if (!spec.has_handle(field)) return R_NilValue;
+  return host_.at(spec.handle(field));
+}
+
+// hook_logging_tensor(formatter = function(values, elapsed) -> string).
+TensorFormatter RHookEnv::formatter(const Spec& spec, const std::string& field) {
+  Rcpp::RObject f = host(spec, field);
+  if (f.isNULL()) return nullptr;
   return [f](const std::vector<std::string>& tags, const std::vector<TensorValue>& values,
              double elapsed) {
     Rcpp::List vals(values.size());
@@ -62,146 +64,51 @@ LoggingTensorHook::Formatter r_formatter(SEXP fn) {
   };
 }
 
-std::vector<std::string> strings(const Rcpp::List& l, const char* name) {
-  return Rcpp::as<std::vector<std::string>>(l[name]);
-}
-
-}  // namespace
-
-std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWriters& writers,
-                                SEXP r_session, SEXP r_context) {
-  const auto sink_for = [&](const char* field) -> EventFileSink* {
-    if (!spec.containsElementNamed(field) || Rf_isNull(spec[field])) return nullptr;
-    return writers.get(Rcpp::as<std::string>(spec[field]));
+// An in-memory evaluation: an R function() returning named metrics (its
+// global_step is the session's own and is dropped).
+EvaluationFn RHookEnv::evaluation(const Spec& spec, const std::string& field) {
+  Rcpp::RObject fn = host(spec, field);
+  if (fn.isNULL()) return HookEnv::evaluation(spec, field);
+  return [fn](Session&) {
+    Rcpp::NumericVector res(call_r(fn, {}));
+    Rcpp::CharacterVector nm = res.names();
+    MetricList out;
+    for (R_xlen_t i = 0; i < res.size(); ++i)
+      if (std::string(nm[i]) != "global_step") out.emplace_back(std::string(nm[i]), res[i]);
+    return out;
   };
-  const std::string type = Rcpp::as<std::string>(spec["type"]);
-  const auto i64 = [&](const char* name, double dflt) {
-    return static_cast<std::int64_t>(num_or(spec, name, dflt));
-  };
-  if (type == "progress_bar")
-    return std::make_unique<ProgressBarHook>(Rcpp::as<std::string>(spec["label"]),
-                                             i64("total", -1), svc, num_or(spec, "draw", 1) != 0);
-  if (type == "history_saver") return std::make_unique<HistorySaverHook>(i64("every_n_step", 10));
-  if (type == "stop_at_step")
-    return std::make_unique<StopAtStepHook>(i64("num_steps", -1), i64("last_step", -1));
-  if (type == "stop_after_steps") return std::make_unique<StopAfterStepsHook>(i64("steps", 1));
-  if (type == "r_closure") return std::make_unique<RClosureHook>(spec, r_session, r_context);
-  if (type == "logging_tensor")
-    return std::make_unique<LoggingTensorHook>(
-        strings(spec, "tags"), strings(spec, "names"), i64("every_n_iter", -1),
-        num_or(spec, "every_n_secs", -1), flag_or(spec, "at_end", false),
-        r_formatter(spec.containsElementNamed("formatter") ? SEXP(spec["formatter"]) : R_NilValue),
-        svc);
-  if (type == "nan_tensor")
-    return std::make_unique<NanTensorHook>(Rcpp::as<std::string>(spec["loss_tensor"]),
-                                           flag_or(spec, "fail_on_nan_loss", true), svc);
-  if (type == "step_counter")
-    return std::make_unique<StepCounterHook>(i64("every_n_steps", -1),
-                                             num_or(spec, "every_n_secs", -1), svc,
-                                             flag_or(spec, "verbose", true),
-                                             sink_for("output_dir"));
-  if (type == "summary_saver") {
-    std::vector<std::string> tensors;
-    if (spec.containsElementNamed("tensors") && !Rf_isNull(spec["tensors"]))
-      tensors = strings(spec, "tensors");
-    return std::make_unique<SummarySaverHook>(i64("save_steps", -1), num_or(spec, "save_secs", -1),
-                                              tensors, sink_for("output_dir"), svc);
-  }
-  if (type == "checkpoint_saver") {
-    std::vector<std::unique_ptr<CheckpointListener>> listeners;
-    if (spec.containsElementNamed("listeners") && !Rf_isNull(spec["listeners"])) {
-      Rcpp::List ls = spec["listeners"];
-      for (R_xlen_t i = 0; i < ls.size(); ++i)
-        listeners.push_back(std::make_unique<RCheckpointListener>(ls[i], r_session));
-    }
-    return std::make_unique<CheckpointSaverHook>(
-        Rcpp::as<std::string>(spec["checkpoint_dir"]), num_or(spec, "save_secs", -1),
-        i64("save_steps", -1), Rcpp::as<std::string>(spec["checkpoint_basename"]),
-        static_cast<int>(num_or(spec, "keep_checkpoint_max", 5)), std::move(listeners), svc,
-        flag_or(spec, "verbose", true));
-  }
-  if (type == "global_step_waiter") {
-    std::string dir = Rf_isNull(spec["model_dir"]) ? "" : Rcpp::as<std::string>(spec["model_dir"]);
-    auto read_step = [dir]() -> std::int64_t {
-      if (dir.empty()) return -1;
-      const std::string path = latest_checkpoint(dir);
-      if (path.empty()) return -1;
-      return read_checkpoint_file(path).global_step;
-    };
-    return std::make_unique<GlobalStepWaiterHook>(i64("wait_until_step", 0), read_step, svc);
-  }
-  if (type == "in_memory_evaluator") {
-    Rcpp::RObject fn(spec["evaluate"]);
-    auto evaluate = [fn](Session&) {
-      Rcpp::NumericVector res(call_r(fn, {}));
-      Rcpp::CharacterVector nm = res.names();
-      MetricList out;
-      for (R_xlen_t i = 0; i < res.size(); ++i)
-        if (std::string(nm[i]) != "global_step") out.emplace_back(std::string(nm[i]), res[i]);
-      return out;
-    };
-    return std::make_unique<InMemoryEvaluatorHook>(i64("every_n_iter", 100), evaluate);
-  }
-  if (type == "early_stopping") {
-    EarlyStoppingSpec es;
-    const std::string rule = Rcpp::as<std::string>(spec["rule"]);
-    es.rule = rule == "higher"        ? StopRule::Higher
-              : rule == "lower"       ? StopRule::Lower
-              : rule == "no_increase" ? StopRule::NoIncrease
-                                      : StopRule::NoDecrease;
-    es.metric = Rcpp::as<std::string>(spec["metric_name"]);
-    es.threshold = num_or(spec, "threshold", 0);
-    es.max_steps_without = i64("max_steps_without", 0);
-    es.min_steps = i64("min_steps", 0);
-    es.min_delta = num_or(spec, "min_delta", 0);
-    es.every_secs = num_or(spec, "run_every_secs", -1);
-    es.every_steps = i64("run_every_steps", -1);
-    es.eval_dir = Rcpp::as<std::string>(spec["eval_dir"]);
-    es.restore_best = flag_or(spec, "restore_best", false);
-    es.checkpoint_dir = Rcpp::as<std::string>(spec["model_dir"]);
-    es.keep_checkpoint_max = static_cast<int>(num_or(spec, "keep_checkpoint_max", 5));
-    return std::make_unique<EarlyStoppingHook>(es, svc);
-  }
-  Rcpp::stop("unknown hook type '" + type + "'");
 }
 
-void wire_hooks(const Rcpp::List& specs, const std::vector<Hook*>& hooks) {
-  for (R_xlen_t i = 0; i < specs.size(); ++i) {
-    Rcpp::List spec = specs[i];
-    if (!spec.containsElementNamed("in_memory_evaluator") || Rf_isNull(spec["in_memory_evaluator"]))
-      continue;
-    const int k = Rcpp::as<int>(spec["in_memory_evaluator"]) - 1;
-    auto* stopper = dynamic_cast<EarlyStoppingHook*>(hooks[i]);
-    auto* evaluator = k >= 0 && k < static_cast<int>(hooks.size())
-                          ? dynamic_cast<InMemoryEvaluatorHook*>(hooks[k])
-                          : nullptr;
-    if (stopper == nullptr || evaluator == nullptr)
-      Rcpp::stop("internal: early stopping hook wired to a hook that is not an in-memory evaluator");
-    stopper->attach(&evaluator->records());
-  }
+std::unique_ptr<CheckpointListener> RHookEnv::checkpoint_listener(const Spec& spec) {
+  return std::make_unique<RCheckpointListener>(spec, *this);
 }
 
-// Every evaluation of the in-memory evaluators, as a data frame per hook.
+std::unique_ptr<Hook> RHookEnv::custom_hook(const Spec& spec) {
+  return std::make_unique<RClosureHook>(host(spec, "begin"), host(spec, "after_create_session"),
+                                        host(spec, "before_run"), host(spec, "after_run"),
+                                        host(spec, "end"), r_session_, r_context_);
+}
+
 Rcpp::List evaluation_results(const std::vector<Hook*>& hooks) {
   Rcpp::List out;
   for (Hook* h : hooks) {
-    auto* ev = dynamic_cast<InMemoryEvaluatorHook*>(h);
-    if (ev == nullptr) continue;
-    const auto& recs = ev->records().records();
+    const EvalRecords* records = h->evaluation_records();
+    if (records == nullptr) continue;
     Rcpp::NumericVector steps;
     Rcpp::List metrics;
-    for (const auto& r : recs) {
+    for (const auto& r : records->records()) {
       steps.push_back(static_cast<double>(r.step));
-      Rcpp::NumericVector m;
-      Rcpp::CharacterVector nm;
-      for (const auto& kv : r.metrics) {
-        m.push_back(kv.second);
-        nm.push_back(kv.first);
+      Rcpp::NumericVector m(r.metrics.size());
+      Rcpp::CharacterVector nm(r.metrics.size());
+      for (std::size_t i = 0; i < r.metrics.size(); ++i) {
+        m[static_cast<R_xlen_t>(i)] = r.metrics[i].second;
+        nm[static_cast<R_xlen_t>(i)] = r.metrics[i].first;
       }
       m.attr("names") = nm;
       metrics.push_back(m);
     }
-    out.push_back(Rcpp::List::create(Rcpp::Named("steps") = steps,
+    out.push_back(Rcpp::List::create(Rcpp::Named("name") = records->name(),
+                                     Rcpp::Named("steps") = steps,
                                      Rcpp::Named("metrics") = metrics));
   }
   return out;

@@ -1,25 +1,51 @@
-// Builds engine hooks from the hook specs the R layer makes (plain lists
-// with a `type`), wiring R closures (custom hooks, formatters, checkpoint
-// listeners) to the engine's interfaces.
+// The R-backed hook environment: what the engine's hooks (built by
+// hooks/registry.h from the specs the R layer makes) need from R. R
+// functions in a hook spec (custom hooks' callbacks, logging formatters,
+// checkpoint listeners, in-memory evaluations) become handles the engine
+// hands back here; console output, message() and the interrupt check come
+// from RServices.
 #pragma once
 #include <Rcpp.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
-#include <cppestimators/hooks/hook.h>
-#include <cppestimators/io/summary_writers.h>
-#include <cppestimators/services.h>
+#include <cppestimators/hooks/hook_env.h>
+
+#include "r_services.h"
 
 namespace cppestimators {
 
-// `writers` holds the event-file writers of the run, one per directory.
-std::unique_ptr<Hook> make_hook(const Rcpp::List& spec, Services& svc, SummaryWriters& writers,
-                                SEXP r_session, SEXP r_context);
+class RHookEnv : public HookEnv {
+ public:
+  RHookEnv(RServices& svc, const std::string& hostname, SEXP r_session, SEXP r_context)
+      : svc_(svc), writers_(hostname), r_session_(r_session), r_context_(r_context) {}
 
-// Connects early-stopping hooks to the in-memory evaluator their spec names.
-void wire_hooks(const Rcpp::List& specs, const std::vector<Hook*>& hooks);
+  Services& services() override { return svc_; }
+  SummaryWriters& writers() override { return writers_; }
 
-// The results of every in-memory evaluator among `hooks`.
+  // An engine spec of an R hook spec, its functions kept as handles.
+  Spec spec(SEXP r_spec);
+
+  TensorFormatter formatter(const Spec& spec, const std::string& field) override;
+  EvaluationFn evaluation(const Spec& spec, const std::string& field) override;
+  std::unique_ptr<CheckpointListener> checkpoint_listener(const Spec& spec) override;
+  std::unique_ptr<Hook> custom_hook(const Spec& spec) override;
+
+  // The R function a spec names under `field`, or NULL.
+  Rcpp::RObject host(const Spec& spec, const std::string& field) const;
+  SEXP r_session() const { return r_session_; }
+
+ private:
+  RServices& svc_;
+  SummaryWriters writers_;
+  SEXP r_session_, r_context_;  // kept alive by the caller of the run
+  std::vector<Rcpp::RObject> host_;
+};
+
+// Every evaluation of the in-memory evaluators among `hooks`: a list with,
+// per evaluator, its name, steps and metrics.
 Rcpp::List evaluation_results(const std::vector<Hook*>& hooks);
 
 }  // namespace cppestimators

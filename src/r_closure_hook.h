@@ -15,10 +15,12 @@ namespace cppestimators {
 
 class RClosureHook : public Hook {
  public:
-  RClosureHook(const Rcpp::List& spec, SEXP r_session, SEXP r_context)
-      : begin_(spec["begin"]), after_create_session_(spec["after_create_session"]),
-        before_run_(spec["before_run"]), after_run_(spec["after_run"]), end_(spec["end"]),
-        r_session_(r_session), r_context_(r_context) {
+  // The five callbacks (each a function or NULL), the R session and the run
+  // context handed to them.
+  RClosureHook(Rcpp::RObject begin, Rcpp::RObject after_create_session, Rcpp::RObject before_run,
+               Rcpp::RObject after_run, Rcpp::RObject end, SEXP r_session, SEXP r_context)
+      : begin_(begin), after_create_session_(after_create_session), before_run_(before_run),
+        after_run_(after_run), end_(end), r_session_(r_session), r_context_(r_context) {
     values_template_ = Rcpp::List::create(Rcpp::Named("results") = R_NilValue,
                                           Rcpp::Named("options") = R_NilValue,
                                           Rcpp::Named("run_metadata") = R_NilValue);

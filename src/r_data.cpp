@@ -64,7 +64,9 @@ bool is_spec(SEXP x) {
 
 }  // namespace
 
-Spec spec_from_r(SEXP x) {
+namespace {
+
+Spec convert_spec(SEXP x, std::vector<Rcpp::RObject>* host) {
   if (!is_spec(x)) Rcpp::stop("internal: an engine spec must be a list with a `kind`");
   Spec s;
   SEXP names = Rf_getAttrib(x, R_NamesSymbol);
@@ -82,17 +84,32 @@ Spec spec_from_r(SEXP x) {
       case STRSXP: s.strs[field] = Rcpp::as<std::vector<std::string>>(v); break;
       case VECSXP:
         if (is_spec(v)) {
-          s.lists[field].push_back(spec_from_r(v));
+          s.lists[field].push_back(convert_spec(v, host));
         } else {
           auto& list = s.lists[field];
-          for (R_xlen_t k = 0; k < Rf_xlength(v); ++k) list.push_back(spec_from_r(VECTOR_ELT(v, k)));
+          for (R_xlen_t k = 0; k < Rf_xlength(v); ++k)
+            list.push_back(convert_spec(VECTOR_ELT(v, k), host));
         }
         break;
-      default: break;  // NULL, functions: R-side only
+      case CLOSXP:
+      case BUILTINSXP:
+      case SPECIALSXP:
+        if (host != nullptr) {
+          s.handles[field] = host->size();
+          host->emplace_back(v);
+        }
+        break;
+      default: break;  // NULL, environments, pointers: R-side only
     }
   }
   return s;
 }
+
+}  // namespace
+
+Spec spec_from_r(SEXP x) { return convert_spec(x, nullptr); }
+
+Spec spec_from_r(SEXP x, std::vector<Rcpp::RObject>& host) { return convert_spec(x, &host); }
 
 void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
   Rcpp::CharacterVector names = features.names();

@@ -13,6 +13,11 @@ namespace cppestimators {
 // list of specs. NULLs and functions are skipped.
 Spec spec_from_r(SEXP x);
 
+// The same, keeping R functions: each goes to `host` and the spec records its
+// index under the field's name (Spec::handles). Environments, external
+// pointers and other R-only values are skipped.
+Spec spec_from_r(SEXP x, std::vector<Rcpp::RObject>& host);
+
 // Views of the named list's vectors (double, integer, logical, factor or
 // character; vectors or matrices) in `data.features`; the response (a double
 // vector or matrix, or NULL) in `data.labels`. Throws naming a feature of

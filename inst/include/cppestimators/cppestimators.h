@@ -3,7 +3,7 @@
 //   features/  one transform per kind of feature column -> FeatureBatch
 //   model/     Model interface and models, heads/, optimizers/, Estimator
 //   session/   Session (one run = one step), tensor registry, the loop
-//   hooks/     Hook interface, one header per built-in hook
+//   hooks/     Hook interface, one header per built-in hook, their registry
 //   io/        checkpoints, event files, codecs
 #pragma once
 #include "services.h"
@@ -15,6 +15,7 @@
 #include "model/estimator.h"
 #include "session/session.h"
 #include "hooks/hook.h"
+#include "hooks/registry.h"
 #include "session/monitored_loop.h"
 #include "hooks/progress_bar.h"
 #include "hooks/history_saver.h"

@@ -4,6 +4,7 @@
 // specs generic means a new column, model or optimizer needs no new glue.
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -17,9 +18,19 @@ struct Spec {
   std::map<std::string, std::vector<double>> nums;
   std::map<std::string, std::vector<std::string>> strs;
   std::map<std::string, std::vector<Spec>> lists;
+  // Objects of the host the spec refers to (in R, closures), by their index
+  // in a table the host keeps; the engine only hands them back to the host
+  // (hooks/hook_env.h).
+  std::map<std::string, std::size_t> handles;
 
   bool has(const std::string& field) const {
-    return nums.count(field) || strs.count(field) || lists.count(field);
+    return nums.count(field) || strs.count(field) || lists.count(field) || handles.count(field);
+  }
+  bool has_handle(const std::string& field) const { return handles.count(field) != 0; }
+  std::size_t handle(const std::string& field) const {
+    auto it = handles.find(field);
+    if (it == handles.end()) missing(field);
+    return it->second;
   }
   const std::vector<double>& numbers(const std::string& field) const {
     auto it = nums.find(field);

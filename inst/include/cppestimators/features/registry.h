@@ -1,11 +1,9 @@
-// The one place that maps a column spec's kind to its transform. A new kind
-// of feature column is a new header plus one line here.
+// The feature-column family: a spec's kind -> its transform. A new kind of
+// feature column is a new header plus one `add()` line here.
 #pragma once
-#include <functional>
-#include <map>
 #include <memory>
-#include <string>
 
+#include "../registry.h"
 #include "bucketized.h"
 #include "crossed.h"
 #include "hash_bucket.h"
@@ -16,30 +14,28 @@
 
 namespace cppestimators {
 
-namespace detail {
-template <class T>
-std::unique_ptr<FeatureTransform> build(const Spec& s) {
-  return std::make_unique<T>(s);
+using ColumnRegistry = Registry<FeatureTransform>;
+
+inline const ColumnRegistry& column_registry() {
+  static const ColumnRegistry registry = [] {
+    ColumnRegistry r("feature column");
+    r.add<NumericTransform>("numeric")
+        .add<BucketizedTransform>("bucketized")
+        .add<VocabularyTransform>("vocabulary_list")
+        .add<VocabularyTransform>("vocabulary_file")
+        .add<IdentityTransform>("identity")
+        .add<HashBucketTransform>("hash_bucket")
+        .add<CrossedTransform>("crossed")
+        .add<IndicatorTransform>("indicator")
+        .add<EmbeddingTransform>("embedding")
+        .add<WeightedTransform>("weighted");
+    return r;
+  }();
+  return registry;
 }
-}  // namespace detail
 
 inline std::unique_ptr<FeatureTransform> make_transform(const Spec& spec) {
-  using Factory = std::unique_ptr<FeatureTransform> (*)(const Spec&);
-  static const std::map<std::string, Factory> kinds = {
-      {"numeric", &detail::build<NumericTransform>},
-      {"bucketized", &detail::build<BucketizedTransform>},
-      {"vocabulary_list", &detail::build<VocabularyTransform>},
-      {"vocabulary_file", &detail::build<VocabularyTransform>},
-      {"identity", &detail::build<IdentityTransform>},
-      {"hash_bucket", &detail::build<HashBucketTransform>},
-      {"crossed", &detail::build<CrossedTransform>},
-      {"indicator", &detail::build<IndicatorTransform>},
-      {"embedding", &detail::build<EmbeddingTransform>},
-      {"weighted", &detail::build<WeightedTransform>},
-  };
-  auto it = kinds.find(spec.kind);
-  if (it == kinds.end()) throw std::invalid_argument("unknown kind of feature column: '" + spec.kind + "'");
-  return it->second(spec);
+  return column_registry().make(spec);
 }
 
 }  // namespace cppestimators

@@ -12,6 +12,7 @@
 #include "../model/estimator_io.h"
 #include "../services.h"
 #include "hook.h"
+#include "hook_env.h"
 #include "timer.h"
 
 namespace cppestimators {
@@ -27,6 +28,13 @@ class CheckpointListener {
 };
 
 class CheckpointSaverHook : public Hook {
+  static std::vector<std::unique_ptr<CheckpointListener>> listeners_of(const Spec& s,
+                                                                       HookEnv& env) {
+    std::vector<std::unique_ptr<CheckpointListener>> out;
+    for (const Spec& l : s.children("listeners")) out.push_back(env.checkpoint_listener(l));
+    return out;
+  }
+
  public:
   CheckpointSaverHook(std::string dir, double save_secs, std::int64_t save_steps,
                       std::string basename, int keep_max,
@@ -35,6 +43,13 @@ class CheckpointSaverHook : public Hook {
       : dir_(std::move(dir)), basename_(std::move(basename)), keep_max_(keep_max),
         timer_(save_secs, save_steps), listeners_(std::move(listeners)), svc_(svc),
         verbose_(verbose) {}
+  // spec: checkpoint_dir, save_secs, save_steps, checkpoint_basename,
+  // keep_checkpoint_max, verbose, listeners (specs the host builds)
+  CheckpointSaverHook(const Spec& s, HookEnv& env)
+      : CheckpointSaverHook(s.str("checkpoint_dir"), s.num_or("save_secs", -1),
+                            s.int_or("save_steps", -1), s.str("checkpoint_basename"),
+                            static_cast<int>(s.int_or("keep_checkpoint_max", 5)),
+                            listeners_of(s, env), env.services(), s.flag_or("verbose", true)) {}
   std::string kind() const override { return "hook_checkpoint_saver"; }
 
   void begin(Session&) override {

@@ -22,6 +22,7 @@
 #include "../services.h"
 #include "eval_records.h"
 #include "hook.h"
+#include "hook_env.h"
 #include "timer.h"
 
 namespace cppestimators {
@@ -41,7 +42,38 @@ struct EarlyStoppingSpec {
   bool restore_best = false;
   std::string checkpoint_dir;  // where the restored weights are saved
   int keep_checkpoint_max = 5;
+  // follow the first in-memory evaluator of the loop (found at begin())
+  bool follow_evaluator = false;
 };
+
+// The rule a stop_if_*() name stands for; an unknown one is an error.
+inline StopRule stop_rule(const std::string& rule) {
+  if (rule == "higher") return StopRule::Higher;
+  if (rule == "lower") return StopRule::Lower;
+  if (rule == "no_increase") return StopRule::NoIncrease;
+  if (rule == "no_decrease") return StopRule::NoDecrease;
+  throw std::invalid_argument("unknown early-stopping rule '" + rule +
+                              "'; known rules are 'higher', 'lower', 'no_increase', 'no_decrease'");
+}
+
+// The spec of an early_stopping hook, as the R layer writes it.
+inline EarlyStoppingSpec early_stopping_spec(const Spec& s) {
+  EarlyStoppingSpec es;
+  es.rule = stop_rule(s.str("rule"));
+  es.metric = s.str("metric_name");
+  es.threshold = s.num_or("threshold", 0);
+  es.max_steps_without = s.int_or("max_steps_without", 0);
+  es.min_steps = s.int_or("min_steps", 0);
+  es.min_delta = s.num_or("min_delta", 0);
+  es.every_secs = s.num_or("run_every_secs", -1);
+  es.every_steps = s.int_or("run_every_steps", -1);
+  es.eval_dir = s.str("eval_dir");
+  es.restore_best = s.flag_or("restore_best", false);
+  es.checkpoint_dir = s.str_or("model_dir", "");
+  es.keep_checkpoint_max = static_cast<int>(s.int_or("keep_checkpoint_max", 5));
+  es.follow_evaluator = s.flag_or("follow_evaluator", false);
+  return es;
+}
 
 // step -> value of one metric, read from every event file of a directory.
 inline std::vector<std::pair<std::int64_t, double>> read_metric_series(const std::string& dir,
@@ -74,6 +106,7 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
  public:
   EarlyStoppingHook(EarlyStoppingSpec spec, Services& svc)
       : spec_(std::move(spec)), timer_(spec_.every_secs, spec_.every_steps), svc_(svc) {}
+  EarlyStoppingHook(const Spec& s, HookEnv& env) : EarlyStoppingHook(early_stopping_spec(s), env.services()) {}
   std::string kind() const override { return "early_stopping"; }
 
   // Uses an in-memory evaluator's results instead of the event files.
@@ -82,7 +115,19 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
     records->observe(this);
   }
 
-  void begin(Session&) override {
+  void begin(Session& s) override {
+    if (spec_.follow_evaluator && in_memory_ == nullptr) {
+      for (Hook* h : s.hooks()) {
+        if (EvalRecords* records = h->evaluation_records()) {
+          attach(records);
+          break;
+        }
+      }
+      if (in_memory_ == nullptr && spec_.restore_best)
+        throw std::invalid_argument(
+            "restore_best = TRUE needs a hook_in_memory_evaluator() of the same estimator in the "
+            "same train() call");
+    }
     timer_.reset();
     series_.clear();
     pending_stop_ = false;

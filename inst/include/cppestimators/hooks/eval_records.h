@@ -3,6 +3,7 @@
 // as soon as it exists.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../model/heads/metric_accumulator.h"
@@ -31,8 +32,12 @@ class EvalRecords {
   void observe(EvalObserver* o) { observers_.push_back(o); }
   const std::vector<EvalRecord>& records() const { return records_; }
   void clear() { records_.clear(); }
+  // The evaluation's name ("" for the default one, written to model_dir/eval).
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
 
  private:
+  std::string name_;
   std::vector<EvalRecord> records_;
   std::vector<EvalObserver*> observers_;
 };

@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "../services.h"
+#include "../io/checkpoint.h"
 #include "hook.h"
+#include "hook_env.h"
 
 namespace cppestimators {
 
@@ -19,7 +21,21 @@ class GlobalStepWaiterHook : public Hook {
   GlobalStepWaiterHook(std::int64_t wait_until_step, std::function<std::int64_t()> read_step,
                        Services& svc, double poll_secs = 0.5)
       : wait_(wait_until_step), read_step_(std::move(read_step)), svc_(svc), poll_(poll_secs) {}
+  // spec: wait_until_step, model_dir (absent: only the session's own step counts)
+  GlobalStepWaiterHook(const Spec& s, HookEnv& env)
+      : GlobalStepWaiterHook(s.int_or("wait_until_step", 0), checkpoint_step(s.str_or("model_dir", "")),
+                             env.services()) {}
   std::string kind() const override { return "hook_global_step_waiter"; }
+
+  // Reads the global step of the latest checkpoint in `dir` (-1: none).
+  static std::function<std::int64_t()> checkpoint_step(std::string dir) {
+    return [dir]() -> std::int64_t {
+      if (dir.empty()) return -1;
+      const std::string path = latest_checkpoint(dir);
+      if (path.empty()) return -1;
+      return read_checkpoint_file(path).global_step;
+    };
+  }
 
   void begin(Session&) override { started_ = wait_ <= 0; }
   void before_run(RunContext& ctx) override {

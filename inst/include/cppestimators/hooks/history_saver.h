@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hook.h"
+#include "hook_env.h"
 
 namespace cppestimators {
 
@@ -21,7 +22,9 @@ class HistorySaverHook : public Hook {
   explicit HistorySaverHook(std::int64_t every_n_step) : every_(every_n_step) {
     if (every_ <= 0) throw std::invalid_argument("`every_n_step` must be a positive integer");
   }
+  HistorySaverHook(const Spec& s, HookEnv&) : HistorySaverHook(s.int_or("every_n_step", 10)) {}
   std::string kind() const override { return "hook_history_saver"; }
+  const History* recorded_history() const override { return &history_; }
 
   void begin(Session&) override {
     iter_ = 0;

@@ -1,6 +1,10 @@
 // The session-run-hook protocol (TF 1.x SessionRunHook): five optional
 // callbacks, called in list order. A native hook reads what it needs from the
 // session after the step, so on steps where it does nothing it costs a call.
+//
+// Hooks that cooperate find each other at begin() through Session::hooks()
+// and the roles below (an early stopper follows an evaluator's records; the
+// glue reads the history saver's history), never by position.
 #pragma once
 #include <string>
 
@@ -8,11 +12,20 @@
 
 namespace cppestimators {
 
+class EvalRecords;
+struct History;
+
 class Hook {
  public:
   virtual ~Hook() = default;
   // A short name for messages, e.g. "hook_progress_bar".
   virtual std::string kind() const = 0;
+
+  // Roles. An evaluator publishes the results of its evaluations.
+  virtual EvalRecords* evaluation_records() { return nullptr; }
+  // A history saver publishes the training history it records.
+  virtual const History* recorded_history() const { return nullptr; }
+
   virtual void begin(Session&) {}
   virtual void after_create_session(Session&) {}
   virtual void before_run(RunContext&) {}

@@ -11,6 +11,7 @@
 
 #include "eval_records.h"
 #include "hook.h"
+#include "hook_env.h"
 
 namespace cppestimators {
 
@@ -22,8 +23,14 @@ class InMemoryEvaluatorHook : public Hook {
     if (every_ <= 0)
       throw std::invalid_argument("invalid every_n_iter=" + std::to_string(every_) + ".");
   }
+  // spec: every_n_iter, name (absent: the default evaluation), evaluate (a host callable)
+  InMemoryEvaluatorHook(const Spec& s, HookEnv& env)
+      : InMemoryEvaluatorHook(s.int_or("every_n_iter", 100), env.evaluation(s, "evaluate")) {
+    records_.set_name(s.str_or("name", ""));
+  }
   std::string kind() const override { return "hook_in_memory_evaluator"; }
   EvalRecords& records() { return records_; }
+  EvalRecords* evaluation_records() override { return &records_; }
 
   void begin(Session&) override {
     iter_ = 0;

@@ -11,15 +11,15 @@
 #include "../services.h"
 #include "../session/tensors.h"
 #include "hook.h"
+#include "hook_env.h"
 #include "timer.h"
 
 namespace cppestimators {
 
 class LoggingTensorHook : public Hook {
  public:
-  using Formatter = std::function<std::string(const std::vector<std::string>& tags,
-                                              const std::vector<TensorValue>& values,
-                                              double elapsed_secs)>;
+  // (tags, values, elapsed seconds) -> the line to log
+  using Formatter = TensorFormatter;
 
   // every_n_iter / every_n_secs < 0 when unset; tags and names in log order.
   LoggingTensorHook(std::vector<std::string> tags, std::vector<std::string> names,
@@ -27,6 +27,11 @@ class LoggingTensorHook : public Hook {
                     Formatter formatter, Services& svc)
       : tags_(std::move(tags)), names_(std::move(names)), timer_(every_n_secs, every_n_iter),
         at_end_(at_end), formatter_(std::move(formatter)), svc_(svc), values_(names_.size()) {}
+  // spec: tags, names, every_n_iter, every_n_secs, at_end, formatter (a host callable)
+  LoggingTensorHook(const Spec& s, HookEnv& env)
+      : LoggingTensorHook(s.strings("tags"), s.strings("names"), s.int_or("every_n_iter", -1),
+                          s.num_or("every_n_secs", -1), s.flag_or("at_end", false),
+                          env.formatter(s, "formatter"), env.services()) {}
   std::string kind() const override { return "hook_logging_tensor"; }
 
   void begin(Session&) override {

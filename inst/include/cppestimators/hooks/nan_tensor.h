@@ -13,6 +13,7 @@
 #include "../services.h"
 #include "../session/tensors.h"
 #include "hook.h"
+#include "hook_env.h"
 
 namespace cppestimators {
 
@@ -25,6 +26,8 @@ class NanTensorHook : public Hook {
  public:
   NanTensorHook(std::string loss_tensor, bool fail_on_nan_loss, Services& svc)
       : name_(std::move(loss_tensor)), fail_(fail_on_nan_loss), svc_(svc) {}
+  NanTensorHook(const Spec& s, HookEnv& env)
+      : NanTensorHook(s.str("loss_tensor"), s.flag_or("fail_on_nan_loss", true), env.services()) {}
   std::string kind() const override { return "hook_nan_tensor"; }
   bool fails() const { return fail_; }
 

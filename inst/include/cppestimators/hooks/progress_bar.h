@@ -10,6 +10,7 @@
 
 #include "../services.h"
 #include "hook.h"
+#include "hook_env.h"
 
 namespace cppestimators {
 
@@ -39,6 +40,10 @@ class ProgressBarHook : public Hook {
   // message when fewer steps ran than were asked for.
   ProgressBarHook(std::string label, std::int64_t total, Services& svc, bool draw = true)
       : label_(std::move(label)), total_(total), svc_(svc), draw_(draw) {}
+  // spec: label, total (absent: unknown), draw (absent: TRUE)
+  ProgressBarHook(const Spec& s, HookEnv& env)
+      : ProgressBarHook(s.str("label"), s.int_or("total", -1), env.services(),
+                        s.flag_or("draw", true)) {}
   std::string kind() const override { return "hook_progress_bar"; }
 
   void begin(Session&) override {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "hook.h"
+#include "hook_env.h"
 
 namespace cppestimators {
 
@@ -17,6 +18,8 @@ class StopAtStepHook : public Hook {
     if ((num_steps < 0) == (last_step < 0))
       throw std::invalid_argument("One of num_steps or last_step must be specified.");
   }
+  StopAtStepHook(const Spec& s, HookEnv&)
+      : StopAtStepHook(s.int_or("num_steps", -1), s.int_or("last_step", -1)) {}
   std::string kind() const override { return "hook_stop_at_step"; }
   void after_create_session(Session& s) override {
     if (num_steps_ >= 0) last_step_ = s.global_step() + num_steps_;
@@ -33,6 +36,7 @@ class StopAtStepHook : public Hook {
 class StopAfterStepsHook : public Hook {
  public:
   explicit StopAfterStepsHook(std::int64_t steps) : steps_(steps) {}
+  StopAfterStepsHook(const Spec& s, HookEnv&) : StopAfterStepsHook(s.int_or("steps", 1)) {}
   std::string kind() const override { return "stop_after_evals"; }
   void after_run(RunContext& ctx) override {
     if (ctx.session->steps_run() >= steps_) ctx.request_stop();

@@ -11,6 +11,7 @@
 #include "../services.h"
 #include "../session/tensors.h"
 #include "hook.h"
+#include "hook_env.h"
 #include "timer.h"
 
 namespace cppestimators {
@@ -22,6 +23,11 @@ class SummarySaverHook : public Hook {
       : timer_(save_secs, save_steps), tensors_(std::move(tensors)), sink_(sink), svc_(svc) {
     values_.reserve(2 + tensors_.size());
   }
+  // spec: save_steps, save_secs, tensors (absent: none), output_dir
+  SummarySaverHook(const Spec& s, HookEnv& env)
+      : SummarySaverHook(s.int_or("save_steps", -1), s.num_or("save_secs", -1),
+                         s.strs.count("tensors") ? s.strings("tensors") : std::vector<std::string>(),
+                         env.events(s, "output_dir"), env.services()) {}
   std::string kind() const override { return "hook_summary_saver"; }
 
   void begin(Session&) override { timer_.reset(); }

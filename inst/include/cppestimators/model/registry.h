@@ -1,10 +1,10 @@
-// The one place that maps a model spec's kind to its class. A new estimator
-// family is a new Model header plus one line here.
+// The model family: a model spec's kind -> its class. A new estimator family
+// is a new Model header plus one `add()` line here. Models are built from
+// their spec and the number of logits their head needs.
 #pragma once
-#include <map>
 #include <memory>
-#include <string>
 
+#include "../registry.h"
 #include "boosted_trees.h"
 #include "combined_model.h"
 #include "dnn_model.h"
@@ -12,18 +12,22 @@
 
 namespace cppestimators {
 
+using ModelRegistry = Registry<Model, int>;
+
+inline const ModelRegistry& model_registry() {
+  static const ModelRegistry registry = [] {
+    ModelRegistry r("model");
+    r.add<LinearModel>("linear")
+        .add<DnnModel>("dnn")
+        .add<CombinedModel>("combined")
+        .add<BoostedTreesModel>("boosted_trees");
+    return r;
+  }();
+  return registry;
+}
+
 inline std::unique_ptr<Model> make_model(const Spec& spec, int units) {
-  using Factory = std::unique_ptr<Model> (*)(const Spec&, int);
-  static const std::map<std::string, Factory> kinds = {
-      {"linear", [](const Spec& s, int u) -> std::unique_ptr<Model> { return std::make_unique<LinearModel>(s, u); }},
-      {"dnn", [](const Spec& s, int u) -> std::unique_ptr<Model> { return std::make_unique<DnnModel>(s, u); }},
-      {"combined", [](const Spec& s, int u) -> std::unique_ptr<Model> { return std::make_unique<CombinedModel>(s, u); }},
-      {"boosted_trees",
-       [](const Spec& s, int u) -> std::unique_ptr<Model> { return std::make_unique<BoostedTreesModel>(s, u); }},
-  };
-  auto it = kinds.find(spec.kind);
-  if (it == kinds.end()) throw std::invalid_argument("unknown kind of model: '" + spec.kind + "'");
-  return it->second(spec, units);
+  return model_registry().make(spec, units);
 }
 
 }  // namespace cppestimators

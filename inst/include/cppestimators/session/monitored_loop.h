@@ -38,11 +38,18 @@ struct ContextGuard {
   Session& s;
   ~ContextGuard() { s.current_context = nullptr; }
 };
+
+struct HooksGuard {
+  Session& s;
+  ~HooksGuard() { s.set_hooks(nullptr); }
+};
 }  // namespace detail
 
 inline LoopOutcome run_monitored(Session& s, const std::vector<Hook*>& hooks, Services& svc) {
   LoopOutcome out;
   const int n = static_cast<int>(hooks.size());
+  s.set_hooks(&hooks);
+  detail::HooksGuard hooks_guard{s};
   for (int i = 0; i < n; ++i) detail::call_hook(s, i, "begin", [&] { hooks[i]->begin(s); });
   for (int i = 0; i < n; ++i)
     detail::call_hook(s, i, "after_create_session", [&] { hooks[i]->after_create_session(s); });

@@ -34,6 +34,7 @@ struct SessionOptions {
 };
 
 struct RunContext;
+class Hook;
 
 class Session {
  public:
@@ -203,6 +204,10 @@ class Session {
   const char* current_phase = nullptr;
   // The context of the step in progress (null between steps).
   RunContext* current_context = nullptr;
+  // The hooks of the loop running this session, in order (empty outside
+  // one): cooperating hooks find each other here at begin().
+  const std::vector<Hook*>& hooks() const { return hooks_ ? *hooks_ : no_hooks(); }
+  void set_hooks(const std::vector<Hook*>* hooks) { hooks_ = hooks; }
 
  private:
   void gather_labels(int rows) {
@@ -227,6 +232,11 @@ class Session {
   int rows_ = 0;
   double loss_ = 0.0;
   std::int64_t steps_ = 0;
+  const std::vector<Hook*>* hooks_ = nullptr;
+  static const std::vector<Hook*>& no_hooks() {
+    static const std::vector<Hook*> none;
+    return none;
+  }
 };
 
 // One per step, shared by every hook's before_run and after_run of that step.

@@ -1,10 +1,11 @@
-// The one place that maps head names to heads. A new head is a new file in
-// this folder plus one row in the table below.
+// The head family: a head's kind -> the head. A new head is a new file in
+// this folder plus one `add()` line here. Heads are built from their kind
+// and n, the label dimension (regression) or the number of classes.
 #pragma once
 #include <memory>
-#include <stdexcept>
 #include <string>
 
+#include "../../registry.h"
 #include "binary.h"
 #include "head.h"
 #include "multi_class.h"
@@ -12,25 +13,34 @@
 
 namespace cppestimators {
 
-// n is the label dimension (regression) or the number of classes (classifiers).
-// Throws std::invalid_argument for an unknown name, naming the known ones.
-inline std::unique_ptr<Head> make_head(const std::string& name, int n) {
-  using Factory = std::unique_ptr<Head> (*)(int);
-  static const struct {
-    const char* name;
-    Factory make;
-  } table[] = {
-      {"regression", [](int d) -> std::unique_ptr<Head> { return std::make_unique<RegressionHead>(d); }},
-      {"binary", [](int) -> std::unique_ptr<Head> { return std::make_unique<BinaryHead>(); }},
-      {"multi_class",
-       [](int k) -> std::unique_ptr<Head> { return std::make_unique<MultiClassHead>(k); }},
-  };
-  std::string known;
-  for (const auto& e : table) {
-    if (name == e.name) return e.make(n);
-    known += std::string(known.empty() ? "'" : ", '") + e.name + "'";
-  }
-  throw std::invalid_argument("unknown head '" + name + "'; known heads are " + known);
+using HeadRegistry = Registry<Head, int>;
+
+inline const HeadRegistry& head_registry() {
+  static const HeadRegistry registry = [] {
+    HeadRegistry r("head", [](const std::string& kind, const std::vector<std::string>& known) {
+      return "unknown head '" + kind + "'; known heads are " + HeadRegistry::join(known, "'");
+    });
+    r.add("regression",
+          [](const Spec&, int d) -> std::unique_ptr<Head> {
+            return std::make_unique<RegressionHead>(d);
+          })
+        .add("binary",
+             [](const Spec&, int) -> std::unique_ptr<Head> {
+               return std::make_unique<BinaryHead>();
+             })
+        .add("multi_class", [](const Spec&, int k) -> std::unique_ptr<Head> {
+          return std::make_unique<MultiClassHead>(k);
+        });
+    return r;
+  }();
+  return registry;
+}
+
+// Throws std::invalid_argument for an unknown kind, naming the known ones.
+inline std::unique_ptr<Head> make_head(const std::string& kind, int n) {
+  Spec spec;
+  spec.kind = kind;
+  return head_registry().make(spec, n);
 }
 
 }  // namespace cppestimators

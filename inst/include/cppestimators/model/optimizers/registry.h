@@ -1,11 +1,12 @@
-// The one place that maps optimizer names to classes. A new optimizer is a
-// new header plus one line here (and its R constructor, which holds its
-// defaults).
+// The optimizer family: an optimizer's kind -> its class. A new optimizer is
+// a new header plus one `add()` line here (and its R constructor, which
+// holds its defaults). Optimizers are built from their spec and the scope
+// their slot variables are named under.
 #pragma once
-#include <map>
 #include <memory>
 #include <string>
 
+#include "../../registry.h"
 #include "adagrad.h"
 #include "adam.h"
 #include "ftrl.h"
@@ -14,30 +15,26 @@
 
 namespace cppestimators {
 
-namespace detail {
-template <class T>
-std::unique_ptr<Optimizer> build_optimizer(const Spec& s, const std::string& scope) {
-  return std::make_unique<T>(s, scope);
+using OptimizerRegistry = Registry<Optimizer, const std::string&>;
+
+inline const OptimizerRegistry& optimizer_registry() {
+  static const OptimizerRegistry registry = [] {
+    OptimizerRegistry r("optimizer", [](const std::string& kind, const std::vector<std::string>& known) {
+      return "Unsupported optimizer name: " + kind +  // TensorFlow's wording
+             ". Supported names are: " + OptimizerRegistry::join(known);
+    });
+    r.add<AdagradOptimizer>("Adagrad")
+        .add<AdamOptimizer>("Adam")
+        .add<FtrlOptimizer>("Ftrl")
+        .add<RmsPropOptimizer>("RMSProp")
+        .add<SgdOptimizer>("SGD");
+    return r;
+  }();
+  return registry;
 }
-}  // namespace detail
 
 inline std::unique_ptr<Optimizer> make_optimizer(const Spec& spec, const std::string& scope = "") {
-  using Factory = std::unique_ptr<Optimizer> (*)(const Spec&, const std::string&);
-  static const std::map<std::string, Factory> names = {
-      {"Adagrad", &detail::build_optimizer<AdagradOptimizer>},
-      {"Adam", &detail::build_optimizer<AdamOptimizer>},
-      {"Ftrl", &detail::build_optimizer<FtrlOptimizer>},
-      {"RMSProp", &detail::build_optimizer<RmsPropOptimizer>},
-      {"SGD", &detail::build_optimizer<SgdOptimizer>},
-  };
-  auto it = names.find(spec.kind);
-  if (it == names.end()) {
-    std::string known;
-    for (const auto& kv : names) known += (known.empty() ? "" : ", ") + kv.first;
-    throw std::invalid_argument("Unsupported optimizer name: " + spec.kind +
-                                ". Supported names are: " + known);
-  }
-  return it->second(spec, scope);
+  return optimizer_registry().make(spec, scope);
 }
 
 }  // namespace cppestimators

@@ -49,29 +49,23 @@ hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = 
   eval_dir(estimator, name)
   new_hook("in_memory_evaluator", list(
     estimator = estimator, input_fn = input_fn, steps = check_steps(steps, "steps"),
-    hooks = normalize_hooks(hooks), name = name, every_n_iter = every_n_iter))
+    hooks = normalize_hooks(hooks), name = name, every_n_iter = every_n_iter),
+    training_only = TRUE, runs_r_code = TRUE, roles = "evaluator",
+    r_only = c("estimator", "input_fn", "steps", "hooks"))
 }
 
-# Evaluates the engine `ptr` as it is, for `object`'s head and input: no
-# checkpoint, no look at model_dir. Returns the metrics with global_step.
-evaluate_now <- function(object, ptr, input_fn, steps, hooks, name) {
-  hooks <- normalize_hooks(hooks)
-  if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
-  run <- run_session(object, input_fn, "eval", hooks, ptr = ptr, in_order = is.null(steps))
-  if (is.null(run)) stop("the evaluation was interrupted.", call. = FALSE)
-  if (run$steps == 0) stop("the evaluation input produced no batches (is the data empty?).", call. = FALSE)
-  metrics <- as.list(run$metrics)
-  metrics$global_step <- run$global_step
-  write_eval_summaries(object, metrics, name)
-  unlist(metrics)
+# The evaluation callback runs on the engine being trained; the evaluator's
+# estimator must have the trained one's model.
+#' @noRd
+hook_prepare.cppestimators_hook_in_memory_evaluator <- function(hook, run) {
+  if (!same_model(hook$estimator, run$object)) {
+    stop("hook_in_memory_evaluator(): `estimator` must be the estimator being trained (or one with the same feature columns and head).",
+         call. = FALSE)
+  }
+  hook$evaluate <- evaluation_of(hook, run$ptr)
+  hook
 }
 
-same_model <- function(a, b) {
-  identical(a$state, b$state) || identical(model_signature(a), model_signature(b))
-}
-
-# Gives in-memory evaluators their evaluation callback on the engine being
-# trained, and points early-stopping hooks at the evaluator of their estimator.
 # The evaluation an in-memory evaluator hook runs: a closure of its own
 # frame, so that several evaluators of one train() call each keep their
 # input, steps, hooks and name.
@@ -84,48 +78,6 @@ evaluation_of <- function(h, ptr) {
   function() evaluate_now(est, ptr, input, steps, eval_hooks, name)
 }
 
-wire_evaluation_hooks <- function(object, hooks) {
-  ptr <- estimator_ptr(object)
-  types <- vapply(hooks, function(h) h$type, "")
-  evaluators <- which(types == "in_memory_evaluator")
-  for (i in evaluators) {
-    h <- hooks[[i]]
-    if (!same_model(h$estimator, object)) {
-      stop("hook_in_memory_evaluator(): `estimator` must be the estimator being trained (or one with the same feature columns and head).",
-           call. = FALSE)
-    }
-    hooks[[i]]$evaluate <- evaluation_of(h, ptr)
-  }
-  for (i in which(types == "early_stopping")) {
-    h <- hooks[[i]]
-    match <- evaluators[vapply(evaluators, function(k) same_model(hooks[[k]]$estimator, h$estimator), TRUE)]
-    hooks[[i]]["in_memory_evaluator"] <- list(if (length(match)) match[1] else NULL)
-    if (isTRUE(h$restore_best) && length(match) == 0L) {
-      stop("restore_best = TRUE needs a hook_in_memory_evaluator() of the same estimator in the same train() call (the weights of an evaluation read from event files are gone).",
-           call. = FALSE)
-    }
-    hooks[[i]]$model_dir <- object$spec$model_dir
-    hooks[[i]]$keep_checkpoint_max <- object$spec$config$keep_checkpoint_max %||% 0
-  }
-  hooks
-}
-
-# The in-memory evaluations of a run as a data frame: steps, then
-# eval_<metric> columns (eval_<name>_<metric> for further named evaluators).
-evaluations_table <- function(evaluations, hooks) {
-  if (length(evaluations) == 0L) return(NULL)
-  names_of <- vapply(hooks[vapply(hooks, function(h) identical(h$type, "in_memory_evaluator"), TRUE)],
-                     function(h) h$name %||% "", "")
-  tables <- lapply(seq_along(evaluations), function(k) {
-    ev <- evaluations[[k]]
-    if (length(ev$steps) == 0L) return(NULL)
-    m <- do.call(rbind, lapply(ev$metrics, function(v) v[order(names(v), method = "radix")]))
-    prefix <- if (k == 1L || !nzchar(names_of[k])) "eval_" else paste0("eval_", names_of[k], "_")
-    df <- data.frame(steps = ev$steps)
-    for (j in seq_len(ncol(m))) df[[paste0(prefix, colnames(m)[j])]] <- m[, j]
-    df
-  })
-  tables <- tables[!vapply(tables, is.null, TRUE)]
-  if (length(tables) == 0L) return(NULL)
-  Reduce(function(a, b) merge(a, b, by = "steps", all = TRUE), tables)
+same_model <- function(a, b) {
+  identical(a$state, b$state) || identical(model_signature(a), model_signature(b))
 }

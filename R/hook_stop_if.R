@@ -140,5 +140,22 @@ early_stopping_hook <- function(rule, estimator, metric_name, max_steps_without 
     min_steps = check_whole(min_steps, "min_steps", min = 0, null_ok = FALSE),
     run_every_secs = run_every_secs,
     run_every_steps = check_whole(run_every_steps, "run_every_steps"),
-    min_delta = as.numeric(min_delta), restore_best = restore_best))
+    min_delta = as.numeric(min_delta), restore_best = restore_best),
+    training_only = TRUE, r_only = "estimator")
+}
+
+# An early stopper of the trained estimator follows the call's in-memory
+# evaluator (the engine attaches it at begin()); restore_best needs one.
+#' @noRd
+hook_prepare.cppestimators_hook_early_stopping <- function(hook, run) {
+  follow <- same_model(hook$estimator, run$object) &&
+    any(vapply(run$hooks, hook_has_role, TRUE, role = "evaluator"))
+  if (isTRUE(hook$restore_best) && !follow) {
+    stop("restore_best = TRUE needs a hook_in_memory_evaluator() of the same estimator in the same train() call (the weights of an evaluation read from event files are gone).",
+         call. = FALSE)
+  }
+  hook$follow_evaluator <- follow
+  hook$model_dir <- run$object$spec$model_dir
+  hook$keep_checkpoint_max <- run$object$spec$config$keep_checkpoint_max %||% 0
+  hook
 }

@@ -1,0 +1,112 @@
+# The hook protocol of the R layer. A hook is a list: its `kind` (the name
+# the engine's hook registry, hooks/registry.h, builds it from) and its
+# fields, with what differs between kinds kept by the hook itself:
+# - traits, set by its constructor through new_hook(): `training_only`
+#   (refused by evaluate() and predict()), `runs_r_code` (its errors are
+#   reported as the hook's), `roles` (what other hooks look for, such as
+#   "evaluator") and `r_only` (fields the engine does not read);
+# - S3 methods on its class for what must be prepared before the loop:
+#   hook_prepare() (per-call settings, with the run's estimator and mode)
+#   and hook_wait() (work before train() takes its model_dir lock).
+# No function here or in the train/evaluate/predict files switches on kinds.
+
+new_hook <- function(kind, fields, class = paste0("cppestimators_hook_", kind),
+                     training_only = FALSE, runs_r_code = FALSE, roles = character(),
+                     r_only = character()) {
+  structure(c(list(kind = kind), fields),
+            class = c(class, "cppestimators_hook"),
+            hook_traits = list(training_only = training_only, runs_r_code = runs_r_code,
+                               roles = roles, r_only = r_only))
+}
+
+hook_trait <- function(hook, trait) attr(hook, "hook_traits", exact = TRUE)[[trait]]
+
+hook_has_role <- function(hook, role) role %in% hook_trait(hook, "roles")
+
+# The hooks among `hooks` of kind `kind`, and whether there is one.
+hooks_of_kind <- function(hooks, kind) {
+  which(vapply(hooks, function(h) identical(h$kind, kind), TRUE))
+}
+has_hook_kind <- function(hooks, kind) length(hooks_of_kind(hooks, kind)) > 0L
+
+# A hook's name for messages: hook_progress_bar, EstimatorSessionRunHook, ...
+hook_label <- function(hook) sub("^cppestimators_", "", class(hook)[1])
+
+#' @export
+print.cppestimators_hook <- function(x, ...) {
+  fields <- x[setdiff(names(x), c("kind", "position"))]
+  fields <- fields[vapply(fields, function(v) is.function(v) ||
+                            (is.atomic(v) && !is.null(v) && length(v) <= 3L), TRUE)]
+  shown <- vapply(fields, function(v) if (is.function(v)) "<function>" else
+    paste(format(v), collapse = ", "), "")
+  cat(sprintf("<hook_%s%s>\n", x$kind,
+              if (length(shown)) paste0(": ", paste(names(shown), shown, sep = " = ",
+                                                    collapse = ", ")) else ""))
+  invisible(x)
+}
+
+# Per-call preparation of a hook before the loop. `run` holds `object` (the
+# estimator), `mode` ("train", "eval", "infer"), `label` and `steps` (for
+# progress bars), `hooks` (every hook of the call) and `ptr` (the engine).
+hook_prepare <- function(hook, run) UseMethod("hook_prepare")
+
+#' @noRd
+hook_prepare.default <- function(hook, run) hook
+
+# Work a hook does before train() locks model_dir (waiting for another
+# process); returns the hook as it should then run.
+hook_wait <- function(hook, ptr, dir) UseMethod("hook_wait")
+
+#' @noRd
+hook_wait.default <- function(hook, ptr, dir) hook
+
+# Hooks given by the user: a hook, or a list of hooks.
+normalize_hooks <- function(hooks) {
+  if (is.null(hooks)) return(list())
+  if (inherits(hooks, "cppestimators_hook")) hooks <- list(hooks)
+  if (!is.list(hooks)) {
+    stop("`hooks` must be a list of hooks, not ", describe(hooks), ".", call. = FALSE)
+  }
+  for (i in seq_along(hooks)) {
+    if (!inherits(hooks[[i]], "cppestimators_hook")) {
+      stop(sprintf("Hooks must be a SessionRunHook, given: %s (element %d of `hooks`).",
+                   describe(hooks[[i]]), i), call. = FALSE)
+    }
+  }
+  hooks <- unname(hooks)
+  for (i in seq_along(hooks)) hooks[[i]]$position <- i
+  hooks
+}
+
+# Appends each default hook unless one of its kind was given.
+with_defaults <- function(hooks, defaults) {
+  for (d in defaults) if (!has_hook_kind(hooks, d$kind)) hooks <- c(hooks, list(d))
+  hooks
+}
+
+# Hooks for evaluate() and predict(): training-only hooks are refused.
+refuse_training_only <- function(hooks, where) {
+  for (h in hooks) {
+    if (isTRUE(hook_trait(h, "training_only"))) {
+      stop(sprintf("%s evaluates during training and cannot be used with %s; pass it to train().",
+                   hook_label(h), where), call. = FALSE)
+    }
+  }
+  hooks
+}
+
+# Every hook prepared for a run (see hook_prepare()).
+prepare_hooks <- function(hooks, object, mode, label, steps, ptr = NULL) {
+  run <- list(object = object, mode = mode, label = label, steps = steps, hooks = hooks, ptr = ptr)
+  lapply(hooks, function(h) hook_prepare(h, run))
+}
+
+# What the engine reads of each hook: the hook without its R-only fields.
+engine_hook_specs <- function(hooks) {
+  lapply(hooks, function(h) {
+    drop <- c("position", hook_trait(h, "r_only"))
+    out <- unclass(h)[setdiff(names(h), drop)]
+    attr(out, "hook_traits") <- NULL
+    out
+  })
+}

@@ -1,0 +1,91 @@
+#' Create a custom session run hook
+#'
+#' A hook whose callbacks are R functions, called by the training loop at each
+#' point of the session: `begin()` once before the session is used;
+#' `after_create_session(session, coord)` once the model is ready;
+#' `before_run(context)` before every step, returning `NULL` or
+#' [session_run_args()] naming tensors to fetch; `after_run(context, values)`
+#' after every completed step, with the fetched values in `values$results`;
+#' `end(session)` when the session closes normally. Omitted callbacks cost
+#' nothing.
+#'
+#' The run `context` gives `context$session` (with `$graph$get_collection()`
+#' and `$run()`), `context$request_stop()`, `context$stop_requested` and
+#' `context$original_args`. A stop request lets the current step finish.
+#'
+#' An R error in a callback stops training and reaches the caller as an error
+#' naming the hook's position and class and the phase (for example
+#' `after_run` of hook 2), with the original condition as its `parent`. The
+#' model keeps its last completed step.
+#'
+#' @param begin,after_create_session,before_run,after_run,end `NULL` or
+#'   functions of the arguments described above.
+#' @return A hook of class `EstimatorSessionRunHook`.
+#' @family hooks
+#' @export
+#' @examples
+#' steps_seen <- 0
+#' counter <- session_run_hook(
+#'   after_run = function(context, values) steps_seen <<- steps_seen + 1
+#' )
+#' fcs <- feature_columns(column_numeric("drat"))
+#' input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L)
+#' est <- linear_regressor(feature_columns = fcs)
+#' train(est, input_fn = input, steps = 3, hooks = list(counter))
+#' steps_seen
+session_run_hook <- function(begin = NULL, after_create_session = NULL, before_run = NULL,
+                             after_run = NULL, end = NULL) {
+  new_hook("session_run_hook", list(
+    begin = check_function(begin, "begin"),
+    after_create_session = check_function(after_create_session, "after_create_session"),
+    before_run = check_function(before_run, "before_run"),
+    after_run = check_function(after_run, "after_run"),
+    end = check_function(end, "end")),
+    class = "EstimatorSessionRunHook", runs_r_code = TRUE)
+}
+
+#' Arguments a hook adds to a session run
+#'
+#' Returned from a hook's `before_run()` to fetch tensors with the step. Each
+#' argument is a tensor handle (from `context$session$graph$get_collection()`),
+#' a tensor name such as `"loss"` or `"global_step"`, or a (nested) list of
+#' them; `values$results` in `after_run()` has the same shape, with values.
+#'
+#' Tensor names: `loss` (the batch's summed training loss), `per_example_loss`,
+#' `average_loss`, `global_step`, `learning_rate`, `logits`, `predictions`,
+#' `labels`, and every variable by name (for example
+#' `linear/linear_model/<column>/weights`).
+#'
+#' @param ... Named tensors to fetch.
+#' @param feed_dict,options Accepted for compatibility; must be `NULL`.
+#' @return An object of class `cppestimators_session_run_args`.
+#' @family hooks
+#' @export
+#' @examples
+#' session_run_args(loss = "loss", step = "global_step")
+session_run_args <- function(..., feed_dict = NULL, options = NULL) {
+  if (!is.null(feed_dict)) stop("`feed_dict` is not supported: there are no placeholders to feed.",
+                                call. = FALSE)
+  fetches <- list(...)
+  check_fetches(fetches)
+  args <- list(fetches = fetches, feed_dict = NULL, options = options)
+  class(args) <- "cppestimators_session_run_args"
+  args
+}
+
+# One call into C++ walks the fetch structure (hooks build one every step).
+check_fetches <- function(x) {
+  bad <- cpp_check_fetches(x)
+  if (!is.null(bad)) {
+    stop("session_run_args() takes tensor handles, tensor names or lists of them, not ",
+         describe(bad), ".", call. = FALSE)
+  }
+  invisible()
+}
+
+#' @export
+print.cppestimators_session_run_args <- function(x, ...) {
+  cat("<session_run_args>\n")
+  utils::str(x$fetches, give.attr = FALSE)
+  invisible(x)
+}
