@@ -77,27 +77,21 @@ column_categorical_with_vocabulary_file <- function(..., vocabulary_file, vocabu
                                                     num_oov_buckets = 0L, default_value = NULL,
                                                     dtype = "string") {
   names <- capture_names(...)
-  if (!is.character(vocabulary_file) || length(vocabulary_file) != 1L || is.na(vocabulary_file)) {
-    stop("`vocabulary_file` must be the path of a file, not ", describe(vocabulary_file), ".",
-         call. = FALSE)
-  }
-  if (!file.exists(vocabulary_file) || dir.exists(vocabulary_file)) {
-    stop(sprintf("`vocabulary_file`: no file at '%s'.", vocabulary_file), call. = FALSE)
-  }
+  check_path(vocabulary_file, "vocabulary_file", exists = "file")
   lines <- readLines(vocabulary_file, warn = FALSE, encoding = "UTF-8")
   vocabulary_size <- check_whole(vocabulary_size, "vocabulary_size")
   if (!is.null(vocabulary_size)) {
     if (length(lines) < vocabulary_size) {
-      stop(sprintf("`vocabulary_file` '%s' has %d lines but `vocabulary_size` is %d.",
-                   vocabulary_file, length(lines), as.integer(vocabulary_size)), call. = FALSE)
+      abort(sprintf("`vocabulary_file` '%s' has %d lines but `vocabulary_size` is %d.",
+                    vocabulary_file, length(lines), as.integer(vocabulary_size)))
     }
     lines <- lines[seq_len(vocabulary_size)]
   }
   dtype <- check_dtype(dtype %||% "string")
   vocab <- if (dtype == "string") lines else suppressWarnings(as.numeric(lines))
   if (anyNA(vocab)) {
-    stop(sprintf("`vocabulary_file` '%s' holds values that are not integers (dtype \"%s\").",
-                 vocabulary_file, dtype), call. = FALSE)
+    abort(sprintf("`vocabulary_file` '%s' holds values that are not integers (dtype \"%s\").",
+                  vocabulary_file, dtype))
   }
   vocab <- check_vocabulary(vocab, sprintf("the vocabulary in '%s'", vocabulary_file), dtype)
   categorical_columns(names, "vocabulary_file", list(
@@ -116,8 +110,8 @@ column_categorical_with_identity <- function(..., num_buckets, default_value = N
   num_buckets <- check_whole(num_buckets, "num_buckets", null_ok = FALSE, max = .Machine$integer.max)
   default_value <- check_whole(default_value, "default_value", min = 0)
   if (!is.null(default_value) && default_value >= num_buckets) {
-    stop(sprintf("`default_value` %d not in range [0, %d).", as.integer(default_value),
-                 as.integer(num_buckets)), call. = FALSE)
+    abort(sprintf("`default_value` %d not in range [0, %d).", as.integer(default_value),
+                  as.integer(num_buckets)))
   }
   categorical_columns(names, "identity", list(num_buckets = num_buckets,
                                               default_value = default_value))
@@ -127,10 +121,8 @@ column_categorical_with_identity <- function(..., num_buckets, default_value = N
 #' @export
 column_categorical_with_hash_bucket <- function(..., hash_bucket_size, dtype = "string") {
   names <- capture_names(...)
-  if (!is.numeric(hash_bucket_size) || length(hash_bucket_size) != 1L || is.na(hash_bucket_size) ||
-      hash_bucket_size <= 1) {
-    stop("hash_bucket_size must be larger than 1", call. = FALSE)
-  }
+  check_number(hash_bucket_size, "hash_bucket_size", min = 1, exclusive_min = TRUE, finite = FALSE,
+               message = "hash_bucket_size must be larger than 1")
   hash_bucket_size <- check_whole(hash_bucket_size, "hash_bucket_size", min = 2,
                                   max = .Machine$integer.max)
   categorical_columns(names, "hash_bucket", list(hash_bucket_size = hash_bucket_size,
@@ -166,12 +158,11 @@ column_categorical_with_hash_bucket <- function(..., hash_bucket_size, dtype = "
 #' @export
 column_bucketized <- function(source_column, boundaries) {
   if (!inherits(source_column, "cppestimators_column_numeric")) {
-    stop("`source_column` must be a column made by column_numeric(), not ",
-         describe(source_column), ".", call. = FALSE)
+    abort(paste0("`source_column` must be a column made by column_numeric(), not ", describe(source_column), "."))
   }
   if (!is.numeric(boundaries) || anyNA(boundaries) || any(!is.finite(boundaries)) ||
       is.unsorted(boundaries, strictly = TRUE)) {
-    stop("boundaries must be a sorted list.", call. = FALSE)
+    abort("boundaries must be a sorted list.")
   }
   new_column("bucketized", paste0(source_column$name, "_bucketized"),
              list(source_column = source_column, boundaries = as.numeric(boundaries)),
@@ -184,7 +175,7 @@ column_crossed <- function(keys, hash_bucket_size, hash_key = NULL) {
   if (inherits(keys, "cppestimators_feature_column")) keys <- list(keys)
   keys <- if (is.character(keys)) as.list(keys) else keys
   if (!is.list(keys) || length(keys) < 2L) {
-    stop("keys must be a list with length > 1. Given: ", describe(keys), call. = FALSE)
+    abort(paste0("keys must be a list with length > 1. Given: ", describe(keys)))
   }
   leaves <- list()
   for (k in keys) {
@@ -193,22 +184,19 @@ column_crossed <- function(keys, hash_bucket_size, hash_key = NULL) {
     } else if (inherits(k, "cppestimators_column_crossed")) {
       leaves <- c(leaves, k$keys)
     } else if (inherits(k, "cppestimators_column_weighted")) {
-      stop(sprintf("column_crossed() does not support weighted columns in `keys`: '%s'.", k$name),
-           call. = FALSE)
+      abort(sprintf("column_crossed() does not support weighted columns in `keys`: '%s'.", k$name))
     } else if (inherits(k, "cppestimators_column_hash_bucket")) {
-      stop(sprintf("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). Instead, use the feature name as a string: \"%s\".",
-                   k$key), call. = FALSE)
+      abort(sprintf("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). Instead, use the feature name as a string: \"%s\".",
+                    k$key))
     } else if (inherits(k, "cppestimators_categorical_column")) {
       leaves[[length(leaves) + 1L]] <- k
     } else {
-      stop("Unsupported key type in `keys` of column_crossed(): each key must be a feature name or a categorical column, not ",
-           describe(k), ".", call. = FALSE)
+      abort(paste0("Unsupported key type in `keys` of column_crossed(): each key must be a feature name or a categorical column, not ",
+                   describe(k), "."))
     }
   }
-  if (!is.numeric(hash_bucket_size) || length(hash_bucket_size) != 1L || is.na(hash_bucket_size) ||
-      hash_bucket_size <= 1) {
-    stop("hash_bucket_size must be > 1. Given: ", describe(hash_bucket_size), call. = FALSE)
-  }
+  check_number(hash_bucket_size, "hash_bucket_size", min = 1, exclusive_min = TRUE, finite = FALSE,
+               message = paste0("hash_bucket_size must be > 1. Given: ", describe(hash_bucket_size)))
   hash_bucket_size <- check_whole(hash_bucket_size, "hash_bucket_size", min = 2,
                                   max = .Machine$integer.max)
   hash_key <- check_whole(hash_key, "hash_key", min = 0)
@@ -267,18 +255,13 @@ column_embedding <- function(categorical_column, dimension, combiner = "mean", i
                              max_norm = NULL, trainable = TRUE) {
   check_categorical(categorical_column, "categorical_column")
   dimension <- check_whole(dimension, "dimension", null_ok = FALSE)
-  if (!is.character(combiner) || length(combiner) != 1L || !combiner %in% c("mean", "sqrtn", "sum")) {
-    stop("`combiner` must be one of \"mean\", \"sqrtn\" or \"sum\", not ", describe(combiner), ".",
-         call. = FALSE)
-  }
-  if (!is.null(initializer)) check_positive(initializer, "initializer")
+  check_choice(combiner, "combiner", c("mean", "sqrtn", "sum"))
+  if (!is.null(initializer)) check_number(initializer, "initializer", min = 0, exclusive_min = TRUE)
   if (!is.null(ckpt_to_load_from) || !is.null(tensor_name_in_ckpt)) {
-    stop("`ckpt_to_load_from` and `tensor_name_in_ckpt` are not supported; use NULL.", call. = FALSE)
+    abort("`ckpt_to_load_from` and `tensor_name_in_ckpt` are not supported; use NULL.")
   }
-  if (!is.null(max_norm)) check_positive(max_norm, "max_norm")
-  if (!isTRUE(trainable) && !isFALSE(trainable)) {
-    stop("`trainable` must be TRUE or FALSE, not ", describe(trainable), ".", call. = FALSE)
-  }
+  if (!is.null(max_norm)) check_number(max_norm, "max_norm", min = 0, exclusive_min = TRUE)
+  check_flag(trainable, "trainable")
   new_column("embedding", paste0(categorical_column$name, "_embedding"), list(
     categorical_column = categorical_column, dimension = dimension, combiner = combiner,
     initializer_stddev = initializer, max_norm = max_norm, trainable = trainable
@@ -289,11 +272,7 @@ column_embedding <- function(categorical_column, dimension, combiner = "mean", i
 #' @export
 column_categorical_weighted <- function(categorical_column, weight_feature_key, dtype = "float32") {
   check_categorical(categorical_column, "categorical_column")
-  if (!is.character(weight_feature_key) || length(weight_feature_key) != 1L ||
-      is.na(weight_feature_key) || !nzchar(weight_feature_key)) {
-    stop("`weight_feature_key` must be the name of a feature, not ", describe(weight_feature_key),
-         ".", call. = FALSE)
-  }
+  check_string(weight_feature_key, "weight_feature_key", must = "the name of a feature")
   dtype <- normalize_dtype(dtype)
   new_column("weighted", paste0(categorical_column$name, "_weighted_by_", weight_feature_key),
              list(categorical_column = categorical_column, weight_feature_key = weight_feature_key,
@@ -317,22 +296,19 @@ categorical_columns <- function(names, kind, fields) {
 
 check_categorical <- function(x, arg) {
   if (!inherits(x, "cppestimators_categorical_column")) {
-    stop(sprintf("`%s` must be a categorical column (column_categorical_*(), column_bucketized() or column_crossed()), not %s.",
-                 arg, if (inherits(x, "cppestimators_feature_column")) {
+    abort(sprintf("`%s` must be a categorical column (column_categorical_*(), column_bucketized() or column_crossed()), not %s.",
+                  arg, if (inherits(x, "cppestimators_feature_column")) {
                    sprintf("the %s column '%s'", x$kind, x$name)
-                 } else describe(x)), call. = FALSE)
+                  } else describe(x)))
   }
   invisible(x)
 }
 
 check_dtype <- function(dtype) {
-  if (!is.character(dtype) || length(dtype) != 1L) {
-    stop("`dtype` must be a string such as \"string\" or \"int64\", not ", describe(dtype), ".",
-         call. = FALSE)
-  }
+  check_string(dtype, "dtype", empty_ok = TRUE, must = "a string such as \"string\" or \"int64\"")
   dtype <- sub("^tf\\$", "", dtype)
   if (!dtype %in% c("string", "int64", "int32")) {
-    stop(sprintf("`dtype` must be \"string\", \"int64\" or \"int32\", not \"%s\".", dtype), call. = FALSE)
+    abort(sprintf("`dtype` must be \"string\", \"int64\" or \"int32\", not \"%s\".", dtype))
   }
   dtype
 }
@@ -341,21 +317,20 @@ vocab_dtype <- function(vocab) if (is.character(vocab)) "string" else "int64"
 
 check_vocabulary <- function(vocab, what, dtype = NULL) {
   if (is.factor(vocab)) vocab <- as.character(vocab)
-  if (length(vocab) == 0L) stop(sprintf("%s must not be empty.", what), call. = FALSE)
+  if (length(vocab) == 0L) abort(sprintf("%s must not be empty.", what))
   if (!is.character(vocab) && !(is.numeric(vocab) && all(vocab == floor(vocab), na.rm = TRUE))) {
-    stop(sprintf("%s must be strings or whole numbers, not %s.", what, describe(vocab)), call. = FALSE)
+    abort(sprintf("%s must be strings or whole numbers, not %s.", what, describe(vocab)))
   }
-  if (anyNA(vocab)) stop(sprintf("%s must not contain NA.", what), call. = FALSE)
+  if (anyNA(vocab)) abort(sprintf("%s must not contain NA.", what))
   dup <- vocab[duplicated(vocab)]
   if (length(dup)) {
-    stop(sprintf("Duplicate keys in %s: %s.", what, paste0("'", unique(dup), "'", collapse = ", ")),
-         call. = FALSE)
+    abort(sprintf("Duplicate keys in %s: %s.", what, paste0("'", unique(dup), "'", collapse = ", ")))
   }
   if (!is.null(dtype)) {
     dtype <- check_dtype(dtype)
     if ((dtype == "string") != is.character(vocab)) {
-      stop(sprintf("dtype \"%s\" does not match %s (%s).", dtype, what,
-                   if (is.character(vocab)) "strings" else "integers"), call. = FALSE)
+      abort(sprintf("dtype \"%s\" does not match %s (%s).", dtype, what,
+                    if (is.character(vocab)) "strings" else "integers"))
     }
   }
   if (is.character(vocab)) enc2utf8(vocab) else as.numeric(vocab)
@@ -366,7 +341,7 @@ check_default <- function(default_value, num_oov_buckets, vocab_size) {
                                max = vocab_size - 1)
   if (default_value != -1 && is.numeric(num_oov_buckets) && length(num_oov_buckets) == 1L &&
       !is.na(num_oov_buckets) && num_oov_buckets > 0) {
-    stop("Can't specify both num_oov_buckets and default_value.", call. = FALSE)
+    abort("Can't specify both num_oov_buckets and default_value.")
   }
   default_value
 }

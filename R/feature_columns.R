@@ -27,8 +27,7 @@ column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float
   names <- capture_names(...)
   if (!is.numeric(shape) || length(shape) < 1L || anyNA(shape) || any(shape < 1) ||
       any(shape != floor(shape))) {
-    stop("`shape` must be a vector of positive whole numbers, not ", describe(shape), ".",
-         call. = FALSE)
+    abort(paste0("`shape` must be a vector of positive whole numbers, not ", describe(shape), "."))
   }
   dtype <- normalize_dtype(dtype)
   check_function(normalizer_fn, "normalizer_fn")
@@ -44,15 +43,12 @@ column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float
 }
 
 normalize_dtype <- function(dtype) {
-  if (!is.character(dtype) || length(dtype) != 1L) {
-    stop("`dtype` must be a string such as \"float32\", not ", describe(dtype), ".",
-         call. = FALSE)
-  }
+  check_string(dtype, "dtype", empty_ok = TRUE, must = "a string such as \"float32\"")
   dtype <- sub("^tf\\$", "", dtype)
   ok <- c("float32", "float64", "int32", "int64", "float16")
   if (!dtype %in% ok) {
-    stop(sprintf("dtype must be convertible to float: `dtype` is \"%s\"; use one of %s.",
-                 dtype, paste0('"', ok, '"', collapse = ", ")), call. = FALSE)
+    abort(sprintf("dtype must be convertible to float: `dtype` is \"%s\"; use one of %s.",
+                  dtype, paste0('"', ok, '"', collapse = ", ")))
   }
   dtype
 }
@@ -101,7 +97,7 @@ feature_columns <- function(..., names = NULL) {
     on.exit(restore_columns(old), add = TRUE)
   }
   cols <- flatten_columns(lapply(quos, eval_column_arg))
-  if (length(cols) == 0L) stop("feature_columns must not be empty.", call. = FALSE)
+  if (length(cols) == 0L) abort("feature_columns must not be empty.")
   nm <- vapply(cols, function(c) as.character(c$name)[1L], "")
   keep <- !duplicated(nm, fromLast = TRUE)
   structure(cols[keep], class = "cppestimators_feature_columns")
@@ -117,8 +113,8 @@ eval_column_arg <- function(quo) {
   val <- rlang::eval_tidy(quo)
   if (inherits(val, "formula")) {
     if (length(val) != 3L) {
-      stop("a formula in feature_columns() needs a selection on its left-hand side, ",
-           "e.g. starts_with(\"x\") ~ column_numeric().", call. = FALSE)
+      abort(paste0("a formula in feature_columns() needs a selection on its left-hand side, ",
+                   "e.g. starts_with(\"x\") ~ column_numeric()."))
     }
     env <- environment(val) %||% rlang::quo_get_env(quo)
     return(inject_selection(val[[2L]], val[[3L]], env))
@@ -129,9 +125,9 @@ eval_column_arg <- function(quo) {
 inject_selection <- function(lhs, rhs, env) {
   if (is.symbol(rhs)) rhs <- as.call(list(rhs))
   if (!is.call(rhs)) {
-    stop(sprintf("the right-hand side of `%s ~ ...` must be a column_*() call such as column_numeric(), not %s.",
-                 paste(deparse(lhs, width.cutoff = 60L), collapse = " "),
-                 paste(deparse(rhs, width.cutoff = 60L), collapse = " ")), call. = FALSE)
+    abort(sprintf("the right-hand side of `%s ~ ...` must be a column_*() call such as column_numeric(), not %s.",
+                  paste(deparse(lhs, width.cutoff = 60L), collapse = " "),
+                  paste(deparse(rhs, width.cutoff = 60L), collapse = " ")))
   }
   call <- as.call(c(list(rhs[[1L]], lhs), as.list(rhs)[-1L]))
   rlang::eval_tidy(call, env = env)
@@ -147,8 +143,7 @@ flatten_columns <- function(x) {
     } else if (is.list(el) && !is.object(el) || inherits(el, "cppestimators_feature_columns")) {
       out <- c(out, flatten_columns(el))
     } else {
-      stop("`feature_columns()` takes feature columns made by column_*(), not ",
-           describe(el), ".", call. = FALSE)
+      abort(paste0("`feature_columns()` takes feature columns made by column_*(), not ", describe(el), "."))
     }
   }
   out

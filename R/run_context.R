@@ -21,9 +21,7 @@ new_graph <- function(mode) {
   graph$get_collection <- function(name) {
     if (identical(name, "losses")) return(losses)
     if (identical(name, "global_step")) return(global_step)
-    if (!is.character(name) || length(name) != 1L) {
-      stop("`name` must be a collection name such as \"losses\".", call. = FALSE)
-    }
+    check_string(name, "name", empty_ok = TRUE, message = "`name` must be a collection name such as \"losses\".")
     list()
   }
   graph$get_tensor_by_name <- function(name) tensor(name)

@@ -33,23 +33,20 @@
 hook_summary_saver <- function(save_steps = NULL, save_secs = NULL, output_dir = NULL,
                                summary_writer = NULL, scaffold = NULL, summary_op = NULL) {
   if (!is.null(summary_writer) || !is.null(scaffold)) {
-    stop("`summary_writer` and `scaffold` are TensorFlow objects and are not supported; use `output_dir`.",
-         call. = FALSE)
+    abort("`summary_writer` and `scaffold` are TensorFlow objects and are not supported; use `output_dir`.")
   }
   if (is.null(save_steps) == is.null(save_secs)) {
-    stop("exactly one of `save_steps` and `save_secs` must be given.", call. = FALSE)
+    abort("exactly one of `save_steps` and `save_secs` must be given.")
   }
   save_steps <- check_whole(save_steps, "save_steps")
   save_secs <- check_seconds(save_secs, "save_secs")
-  if (!is.null(output_dir) && (!is.character(output_dir) || length(output_dir) != 1L ||
-                               !nzchar(output_dir))) {
-    stop("`output_dir` must be NULL or a directory path.", call. = FALSE)
-  }
+  check_string(output_dir, "output_dir", null_ok = TRUE,
+               message = "`output_dir` must be NULL or a directory path.")
   if (!is.null(summary_op)) {
     summary_op <- vapply(as.list(summary_op), function(t) {
       if (inherits(t, "cppestimators_tensor")) return(t$name)
       if (is.character(t) && length(t) == 1L && !is.na(t)) return(t)
-      stop("`summary_op` must hold tensor names, not ", describe(t), ".", call. = FALSE)
+      abort(paste0("`summary_op` must hold tensor names, not ", describe(t), "."))
     }, "")
   }
   new_hook("summary_saver", list(save_steps = save_steps, save_secs = save_secs,
@@ -82,9 +79,7 @@ hook_summary_saver <- function(save_steps = NULL, save_secs = NULL, output_dir =
 #' head(read_summaries(est))
 read_summaries <- function(dir) {
   if (inherits(dir, "tf_estimator")) dir <- model_dir(dir)
-  if (!is.character(dir) || length(dir) != 1L || !dir.exists(dir)) {
-    stop("`dir` must be an existing directory (or an estimator).", call. = FALSE)
-  }
+  check_path(dir, "dir", exists = "dir", message = "`dir` must be an existing directory (or an estimator).")
   files <- sort(list.files(dir, pattern = "^events\\.out\\.tfevents\\.", recursive = TRUE,
                            full.names = FALSE), method = "radix")
   empty <- data.frame(step = numeric(), tag = character(), value = numeric(),
@@ -123,9 +118,8 @@ write_eval_summaries <- function(object, metrics, name) {
 }
 
 eval_dir <- function(object, name = NULL) {
-  if (!is.null(name) && (!is.character(name) || length(name) != 1L || !nzchar(name) ||
-                         grepl("[/\\\\]", name))) {
-    stop("`name` must be NULL or a name without slashes.", call. = FALSE)
-  }
+  no_slash <- "`name` must be NULL or a name without slashes."
+  check_string(name, "name", null_ok = TRUE, message = no_slash)
+  if (!is.null(name) && grepl("[/\\\\]", name)) abort(no_slash)
   file.path(object$spec$model_dir, if (is.null(name)) "eval" else paste0("eval_", name))
 }
