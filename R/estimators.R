@@ -172,6 +172,13 @@ engine_for_checkpoint <- function(object, checkpoint_path) {
 
 is_null_xptr <- function(p) cpp_xptr_is_null(p)
 
+# The engine of an estimator if it has been built (and not lost by
+# saveRDS()), else NULL; never builds one.
+live_ptr <- function(object) {
+  ptr <- object$state$ptr
+  if (is.null(ptr) || is_null_xptr(ptr)) NULL else ptr
+}
+
 #' @export
 print.tf_estimator <- function(x, ...) {
   cat(sprintf("<%s>\n", x$spec$name))
@@ -188,13 +195,17 @@ str.tf_estimator <- function(object, ...) {
   invisible(NULL)
 }
 
-# What defines an estimator and where it stands, as named strings.
+# What defines an estimator and where it stands, as named strings. Reads
+# only the spec and the engine already in memory: printing builds no engine
+# and reads or writes nothing in model_dir (so the step and the trees shown
+# are this object's, not those of a checkpoint another process wrote).
 estimator_summary <- function(x) {
   spec <- x$spec
-  step <- if (is.null(x$state$ptr) || is_null_xptr(x$state$ptr)) {
+  ptr <- live_ptr(x)
+  step <- if (is.null(ptr)) {
     if (is.null(x$state$weights)) 0 else "saved"
   } else {
-    cpp_estimator_global_step(x$state$ptr)
+    cpp_estimator_global_step(ptr)
   }
   model <- spec$model %||% list(kind = "linear")
   names_of <- function(cols) paste(sort(vapply(cols, function(c) c$name, ""), method = "radix"), collapse = ", ")
@@ -224,10 +235,7 @@ estimator_summary <- function(x) {
     info["trees"] <- sprintf("%d of depth %d, learning rate %g, %d batch%s per layer", as.integer(model$n_trees),
                              as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
                              if (model$n_batches_per_layer == 1) "" else "es")
-    ptr <- estimator_ptr(x)
-    sync_from_model_dir(x, ptr)
     info["grown"] <- trees_progress(x)
-    step <- cpp_estimator_global_step(ptr)
   } else if (is.null(opts)) {
     info["optimizer"] <- opt(spec$optimizer)
   } else {

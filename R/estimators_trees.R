@@ -160,11 +160,14 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
   imp
 }
 
-# Trees and layers grown, for print().
+# Trees and layers grown, for print(): from the engine in memory, without
+# building one (an estimator never built has grown nothing; one restored by
+# readRDS() has its trees in weights not yet decoded).
 trees_progress <- function(object) {
-  ptr <- estimator_ptr(object)
-  state <- cpp_estimator_variable(ptr, "boosted_trees/state")
+  ptr <- live_ptr(object)
   n <- as.integer(object$spec$model$n_trees)
+  if (is.null(ptr) && !is.null(object$state$weights)) return("saved")
+  state <- if (is.null(ptr)) c(0, 0) else cpp_estimator_variable(ptr, "boosted_trees/state")
   if (state[1] >= n) return(sprintf("all %d trees finished", n))
   sprintf("%d of %d trees finished, %d layer%s of the next grown", as.integer(state[1]), n,
           as.integer(state[2]), if (state[2] == 1) "" else "s")

@@ -265,3 +265,39 @@ test_that("a feature with more than 256 buckets keeps bucket ids above 255 (two-
   expect_lt(p[1], 1e-6)
   expect_gt(p[2], 0.09)  # learning rate 0.1 times a leaf weight of 1
 })
+
+test_that("print() of a boosted trees estimator never built builds no engine and touches no model_dir", {
+  dir <- file.path(tempfile(), "model")
+  est <- boosted_trees_classifier(feature_columns(column_numeric("a", "b")), n_batches_per_layer = 2, n_trees = 5,
+                                  max_depth = 3, model_dir = dir)
+  out <- utils::capture.output(print(est))
+  s <- utils::capture.output(str(est))
+  expect_false(dir.exists(dirname(dir)))
+  expect_identical(ls(est$state, all.names = TRUE), character())  # no engine, nothing synced
+  expect_identical(out, c(
+    "<boosted_trees_classifier>",
+    "  head:            binary classification (logistic)",
+    "  feature columns: a, b",
+    "  trees:           5 of depth 3, learning rate 0.1, 2 batches per layer",
+    "  grown:           0 of 5 trees finished, 0 layers of the next grown",
+    paste0("  model_dir:       ", normalizePath(dir, mustWork = FALSE)),
+    "  global step:     0"))
+  expect_match(s, "\\$ grown +: 0 of 5 trees finished, 0 layers of the next grown", all = FALSE)
+})
+
+test_that("print() of a trained boosted trees estimator shows its engine's progress; after readRDS() it is saved", {
+  set.seed(2)
+  df <- data.frame(a = runif(40))
+  df$y <- df$a * 2
+  est <- boosted_trees_regressor(feature_columns(column_numeric("a")), n_batches_per_layer = 1, n_trees = 2,
+                                 max_depth = 2, config = trees_quiet)
+  quietly(train(est, input_fn(df, response = "y", batch_size = 40L, num_epochs = NULL), steps = 3))
+  expect_output(print(est), "grown: +1 of 2 trees finished, 1 layer of the next grown")
+  expect_output(print(est), "global step: +3")
+  f <- tempfile(fileext = ".rds")
+  saveRDS(est, f)
+  back <- readRDS(f)
+  expect_output(print(back), "grown: +saved")
+  expect_output(print(back), "global step: +saved")
+  expect_true(is.null(back$state$ptr) || cppestimators:::is_null_xptr(back$state$ptr))
+})
