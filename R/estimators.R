@@ -72,6 +72,9 @@ check_label_vocabulary <- function(label_vocabulary, n_classes) {
   }
 }
 
+# The heads the engine makes by name (make_head() of the engine).
+heads <- c("regression", "binary", "multi_class")
+
 # `model`: the engine model's kind and settings beyond its feature columns;
 # `default_lr`: the learning rate of an optimizer given by name.
 new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, weight_column,
@@ -209,11 +212,10 @@ estimator_summary <- function(x) {
   }
   model <- spec$model %||% list(kind = "linear")
   names_of <- function(cols) paste(sort(vapply(cols, function(c) c$name, ""), method = "radix"), collapse = ", ")
-  head <- switch(spec$head,
+  head <- switch(check_choice(spec$head, "head", heads),
     regression = sprintf("regression (label dimension %d)", as.integer(spec$head_n)),
     binary = "binary classification (logistic)",
-    multi_class = sprintf("multi-class classification (%d classes)", as.integer(spec$head_n)),
-    spec$head)
+    multi_class = sprintf("multi-class classification (%d classes)", as.integer(spec$head_n)))
   if (!is.null(spec$label_vocabulary)) {
     head <- paste0(head, ", labels ", paste0("'", utils::head(spec$label_vocabulary, 5), "'", collapse = ", "),
                    if (length(spec$label_vocabulary) > 5) ", ..." else "")

@@ -104,7 +104,7 @@ print.tf_estimator_history <- function(x, ...) {
 #' @export
 plot.tf_estimator_history <- function(x, y, metrics = NULL, method = c("auto", "ggplot2", "base"),
                                       smooth = getOption("cppestimators.plot.smooth", TRUE), ...) {
-  method <- match.arg(method)
+  method <- if (missing(method)) "auto" else check_choice(method, "method", c("auto", "ggplot2", "base"))
   check_flag(smooth, "smooth")
   df <- as.data.frame(x)
   df <- df[is.finite(df$value), , drop = FALSE]

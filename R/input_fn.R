@@ -230,6 +230,7 @@ parse_formula <- function(f) {
 # columns use, as the input holds them (normalizer_fn applied once), and the
 # labels as doubles (vocabulary applied).
 resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
+  check_choice(mode, "mode", session_modes)
   input_fn <- as_input_fn(input_fn, estimator)
   features <- engine_features(estimator$spec$feature_columns, input_fn$features)
   labels <- NULL

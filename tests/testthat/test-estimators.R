@@ -200,3 +200,13 @@ test_that("optimizer_*() objects set hyperparameters, validated", {
   expect_error(optimizer_rmsprop(decay = 2), "`decay` must be a number in \\[0, 1\\)")
   expect_error(optimizer_adagrad(initial_accumulator_value = -1), "`initial_accumulator_value` must be a positive number")
 })
+
+test_that("unknown modes and heads inside the R layer are errors, not a default", {
+  expect_error(cppestimators:::new_graph("predict"),
+               "`mode` must be one of \"train\", \"eval\" or \"infer\", not character \"predict\".", fixed = TRUE)
+  expect_error(cppestimators:::resolve_input(mtcars_input(), drat_regressor(), "training"),
+               "`mode` must be one of \"train\", \"eval\" or \"infer\"", fixed = TRUE)
+  est <- drat_regressor()
+  est$spec$head <- "poisson"
+  expect_error(utils::capture.output(print(est)), "`head` must be one of \"regression\", \"binary\" or \"multi_class\"", fixed = TRUE)
+})
