@@ -16,10 +16,13 @@ categorical_columns <- function(names, kind, fields) {
 
 check_categorical <- function(x, arg) {
   if (!inherits(x, "cppestimators_categorical_column")) {
-    abort(sprintf("`%s` must be a categorical column (column_categorical_*(), column_bucketized() or column_crossed()), not %s.",
-                  arg, if (inherits(x, "cppestimators_feature_column")) {
-                   sprintf("the %s column '%s'", x$kind, x$name)
-                  } else describe(x)))
+    given <- if (inherits(x, "cppestimators_feature_column")) {
+      sprintf("the %s column '%s'", x$kind, x$name)
+    } else {
+      describe(x)
+    }
+    abort(sprintf(paste0("`%s` must be a categorical column (column_categorical_*(), column_bucketized() or ",
+                         "column_crossed()), not %s."), arg, given))
   }
   invisible(x)
 }

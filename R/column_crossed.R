@@ -15,13 +15,13 @@ column_crossed <- function(keys, hash_bucket_size, hash_key = NULL) {
     } else if (inherits(k, "cppestimators_column_weighted")) {
       abort(sprintf("column_crossed() does not support weighted columns in `keys`: '%s'.", k$name))
     } else if (inherits(k, "cppestimators_column_hash_bucket")) {
-      abort(sprintf("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). Instead, use the feature name as a string: \"%s\".",
-                    k$key))
+      abort(sprintf(paste0("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). ",
+                           "Instead, use the feature name as a string: \"%s\"."), k$key))
     } else if (inherits(k, "cppestimators_categorical_column")) {
       leaves[[length(leaves) + 1L]] <- k
     } else {
-      abort(paste0("Unsupported key type in `keys` of column_crossed(): each key must be a feature name or a categorical column, not ",
-                   describe(k), "."))
+      abort(paste0("Unsupported key type in `keys` of column_crossed(): each key must be a feature name or a ",
+                   "categorical column, not ", describe(k), "."))
     }
   }
   check_number(hash_bucket_size, "hash_bucket_size", min = 1, exclusive_min = TRUE, finite = FALSE,

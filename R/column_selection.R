@@ -104,8 +104,8 @@ as_column_names <- function(columns, arg = "columns") {
     NULL
   }
   if (is.null(nms)) {
-    abort(sprintf("`%s` must be a character vector of feature names, or a data frame, named list or matrix with column names, not %s.",
-                  arg, describe(columns)))
+    abort(sprintf(paste0("`%s` must be a character vector of feature names, or a data frame, named list or matrix ",
+                         "with column names, not %s."), arg, describe(columns)))
   }
   nms <- as.character(nms)
   if (anyNA(nms) || any(!nzchar(nms))) {
@@ -295,7 +295,8 @@ prepare_expr <- function(e, env, choices, bad) {
         is.symbol(e[[1L]])) {
       args <- as.list(e)[-1L]
       for (i in seq_along(args)) {
-        if (!identical(args[[i]], quote(expr = ))) {
+        # quote(expr = ) is the empty argument, as in x[, 1]
+        if (!identical(args[[i]], quote(expr = ))) { # nolint: spaces_inside_linter.
           e[i + 1L] <- list(prepare_expr(args[[i]], env, choices, bad))
         }
       }

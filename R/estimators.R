@@ -111,8 +111,8 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
 resolve_model_dir <- function(model_dir, config_dir) {
   if (!is.null(model_dir) && !is.null(config_dir) &&
       normalizePath(model_dir, mustWork = FALSE) != normalizePath(config_dir, mustWork = FALSE)) {
-    abort(sprintf("model_dir are set both in constructor and RunConfig, but with different values. In constructor: '%s', in RunConfig: '%s'.",
-                  model_dir, config_dir))
+    abort(sprintf(paste0("model_dir are set both in constructor and RunConfig, but with different values. ",
+                         "In constructor: '%s', in RunConfig: '%s'."), model_dir, config_dir))
   }
   dir <- model_dir %||% config_dir
   if (is.null(dir)) {

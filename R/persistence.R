@@ -91,8 +91,8 @@ load_estimator <- function(export_dir, model_dir = NULL) {
   # never into a directory that holds another model (its checkpoints would
   # be rotated away and its index repointed)
   if (nzchar(cpp_latest_checkpoint(spec$model_dir)) && !file.exists(file.path(spec$model_dir, model_file))) {
-    abort(sprintf("model_dir '%s' already holds checkpoints of a model: load_estimator() needs a new or empty directory, or one holding this same model.",
-                  spec$model_dir))
+    abort(sprintf(paste0("model_dir '%s' already holds checkpoints of a model: load_estimator() needs a new or ",
+                         "empty directory, or one holding this same model."), spec$model_dir))
   }
   check_model_dir(object, write = TRUE)
   cpp_estimator_save(ptr, spec$model_dir, spec$config$keep_checkpoint_max %||% 0)

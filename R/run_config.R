@@ -48,11 +48,12 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
     abort(sprintf("unknown run_config() field%s: %s.", if (length(bad) > 1) "s" else "",
                   paste(bad, collapse = ", ")))
   }
-  distributed <- intersect(names(extra), c("train_distribute", "eval_distribute", "experimental_distribute", "device_fn"))
+  distributed <- intersect(names(extra),
+                           c("train_distribute", "eval_distribute", "experimental_distribute", "device_fn"))
   set <- distributed[!vapply(extra[distributed], is.null, TRUE)]
   if (length(set)) {
-    abort(sprintf("run_config(): `%s` must be NULL: there is no distributed TensorFlow, training runs in this R process.",
-                  set[1]))
+    abort(sprintf(paste0("run_config(): `%s` must be NULL: there is no distributed TensorFlow, ",
+                         "training runs in this R process."), set[1]))
   }
   validate_config(structure(
     list(model_dir = model_dir, tf_random_seed = tf_random_seed,

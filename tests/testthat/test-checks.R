@@ -89,7 +89,8 @@ test_that("check_string() takes one string, not NA, and not empty unless empty_o
   expect_identical(check_string("", "s", empty_ok = TRUE), "")
   expect_null(check_string(NULL, "s", null_ok = TRUE))
   expect_error(check_string("", "s"), "`s` must be a non-empty string, not character \"\".", fixed = TRUE)
-  expect_error(check_string(NA_character_, "s"), "`s` must be a non-empty string, not character NA_character_.", fixed = TRUE)
+  expect_error(check_string(NA_character_, "s"), "`s` must be a non-empty string, not character NA_character_.",
+               fixed = TRUE)
   expect_error(check_string(c("a", "b"), "s"), "`s` must be a non-empty string, not a character vector of length 2.",
                fixed = TRUE)
   expect_error(check_string(1, "s", null_ok = TRUE), "`s` must be NULL or a non-empty string, not numeric 1.",
@@ -111,9 +112,10 @@ test_that("check_flag() takes TRUE or FALSE only", {
 test_that("check_choice() takes one of the choices and lists them when refusing", {
   expect_identical(check_choice("b", "mode", c("a", "b")), "b")
   expect_null(check_choice(NULL, "mode", c("a", "b"), null_ok = TRUE))
-  expect_error(check_choice("c", "mode", c("a", "b", "d")), "`mode` must be one of \"a\", \"b\" or \"d\", not character \"c\".",
+  expect_error(check_choice("c", "mode", c("a", "b", "d")),
+               "`mode` must be one of \"a\", \"b\" or \"d\", not character \"c\".", fixed = TRUE)
+  expect_error(check_choice(NA_character_, "mode", "a"), "`mode` must be one of \"a\", not character NA_character_.",
                fixed = TRUE)
-  expect_error(check_choice(NA_character_, "mode", "a"), "`mode` must be one of \"a\", not character NA_character_.", fixed = TRUE)
   expect_error(check_choice(1, "mode", c("a", "b"), null_ok = TRUE),
                "`mode` must be NULL or one of \"a\" or \"b\", not numeric 1.", fixed = TRUE)
   expect_error(check_choice(c("a", "b"), "mode", c("a", "b")), "not a character vector of length 2", fixed = TRUE)

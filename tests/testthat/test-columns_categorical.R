@@ -30,7 +30,8 @@ test_that("a factor in column_numeric() is an error that suggests a categorical 
   est <- suppressMessages(linear_regressor(feature_columns(column_numeric("Species"))))
   expect_error(quietly(train(est, input_fn(iris, response = "Sepal.Length", features = "Species"),
                              steps = 1)),
-               "feature 'Species' is a factor: column_numeric\\(\\) needs numbers.*column_categorical_with_vocabulary_list")
+               paste0("feature 'Species' is a factor: column_numeric\\(\\) needs numbers.*",
+                      "column_categorical_with_vocabulary_list"))
   num <- suppressMessages(linear_regressor(feature_columns(column_numeric("x"))))
   expect_error(quietly(train(num, input_fn(data.frame(x = c(1, NA, 3), y = 1), response = "y"),
                              steps = 1)),

@@ -5,8 +5,9 @@ trees_quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL)
 
 # y is 0 for x <= 2 and 10 beyond: one split between 2 and 3.
 step_data <- data.frame(x = c(1, 2, 3, 4), y = c(0, 0, 10, 10))
-step_input <- function(...) input_fn(step_data, response = "y", batch_size = 4L, num_epochs = NULL,
-                                     shuffle = FALSE, ...)
+step_input <- function(...) {
+  input_fn(step_data, response = "y", batch_size = 4L, num_epochs = NULL, shuffle = FALSE, ...)
+}
 
 # The value the ensemble gives row `x` (a named list of features), walking
 # the trees from their variables.
@@ -173,8 +174,8 @@ test_that("bucketized and indicator columns are TF's features; other columns and
   expect_named(boosted_trees_feature_importance(est), c("c_indicator:0", "c_indicator:1", "x_bucketized"),
                ignore.order = TRUE)
   expect_equal(sum(boosted_trees_feature_importance(est, normalize = TRUE)), 1)
-  expect_error(boosted_trees_classifier(feature_columns(column_categorical_with_hash_bucket("c", hash_bucket_size = 10)),
-                                        n_batches_per_layer = 1),
+  hashed <- column_categorical_with_hash_bucket("c", hash_bucket_size = 10)
+  expect_error(boosted_trees_classifier(feature_columns(hashed), n_batches_per_layer = 1),
                "For now, only bucketized_column and indicator_column is supported but got: _HashedCategoricalColumn")
   expect_error(boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_classes = 3),
                "For now only binary classification is supported.n_classes given as 3", fixed = TRUE)
@@ -242,8 +243,8 @@ test_that("two threads grow the trees one thread grows, batches holding a row tw
   whole_two <- grow(2L, 5000L)
   expect_equal(variable_value(whole_two, "boosted_trees/tree_threshold"),
                variable_value(whole_one, "boosted_trees/tree_threshold"))
-  expect_equal(variable_value(whole_two, "boosted_trees/tree_value"), variable_value(whole_one, "boosted_trees/tree_value"),
-               tolerance = 1e-5)
+  expect_equal(variable_value(whole_two, "boosted_trees/tree_value"),
+               variable_value(whole_one, "boosted_trees/tree_value"), tolerance = 1e-5)
   # and what the threaded run predicts is the walk over its own trees
   rows <- c(1, 777, 2500, 4999)
   p <- unlist(quietly(predict(two, input_fn(df[rows, ], features = c("a", "b", "c")), predict_keys = "logits"))$logits)
