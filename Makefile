@@ -1,7 +1,8 @@
 # The two quick-start commands:
 #   make demo  - installs what is missing, installs the package, runs the seed examples
 #   make test  - installs what is missing, then R CMD build + R CMD check (all tests)
-.PHONY: deps demo test install document bench bench-peer clean
+#   make lint  - installs lintr if missing, then lints the package (.lintr); fails on any lint
+.PHONY: deps demo test lint install document bench bench-peer clean
 
 deps:
 	bash .ci/deps.sh
@@ -14,6 +15,10 @@ demo: install
 
 test: deps
 	bash .ci/check.sh
+
+lint:
+	bash .ci/deps.sh lint
+	Rscript -e 'lints <- lintr::lint_package(); print(lints); quit(status = if (length(lints)) 1L else 0L)'
 
 # Regenerates RcppExports, NAMESPACE and man/ (needs roxygen2 and pkgbuild).
 document:

@@ -2,12 +2,18 @@
 # Installs the R packages the package, its tests and its checks need, when
 # missing: Debian's prebuilt r-cran-* packages when run as root with apt,
 # otherwise from CRAN through the repository R is configured with.
+# `deps.sh lint` installs only what `make lint` needs (lintr), which the
+# build and the tests do not need.
 set -euo pipefail
 pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf
 tools=""
 for t in pandoc qpdf; do command -v "$t" >/dev/null 2>&1 || tools="$tools $t"; done
+if [ "${1:-}" = "lint" ]; then
+  pkgs="lintr"
+  tools=""
+fi
 if [ -n "$tools" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "Installing$tools"

@@ -104,12 +104,12 @@ as_column_names <- function(columns, arg = "columns") {
     NULL
   }
   if (is.null(nms)) {
-    stop(sprintf("`%s` must be a character vector of feature names, or a data frame, named list or matrix with column names, not %s.",
-                 arg, describe(columns)), call. = FALSE)
+    abort(sprintf(paste0("`%s` must be a character vector of feature names, or a data frame, named list or matrix ",
+                         "with column names, not %s."), arg, describe(columns)))
   }
   nms <- as.character(nms)
   if (anyNA(nms) || any(!nzchar(nms))) {
-    stop(sprintf("`%s` must not contain missing or empty feature names.", arg), call. = FALSE)
+    abort(sprintf("`%s` must not contain missing or empty feature names.", arg))
   }
   unique(nms)
 }
@@ -130,38 +130,36 @@ as_column_names <- function(columns, arg = "columns") {
 #   against them, and a name that is not among them is an error listing them.
 capture_names <- function(...) {
   quos <- rlang::enquos(...)
-  if (length(quos) == 0L) stop("no feature names given in `...`.", call. = FALSE)
+  if (length(quos) == 0L) abort("no feature names given in `...`.")
   arg_names <- names(quos)
   if (!is.null(arg_names) && any(nzchar(arg_names))) {
     bad <- arg_names[nzchar(arg_names)]
-    stop(sprintf("`...` takes feature names, not named arguments (%s); is an argument name misspelt?",
-                 paste0("`", bad, " = `", collapse = ", ")), call. = FALSE)
+    abort(sprintf("`...` takes feature names, not named arguments (%s); is an argument name misspelt?",
+                  paste0("`", bad, " = `", collapse = ", ")))
   }
   active <- active_columns$names
   if (is.null(active)) {
     out <- unlist(lapply(quos, function(q) {
       names_without_scope(rlang::quo_get_expr(q), rlang::quo_get_env(q))
     }))
-    if (length(out) == 0L) stop("no feature names given in `...`.", call. = FALSE)
-    if (anyNA(out) || any(!nzchar(out))) stop("feature names must be non-empty.", call. = FALSE)
+    if (length(out) == 0L) abort("no feature names given in `...`.")
+    if (anyNA(out) || any(!nzchar(out))) abort("feature names must be non-empty.")
     return(unique(out))
   }
   unknown <- function(bad) {
     if (is.numeric(bad)) {
-      stop(sprintf("position%s %s past the %d active names (%s).",
-                   if (length(bad) > 1L) "s" else "",
-                   paste(paste(bad, collapse = ", "), if (length(bad) > 1L) "are" else "is"),
-                   length(active), name_list(active)), call. = FALSE)
+      abort(sprintf("position%s %s past the %d active names (%s).",
+                    if (length(bad) > 1L) "s" else "",
+                    paste(paste(bad, collapse = ", "), if (length(bad) > 1L) "are" else "is"),
+                    length(active), name_list(active)))
     }
-    stop(sprintf("unknown feature name%s %s: the active names are %s.",
-                 if (length(bad) > 1L) "s" else "", quote_names(bad), name_list(active)),
-         call. = FALSE)
+    abort(sprintf("unknown feature name%s %s: the active names are %s.",
+                  if (length(bad) > 1L) "s" else "", quote_names(bad), name_list(active)))
   }
   out <- resolve_selection(quos, active, unknown)
   if (length(out) == 0L) {
-    stop(sprintf("`%s` selected none of the active names (%s).",
-                 paste(vapply(quos, rlang::quo_text, ""), collapse = ", "), name_list(active)),
-         call. = FALSE)
+    abort(sprintf("`%s` selected none of the active names (%s).",
+                  paste(vapply(quos, rlang::quo_text, ""), collapse = ", "), name_list(active)))
   }
   out
 }
@@ -192,23 +190,23 @@ names_without_scope <- function(e, env) {
     }
     val <- tryCatch(rlang::eval_tidy(e, env = env), error = function(err) {
       if (grepl("selecting* function", conditionMessage(err), fixed = TRUE)) no_scope_error(e)
-      stop(err)
+      abort(err)
     })
     if (is.null(val)) return(character())
     if (!is.character(val)) {
-      stop("feature names must be bare names or strings, not ", describe(val), ".", call. = FALSE)
+      abort(paste0("feature names must be bare names or strings, not ", describe(val), "."))
     }
     return(val)
   }
   if (is.null(e)) return(character())
   if (is.numeric(e)) no_scope_error(e)
-  stop("feature names must be bare names or strings, not ", describe(e), ".", call. = FALSE)
+  abort(paste0("feature names must be bare names or strings, not ", describe(e), "."))
 }
 
 no_scope_error <- function(e) {
-  stop(sprintf(paste0("`%s` selects among the active feature names, but none are set: ",
-                      "give them with feature_columns(..., names = ) or with_columns(names, ...)."),
-               paste(deparse(e, width.cutoff = 60L), collapse = " ")), call. = FALSE)
+  abort(sprintf(paste0("`%s` selects among the active feature names, but none are set: ",
+                       "give them with feature_columns(..., names = ) or with_columns(names, ...)."),
+                paste(deparse(e, width.cutoff = 60L), collapse = " ")))
 }
 
 # The function name at the head of a call (`pkg::fn` gives "fn"), or NULL.
@@ -257,7 +255,7 @@ resolve_selection <- function(quos, choices, unknown) {
     tidyselect::eval_select(expr, data, allow_rename = FALSE, error_call = NULL),
     error = function(err) {
       oob <- find_condition(err, "vctrs_error_subscript_oob")
-      if (is.null(oob)) stop(err)
+      if (is.null(oob)) abort(err)
       i <- oob$i
       unknown(if (is.character(i)) setdiff(i, choices) else i)
     }
@@ -297,7 +295,8 @@ prepare_expr <- function(e, env, choices, bad) {
         is.symbol(e[[1L]])) {
       args <- as.list(e)[-1L]
       for (i in seq_along(args)) {
-        if (!identical(args[[i]], quote(expr = ))) {
+        # quote(expr = ) is the empty argument, as in x[, 1]
+        if (!identical(args[[i]], quote(expr = ))) { # nolint: spaces_inside_linter.
           e[i + 1L] <- list(prepare_expr(args[[i]], env, choices, bad))
         }
       }
@@ -332,7 +331,7 @@ select_columns <- function(expr, names, env = parent.frame(), arg, null_ok = FAL
   quo <- if (rlang::is_quosure(expr)) expr else rlang::new_quosure(expr, env)
   none <- function() {
     if (null_ok) return(NULL)
-    stop(sprintf("`%s` must name at least one column.", arg), call. = FALSE)
+    abort(sprintf("`%s` must name at least one column.", arg))
   }
   if (rlang::quo_is_missing(quo) || rlang::quo_is_null(quo)) return(none())
   if (rlang::quo_is_symbol(quo)) {
@@ -341,18 +340,17 @@ select_columns <- function(expr, names, env = parent.frame(), arg, null_ok = FAL
   }
   unknown <- function(bad) {
     if (is.numeric(bad)) {
-      stop(sprintf("`%s`: column position%s %s not found; the data have %d columns: %s.", arg,
-                   if (length(bad) > 1L) "s" else "", paste(bad, collapse = ", "),
-                   length(names), name_list(names)), call. = FALSE)
+      abort(sprintf("`%s`: column position%s %s not found; the data have %d columns: %s.", arg,
+                    if (length(bad) > 1L) "s" else "", paste(bad, collapse = ", "),
+                    length(names), name_list(names)))
     }
-    stop(sprintf("`%s`: column%s %s not found; the data have %s.", arg,
-                 if (length(bad) > 1L) "s" else "", quote_names(bad), name_list(names)),
-         call. = FALSE)
+    abort(sprintf("`%s`: column%s %s not found; the data have %s.", arg,
+                  if (length(bad) > 1L) "s" else "", quote_names(bad), name_list(names)))
   }
   out <- resolve_selection(list(quo), names, unknown)
   if (length(out) == 0L) {
-    stop(sprintf("`%s`: `%s` selected no columns; the data have %s.", arg,
-                 rlang::quo_text(quo), name_list(names)), call. = FALSE)
+    abort(sprintf("`%s`: `%s` selected no columns; the data have %s.", arg,
+                  rlang::quo_text(quo), name_list(names)))
   }
   out
 }

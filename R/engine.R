@@ -9,10 +9,9 @@
 # count give identical results.
 engine_threads <- function() {
   t <- getOption("cppestimators.threads", 2L)
-  if (!is.numeric(t) || length(t) != 1L || is.na(t) || t < 1 || t != floor(t) || t > 1024) {
-    stop("options(cppestimators.threads =) must be a whole number of threads >= 1, not ", describe(t), ".",
-         call. = FALSE)
-  }
+  check_count(t, "cppestimators.threads", max = 1024,
+              message = paste0("options(cppestimators.threads =) must be a whole number of threads >= 1, not ",
+                               describe(t), "."))
   as.integer(t)
 }
 
@@ -22,13 +21,12 @@ engine_threads <- function() {
 engine_kernel <- function() {
   k <- getOption("cppestimators.simd", "auto")
   known <- c("auto", "avx512", "avx2", "portable")
-  if (!is.character(k) || length(k) != 1L || is.na(k) || !k %in% known) {
-    stop("options(cppestimators.simd =) must be one of ", paste0('"', known, '"', collapse = ", "),
-         ", not ", describe(k), ".", call. = FALSE)
-  }
+  check_choice(k, "cppestimators.simd", known,
+               message = paste0("options(cppestimators.simd =) must be one of ",
+                                paste0('"', known, '"', collapse = ", "), ", not ", describe(k), "."))
   used <- tryCatch(cpp_gemm_kernel(k), error = function(e) {
-    stop("options(cppestimators.simd = \"", k, "\"): this CPU cannot run that kernel; it can run ",
-         paste0('"', attr(cpp_gemm_kernel("auto"), "available"), '"', collapse = ", "), ".", call. = FALSE)
+    abort(paste0("options(cppestimators.simd = \"", k, "\"): this CPU cannot run that kernel; it can run ",
+                 paste0('"', attr(cpp_gemm_kernel("auto"), "available"), '"', collapse = ", "), "."))
   })
   as.character(used)
 }
@@ -87,19 +85,19 @@ engine_features <- function(cols, features) {
   for (leaf in column_leaves(cols)) {
     x <- features[[leaf[["key"]]]]
     if (is.null(x)) {
-      stop(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
-                   leaf[["key"]], paste(names(features), collapse = ", ")), call. = FALSE)
+      abort(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
+                    leaf[["key"]], paste(names(features), collapse = ", ")))
     }
     if (identical(leaf$kind, "numeric") && !is.null(leaf$normalizer_fn)) {
       rows <- NROW(x)
       x <- leaf$normalizer_fn(x)
       if (NROW(x) != rows) {
-        stop(sprintf("the normalizer_fn of column '%s' returned %d values for %d rows.", leaf$name,
-                     NROW(x), rows), call. = FALSE)
+        abort(sprintf("the normalizer_fn of column '%s' returned %d values for %d rows.", leaf$name,
+                      NROW(x), rows))
       }
       if (!is.numeric(x) && !is.logical(x)) {
-        stop(sprintf("the normalizer_fn of column '%s' returned %s; it must return numbers.",
-                     leaf$name, describe(x)), call. = FALSE)
+        abort(sprintf("the normalizer_fn of column '%s' returned %s; it must return numbers.",
+                      leaf$name, describe(x)))
       }
       out[[normalized_key(leaf)]] <- x
     } else {
@@ -113,7 +111,7 @@ engine_features <- function(cols, features) {
 # (a name and a learning rate) are completed the same way.
 engine_optimizer <- function(opt) {
   ctor <- optimizer_constructors[[opt$name]]
-  if (is.null(ctor)) stop(sprintf("Unsupported optimizer name: %s.", opt$name), call. = FALSE)
+  if (is.null(ctor)) abort(sprintf("Unsupported optimizer name: %s.", opt$name))
   args <- unclass(opt)[setdiff(names(opt), "name")]
   full <- unclass(do.call(ctor, args[intersect(names(args), names(formals(ctor)))]))
   c(list(kind = full$name), full[setdiff(names(full), "name")])

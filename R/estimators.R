@@ -64,13 +64,16 @@ check_label_vocabulary <- function(label_vocabulary, n_classes) {
   if (is.null(label_vocabulary)) return(invisible())
   if (!is.character(label_vocabulary) || anyNA(label_vocabulary) ||
       anyDuplicated(label_vocabulary)) {
-    stop("`label_vocabulary` must be a character vector of distinct labels.", call. = FALSE)
+    abort("`label_vocabulary` must be a character vector of distinct labels.")
   }
   if (length(label_vocabulary) != n_classes) {
-    stop(sprintf("`label_vocabulary` has %d labels but `n_classes` is %d.",
-                 length(label_vocabulary), n_classes), call. = FALSE)
+    abort(sprintf("`label_vocabulary` has %d labels but `n_classes` is %d.",
+                  length(label_vocabulary), n_classes))
   }
 }
+
+# The heads the engine makes by name (make_head() of the engine).
+heads <- c("regression", "binary", "multi_class")
 
 # `model`: the engine model's kind and settings beyond its feature columns;
 # `default_lr`: the learning rate of an optimizer given by name.
@@ -78,19 +81,16 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
                           label_vocabulary, optimizer, config, args, model = list(kind = "linear"),
                           default_lr = 0.2) {
   if (missing(feature_columns) || is.null(feature_columns)) {
-    stop("`feature_columns` is required: build it with feature_columns().", call. = FALSE)
+    abort("`feature_columns` is required: build it with feature_columns().")
   }
   cols <- feature_columns(feature_columns)
   if (!is.null(weight_column)) {
-    stop("`weight_column` is not supported yet; use NULL.", call. = FALSE)
+    abort("`weight_column` is not supported yet; use NULL.")
   }
-  if (!is.null(model_dir) && (!is.character(model_dir) || length(model_dir) != 1L ||
-                              is.na(model_dir) || !nzchar(model_dir))) {
-    stop("`model_dir` must be NULL or a non-empty string (not NA), not ", describe(model_dir), ".", call. = FALSE)
-  }
+  check_string(model_dir, "model_dir", null_ok = TRUE, must = "NULL or a non-empty string (not NA)")
   if (is.null(config)) config <- run_config()
   if (!inherits(config, "cppestimators_run_config")) {
-    stop("`config` must be NULL or made by run_config(), not ", describe(config), ".", call. = FALSE)
+    abort(paste0("`config` must be NULL or made by run_config(), not ", describe(config), "."))
   }
   model_dir <- resolve_model_dir(model_dir, config$model_dir)
   config <- config$replace(model_dir = model_dir)
@@ -111,8 +111,8 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
 resolve_model_dir <- function(model_dir, config_dir) {
   if (!is.null(model_dir) && !is.null(config_dir) &&
       normalizePath(model_dir, mustWork = FALSE) != normalizePath(config_dir, mustWork = FALSE)) {
-    stop(sprintf("model_dir are set both in constructor and RunConfig, but with different values. In constructor: '%s', in RunConfig: '%s'.",
-                 model_dir, config_dir), call. = FALSE)
+    abort(sprintf(paste0("model_dir are set both in constructor and RunConfig, but with different values. ",
+                         "In constructor: '%s', in RunConfig: '%s'."), model_dir, config_dir))
   }
   dir <- model_dir %||% config_dir
   if (is.null(dir)) {
@@ -128,22 +128,22 @@ resolve_model_dir <- function(model_dir, config_dir) {
 optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2, null_ok = TRUE) {
   optimizer_names <- names(optimizer_constructors)
   if (is.null(optimizer) && !null_ok) {
-    stop("The given object is not an Optimizer instance. Given: NULL (`optimizer` must be one of ",
-         paste0('"', optimizer_names, '"', collapse = ", "), " or an optimizer_*() object).", call. = FALSE)
+    abort(paste0("The given object is not an Optimizer instance. Given: NULL (`optimizer` must be one of ",
+                 paste0('"', optimizer_names, '"', collapse = ", "), " or an optimizer_*() object)."))
   }
   if (is.null(optimizer)) {
     return(unclass(optimizer_ftrl(learning_rate = min(default_lr, 1 / sqrt(n_columns)))))
   }
   if (is.character(optimizer) && length(optimizer) == 1L) {
     if (!optimizer %in% optimizer_names) {
-      stop(sprintf("Unsupported optimizer name: %s. Supported names are: %s", optimizer,
-                   paste(optimizer_names, collapse = ", ")), call. = FALSE)
+      abort(sprintf("Unsupported optimizer name: %s. Supported names are: %s", optimizer,
+                    paste(optimizer_names, collapse = ", ")))
     }
     return(unclass(optimizer_constructors[[optimizer]](learning_rate = default_lr)))
   }
   if (inherits(optimizer, "cppestimators_optimizer")) return(unclass(optimizer))
-  stop("`optimizer` must be NULL, one of ", paste0('"', optimizer_names, '"', collapse = ", "),
-       " or an optimizer_*() object, not ", describe(optimizer), ".", call. = FALSE)
+  abort(paste0("`optimizer` must be NULL, one of ", paste0('"', optimizer_names, '"', collapse = ", "),
+               " or an optimizer_*() object, not ", describe(optimizer), "."))
 }
 
 # The engine object behind an estimator, built on first use.
@@ -160,14 +160,13 @@ estimator_ptr <- function(object) {
 # The engine for evaluate()/predict(checkpoint_path =): a separate engine
 # restored from that file, leaving the estimator's own state alone.
 engine_for_checkpoint <- function(object, checkpoint_path) {
-  if (!is.character(checkpoint_path) || length(checkpoint_path) != 1L) {
-    stop("`checkpoint_path` must be the path of a checkpoint file.", call. = FALSE)
-  }
+  check_string(checkpoint_path, "checkpoint_path", empty_ok = TRUE,
+               message = "`checkpoint_path` must be the path of a checkpoint file.")
   path <- checkpoint_path
   if (!file.exists(path) && file.exists(paste0(path, ".ckpt"))) path <- paste0(path, ".ckpt")
   if (!file.exists(path) || dir.exists(path)) {
-    stop(sprintf("`checkpoint_path`: no checkpoint file at '%s' (give a file, such as latest_checkpoint(estimator)).",
-                 checkpoint_path), call. = FALSE)
+    abort(sprintf("`checkpoint_path`: no checkpoint file at '%s' (give a file, such as latest_checkpoint(estimator)).",
+                  checkpoint_path))
   }
   ptr <- new_engine(object)
   with_error_class(cpp_estimator_restore(ptr, normalizePath(path)))
@@ -175,6 +174,13 @@ engine_for_checkpoint <- function(object, checkpoint_path) {
 }
 
 is_null_xptr <- function(p) cpp_xptr_is_null(p)
+
+# The engine of an estimator if it has been built (and not lost by
+# saveRDS()), else NULL; never builds one.
+live_ptr <- function(object) {
+  ptr <- object$state$ptr
+  if (is.null(ptr) || is_null_xptr(ptr)) NULL else ptr
+}
 
 #' @export
 print.tf_estimator <- function(x, ...) {
@@ -192,21 +198,24 @@ str.tf_estimator <- function(object, ...) {
   invisible(NULL)
 }
 
-# What defines an estimator and where it stands, as named strings.
+# What defines an estimator and where it stands, as named strings. Reads
+# only the spec and the engine already in memory: printing builds no engine
+# and reads or writes nothing in model_dir (so the step and the trees shown
+# are this object's, not those of a checkpoint another process wrote).
 estimator_summary <- function(x) {
   spec <- x$spec
-  step <- if (is.null(x$state$ptr) || is_null_xptr(x$state$ptr)) {
+  ptr <- live_ptr(x)
+  step <- if (is.null(ptr)) {
     if (is.null(x$state$weights)) 0 else "saved"
   } else {
-    cpp_estimator_global_step(x$state$ptr)
+    cpp_estimator_global_step(ptr)
   }
   model <- spec$model %||% list(kind = "linear")
   names_of <- function(cols) paste(sort(vapply(cols, function(c) c$name, ""), method = "radix"), collapse = ", ")
-  head <- switch(spec$head,
+  head <- switch(check_choice(spec$head, "head", heads),
     regression = sprintf("regression (label dimension %d)", as.integer(spec$head_n)),
     binary = "binary classification (logistic)",
-    multi_class = sprintf("multi-class classification (%d classes)", as.integer(spec$head_n)),
-    spec$head)
+    multi_class = sprintf("multi-class classification (%d classes)", as.integer(spec$head_n)))
   if (!is.null(spec$label_vocabulary)) {
     head <- paste0(head, ", labels ", paste0("'", utils::head(spec$label_vocabulary, 5), "'", collapse = ", "),
                    if (length(spec$label_vocabulary) > 5) ", ..." else "")
@@ -228,10 +237,7 @@ estimator_summary <- function(x) {
     info["trees"] <- sprintf("%d of depth %d, learning rate %g, %d batch%s per layer", as.integer(model$n_trees),
                              as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
                              if (model$n_batches_per_layer == 1) "" else "es")
-    ptr <- estimator_ptr(x)
-    sync_from_model_dir(x, ptr)
     info["grown"] <- trees_progress(x)
-    step <- cpp_estimator_global_step(ptr)
   } else if (is.null(opts)) {
     info["optimizer"] <- opt(spec$optimizer)
   } else {

@@ -70,25 +70,21 @@ activation_names <- c("relu", "relu6", "elu", "selu", "sigmoid", "tanh", "softpl
 dnn_model_spec <- function(hidden_units, activation_fn, dropout) {
   if (missing(hidden_units) || !is.numeric(hidden_units) || length(hidden_units) == 0L ||
       anyNA(hidden_units) || any(hidden_units < 1) || any(hidden_units != floor(hidden_units))) {
-    stop("`hidden_units` must be a vector of positive whole numbers (the sizes of the hidden layers), not ",
-         if (missing(hidden_units)) "missing" else describe(hidden_units), ".", call. = FALSE)
+    abort(paste0("`hidden_units` must be a vector of positive whole numbers (the sizes of the hidden layers), not ",
+                 if (missing(hidden_units)) "missing" else describe(hidden_units), "."))
   }
   if (is.function(activation_fn)) {
-    stop("`activation_fn` must be the name of an activation (", paste0('"', activation_names, '"', collapse = ", "),
-         "); R functions cannot run inside the engine.", call. = FALSE)
+    abort(paste0("`activation_fn` must be the name of an activation (",
+                 paste0('"', activation_names, '"', collapse = ", "), "); R functions cannot run inside the engine."))
   }
-  if (!is.character(activation_fn) || length(activation_fn) != 1L) {
-    stop("`activation_fn` must be a string, not ", describe(activation_fn), ".", call. = FALSE)
-  }
+  check_string(activation_fn, "activation_fn", empty_ok = TRUE, must = "a string")
   activation_fn <- sub("^tf\\$nn\\$", "", activation_fn)
   if (!activation_fn %in% activation_names) {
-    stop(sprintf("'%s' is not a known activation function in the 'tf$nn' module; known: %s.",
-                 activation_fn, paste(activation_names, collapse = ", ")), call. = FALSE)
+    abort(sprintf("'%s' is not a known activation function in the 'tf$nn' module; known: %s.",
+                  activation_fn, paste(activation_names, collapse = ", ")))
   }
-  if (!is.null(dropout) && (!is.numeric(dropout) || length(dropout) != 1L || is.na(dropout) ||
-                            dropout < 0 || dropout >= 1)) {
-    stop("`dropout` must be NULL or a probability in [0, 1), not ", describe(dropout), ".", call. = FALSE)
-  }
+  check_number(dropout, "dropout", min = 0, max = 1, exclusive_max = TRUE, null_ok = TRUE,
+               must = "NULL or a probability in [0, 1)")
   list(kind = "dnn", hidden_units = as.numeric(hidden_units), activation_fn = activation_fn,
        dropout = dropout)
 }
@@ -162,10 +158,10 @@ new_combined <- function(kind, name, head, head_n, label_vocabulary, model_dir, 
                          linear_optimizer, dnn_columns, dnn_optimizer, hidden_units, activation_fn,
                          dropout, weight_column, config, args) {
   if (is.null(linear_columns) && is.null(dnn_columns)) {
-    stop("Either linear_feature_columns or dnn_feature_columns must be defined.", call. = FALSE)
+    abort("Either linear_feature_columns or dnn_feature_columns must be defined.")
   }
   if (!is.null(dnn_columns) && is.null(hidden_units)) {
-    stop("dnn_hidden_units must be defined when dnn_feature_columns is specified.", call. = FALSE)
+    abort("dnn_hidden_units must be defined when dnn_feature_columns is specified.")
   }
   linear <- if (!is.null(linear_columns)) feature_columns(linear_columns)
   dnn <- if (!is.null(dnn_columns)) feature_columns(dnn_columns)
@@ -174,8 +170,8 @@ new_combined <- function(kind, name, head, head_n, label_vocabulary, model_dir, 
   for (nm in unique(names_all[duplicated(names_all)])) {
     same <- all[names_all == nm]
     if (!all(vapply(same, identical, TRUE, same[[1]]))) {
-      stop(sprintf("the feature column '%s' is defined differently in linear_feature_columns and dnn_feature_columns.",
-                   nm), call. = FALSE)
+      abort(sprintf("the feature column '%s' is defined differently in linear_feature_columns and dnn_feature_columns.",
+                    nm))
     }
   }
   model <- list(kind = "combined", linear_columns = vapply(linear, function(c) c$name, ""),

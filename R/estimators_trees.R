@@ -66,7 +66,7 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                                     config = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   if (label_dimension != 1L) {
-    stop("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, ".", call. = FALSE)
+    abort(paste0("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, "."))
   }
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
                             l1_regularization, l2_regularization, tree_complexity, min_node_weight)
@@ -85,7 +85,7 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      config = NULL) {
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   if (n_classes != 2L) {
-    stop(sprintf("For now only binary classification is supported.n_classes given as %d", n_classes), call. = FALSE)
+    abort(sprintf("For now only binary classification is supported.n_classes given as %d", n_classes))
   }
   check_label_vocabulary(label_vocabulary, n_classes)
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
@@ -99,24 +99,19 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
 trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
                              l1_regularization, l2_regularization, tree_complexity, min_node_weight) {
   if (missing(n_batches_per_layer)) {
-    stop("`n_batches_per_layer` is required: the batches whose statistics grow one layer.", call. = FALSE)
+    abort("`n_batches_per_layer` is required: the batches whose statistics grow one layer.")
   }
   if (!missing(feature_columns) && !is.null(feature_columns)) {
     for (col in feature_columns(feature_columns)) {
       if (!col$kind %in% c("bucketized", "indicator", "numeric")) {
-        stop("For now, only bucketized_column and indicator_column is supported but got: ", column_repr(col),
-             " (numeric columns are accepted too)", call. = FALSE)
+        abort(paste0("For now, only bucketized_column and indicator_column is supported but got: ", column_repr(col),
+                     " (numeric columns are accepted too)"))
       }
     }
   }
-  number <- function(x, arg, min = 0) {
-    if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < min || !is.finite(x)) {
-      stop(sprintf("`%s` must be a finite number >= %g, not %s.", arg, min, describe(x)), call. = FALSE)
-    }
-    as.numeric(x)
-  }
+  number <- function(x, arg) check_number(x, arg, min = 0, must = "a finite number >= 0")
   learning_rate <- number(learning_rate, "learning_rate")
-  if (learning_rate == 0) stop("`learning_rate` must be positive.", call. = FALSE)
+  if (learning_rate == 0) abort("`learning_rate` must be positive.")
   list(kind = "boosted_trees",
        n_batches_per_layer = check_whole(n_batches_per_layer, "n_batches_per_layer", null_ok = FALSE,
                                          max = .Machine$integer.max),
@@ -154,11 +149,9 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
 boosted_trees_feature_importance <- function(object, normalize = FALSE) {
   check_estimator(object)
   if (!identical(object$spec$model$kind, "boosted_trees")) {
-    stop("`object` must be a boosted trees estimator, not ", object$spec$name, "().", call. = FALSE)
+    abort(paste0("`object` must be a boosted trees estimator, not ", object$spec$name, "()."))
   }
-  if (!(isTRUE(normalize) || isFALSE(normalize))) {
-    stop("`normalize` must be TRUE or FALSE, not ", describe(normalize), ".", call. = FALSE)
-  }
+  check_flag(normalize, "normalize")
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
   imp <- cpp_estimator_importance(ptr)
@@ -167,11 +160,14 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
   imp
 }
 
-# Trees and layers grown, for print().
+# Trees and layers grown, for print(): from the engine in memory, without
+# building one (an estimator never built has grown nothing; one restored by
+# readRDS() has its trees in weights not yet decoded).
 trees_progress <- function(object) {
-  ptr <- estimator_ptr(object)
-  state <- cpp_estimator_variable(ptr, "boosted_trees/state")
+  ptr <- live_ptr(object)
   n <- as.integer(object$spec$model$n_trees)
+  if (is.null(ptr) && !is.null(object$state$weights)) return("saved")
+  state <- if (is.null(ptr)) c(0, 0) else cpp_estimator_variable(ptr, "boosted_trees/state")
   if (state[1] >= n) return(sprintf("all %d trees finished", n))
   sprintf("%d of %d trees finished, %d layer%s of the next grown", as.integer(state[1]), n,
           as.integer(state[2]), if (state[2] == 1) "" else "s")

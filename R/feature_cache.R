@@ -9,10 +9,9 @@
 
 cache_budget <- function() {
   b <- getOption("cppestimators.cache_bytes", 2^30)
-  if (!is.numeric(b) || length(b) != 1L || is.na(b) || b < 0) {
-    stop("options(cppestimators.cache_bytes =) must be a number of bytes >= 0, not ", describe(b), ".",
-         call. = FALSE)
-  }
+  check_number(b, "cppestimators.cache_bytes", min = 0, finite = FALSE,
+               message = paste0("options(cppestimators.cache_bytes =) must be a number of bytes >= 0, not ",
+                                describe(b), "."))
   b
 }
 

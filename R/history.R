@@ -104,21 +104,19 @@ print.tf_estimator_history <- function(x, ...) {
 #' @export
 plot.tf_estimator_history <- function(x, y, metrics = NULL, method = c("auto", "ggplot2", "base"),
                                       smooth = getOption("cppestimators.plot.smooth", TRUE), ...) {
-  method <- match.arg(method)
-  if (!(isTRUE(smooth) || isFALSE(smooth))) {
-    stop("`smooth` must be TRUE or FALSE, not ", describe(smooth), ".", call. = FALSE)
-  }
+  method <- if (missing(method)) "auto" else check_choice(method, "method", c("auto", "ggplot2", "base"))
+  check_flag(smooth, "smooth")
   df <- as.data.frame(x)
   df <- df[is.finite(df$value), , drop = FALSE]
   if (!any(df$metric %in% c("mean_losses", "total_losses"))) {
-    stop("the history is empty: no steps ran.", call. = FALSE)
+    abort("the history is empty: no steps ran.")
   }
   df <- rbind(df, eval_points(x, df))
   pts <- plot_points(df, metrics)
   if (method == "auto") method <- if (requireNamespace("ggplot2", quietly = TRUE)) "ggplot2" else "base"
   if (method == "ggplot2") {
     if (!requireNamespace("ggplot2", quietly = TRUE)) {
-      stop("method = \"ggplot2\" needs the ggplot2 package; install it or use method = \"base\".", call. = FALSE)
+      abort("method = \"ggplot2\" needs the ggplot2 package; install it or use method = \"base\".")
     }
     return(plot_history_ggplot(pts, smooth))
   }
@@ -137,13 +135,12 @@ plot_points <- function(df, metrics) {
                  setdiff(known, c("mean_losses", "total_losses", names(eval_partner))))
   }
   if (!is.character(metrics) || anyNA(metrics)) {
-    stop("`metrics` must be a character vector of metric names, not ", describe(metrics), ".", call. = FALSE)
+    abort(paste0("`metrics` must be a character vector of metric names, not ", describe(metrics), "."))
   }
   unknown <- setdiff(metrics, known)
   if (length(unknown)) {
-    stop(sprintf("`metrics`: no metric %s in the history (it has %s).",
-                 paste0("'", unknown, "'", collapse = ", "), paste0("'", known, "'", collapse = ", ")),
-         call. = FALSE)
+    abort(sprintf("`metrics`: no metric %s in the history (it has %s).",
+                  paste0("'", unknown, "'", collapse = ", "), paste0("'", known, "'", collapse = ", ")))
   }
   panel <- ifelse(df$metric %in% names(eval_partner), eval_partner[df$metric], df$metric)
   keep <- panel %in% metrics

@@ -33,23 +33,20 @@
 hook_summary_saver <- function(save_steps = NULL, save_secs = NULL, output_dir = NULL,
                                summary_writer = NULL, scaffold = NULL, summary_op = NULL) {
   if (!is.null(summary_writer) || !is.null(scaffold)) {
-    stop("`summary_writer` and `scaffold` are TensorFlow objects and are not supported; use `output_dir`.",
-         call. = FALSE)
+    abort("`summary_writer` and `scaffold` are TensorFlow objects and are not supported; use `output_dir`.")
   }
   if (is.null(save_steps) == is.null(save_secs)) {
-    stop("exactly one of `save_steps` and `save_secs` must be given.", call. = FALSE)
+    abort("exactly one of `save_steps` and `save_secs` must be given.")
   }
   save_steps <- check_whole(save_steps, "save_steps")
   save_secs <- check_seconds(save_secs, "save_secs")
-  if (!is.null(output_dir) && (!is.character(output_dir) || length(output_dir) != 1L ||
-                               !nzchar(output_dir))) {
-    stop("`output_dir` must be NULL or a directory path.", call. = FALSE)
-  }
+  check_string(output_dir, "output_dir", null_ok = TRUE,
+               message = "`output_dir` must be NULL or a directory path.")
   if (!is.null(summary_op)) {
     summary_op <- vapply(as.list(summary_op), function(t) {
       if (inherits(t, "cppestimators_tensor")) return(t$name)
       if (is.character(t) && length(t) == 1L && !is.na(t)) return(t)
-      stop("`summary_op` must hold tensor names, not ", describe(t), ".", call. = FALSE)
+      abort(paste0("`summary_op` must hold tensor names, not ", describe(t), "."))
     }, "")
   }
   new_hook("summary_saver", list(save_steps = save_steps, save_secs = save_secs,

@@ -59,7 +59,7 @@ input_fn.default <- function(object, ...) {
 #' @rdname input_fn
 #' @export
 input_fn.formula <- function(object, data, ...) {
-  if (missing(data)) stop("`data` is required by the formula method of input_fn().", call. = FALSE)
+  if (missing(data)) abort("`data` is required by the formula method of input_fn().")
   parsed <- parse_formula(object)
   input_fn(data, features = parsed$features, response = parsed$response, ...)
 }
@@ -68,7 +68,7 @@ input_fn.formula <- function(object, data, ...) {
 #' @export
 input_fn.matrix <- function(object, ...) {
   if (is.null(colnames(object))) {
-    stop("cannot create input function from matrix without column names", call. = FALSE)
+    abort("cannot create input function from matrix without column names")
   }
   input_fn(as.data.frame(object, stringsAsFactors = FALSE), ...)
 }
@@ -79,30 +79,30 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
                           shuffle = "auto", num_epochs = 1, queue_capacity = 1000,
                           num_threads = 1, ...) {
   if (is.null(names(object)) || any(!nzchar(names(object)))) {
-    stop("`object` must be a named list of features.", call. = FALSE)
+    abort("`object` must be a named list of features.")
   }
   nms <- names(object)
   dup <- unique(nms[duplicated(nms)])
   response <- select_columns(rlang::enquo(response), nms, arg = "response", null_ok = TRUE)
-  if (length(response) > 1L) stop("`response` must name one column.", call. = FALSE)
+  if (length(response) > 1L) abort("`response` must name one column.")
   features <- if (missing(features)) setdiff(nms, response) else
     select_columns(rlang::enquo(features), nms, arg = "features")
   if (length(bad <- intersect(c(features, response), dup))) {
-    stop(sprintf("`object` has more than one column named %s: the names of the columns an input uses must be unique.",
-                 paste0("'", bad, "'", collapse = ", ")), call. = FALSE)
+    abort(sprintf("`object` has more than one column named %s: the names of the columns an input uses must be unique.",
+                  paste0("'", bad, "'", collapse = ", ")))
   }
   batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE, max = .Machine$integer.max)
   num_epochs <- check_whole(num_epochs, "num_epochs", min = 1, max = .Machine$integer.max)
   if (!(isTRUE(shuffle) || isFALSE(shuffle) || identical(shuffle, "auto"))) {
-    stop("`shuffle` must be TRUE, FALSE or \"auto\", not ", describe(shuffle), ".", call. = FALSE)
+    abort(paste0("`shuffle` must be TRUE, FALSE or \"auto\", not ", describe(shuffle), "."))
   }
   n <- NULL
   for (nm in c(features, response)) {
     rows <- NROW(object[[nm]])
     if (is.null(n)) n <- rows
     if (rows != n) {
-      stop(sprintf("column '%s' has %d rows but '%s' has %d.", nm, rows,
-                   c(features, response)[1], n), call. = FALSE)
+      abort(sprintf("column '%s' has %d rows but '%s' has %d.", nm, rows,
+                    c(features, response)[1], n))
     }
   }
   labels <- NULL
@@ -203,14 +203,13 @@ encode_response <- function(y, name) {
     if (is.matrix(y)) storage.mode(y) <- "double" else y <- as.numeric(y)
     return(y)
   }
-  stop(sprintf("the response '%s' must be numeric, logical, a factor or character, not %s.",
-               name, describe(y)), call. = FALSE)
+  abort(sprintf("the response '%s' must be numeric, logical, a factor or character, not %s.",
+                name, describe(y)))
 }
 
 parse_formula <- function(f) {
   if (length(f) != 3L || !is.symbol(f[[2]])) {
-    stop("the formula must have one response on its left-hand side, e.g. y ~ x1 + x2.",
-         call. = FALSE)
+    abort("the formula must have one response on its left-hand side, e.g. y ~ x1 + x2.")
   }
   walk <- function(e) {
     if (is.symbol(e)) return(as.character(e))
@@ -220,9 +219,9 @@ parse_formula <- function(f) {
       if (op == "+") return(unlist(lapply(as.list(e)[-1], walk)))
       if (op == "-" && length(e) == 3L) return(setdiff(walk(e[[2]]), walk(e[[3]])))
       if (op == "$") return(as.character(e[[3]]))
-      stop(sprintf("unhandled formula operator: expected '+' or '-'; got '%s'", op), call. = FALSE)
+      abort(sprintf("unhandled formula operator: expected '+' or '-'; got '%s'", op))
     }
-    stop("unhandled formula term: ", deparse(e), call. = FALSE)
+    abort(paste0("unhandled formula term: ", deparse(e)))
   }
   list(response = as.character(f[[2]]), features = walk(f[[3]]))
 }
@@ -231,13 +230,13 @@ parse_formula <- function(f) {
 # columns use, as the input holds them (normalizer_fn applied once), and the
 # labels as doubles (vocabulary applied).
 resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
+  check_choice(mode, "mode", session_modes)
   input_fn <- as_input_fn(input_fn, estimator)
   features <- engine_features(estimator$spec$feature_columns, input_fn$features)
   labels <- NULL
   if (mode != "infer") {
     if (is.null(input_fn$labels)) {
-      stop("`input_fn` has no response: train() and evaluate() need one (set `response`).",
-           call. = FALSE)
+      abort("`input_fn` has no response: train() and evaluate() need one (set `response`).")
     }
     labels <- map_labels(input_fn$labels, estimator, input_fn$response)
   }
@@ -258,10 +257,10 @@ as_input_fn <- function(input_fn, estimator) {
     if (!is.function(input_fn)) break
     nargs <- length(formals(input_fn))
     input_fn <- if (nargs == 0L) input_fn() else if (nargs == 1L) input_fn(estimator) else
-      stop("'input_fn' should accept 0 or 1 arguments", call. = FALSE)
+      abort("'input_fn' should accept 0 or 1 arguments")
   }
-  stop("`input_fn` must be made by input_fn() or numpy_input_fn() (or be a function returning one), not ",
-       describe(input_fn), ".", call. = FALSE)
+  abort(paste0("`input_fn` must be made by input_fn() or numpy_input_fn() (or be a function returning one), not ",
+               describe(input_fn), "."))
 }
 
 map_labels <- function(y, estimator, name) {
@@ -273,14 +272,14 @@ map_labels <- function(y, estimator, name) {
     ids <- match(y, vocab) - 1
     if (anyNA(ids)) {
       bad <- unique(y[is.na(ids)])
-      stop(sprintf("response '%s' has values not in `label_vocabulary`: %s.", name,
-                   paste0("'", utils::head(bad, 5), "'", collapse = ", ")), call. = FALSE)
+      abort(sprintf("response '%s' has values not in `label_vocabulary`: %s.", name,
+                    paste0("'", utils::head(bad, 5), "'", collapse = ", ")))
     }
     return(as.numeric(ids))
   }
   if (is.character(y)) {
-    stop(sprintf("the response '%s' is character: give the classifier a `label_vocabulary`, or use a factor.",
-                 name), call. = FALSE)
+    abort(sprintf("the response '%s' is character: give the classifier a `label_vocabulary`, or use a factor.",
+                  name))
   }
   y  # a factor's "levels" attribute stays: dropping it would copy the response
 }
@@ -312,28 +311,27 @@ map_labels <- function(y, estimator, name) {
 numpy_input_fn <- function(x, y = NULL, batch_size = 128, num_epochs = 1, shuffle = TRUE,
                            queue_capacity = 1000, num_threads = 1) {
   if (!is.list(x) || is.null(names(x)) || any(!nzchar(names(x))) || anyDuplicated(names(x))) {
-    stop("`x` must be a named list of arrays with distinct names, not ", describe(x), ".", call. = FALSE)
+    abort(paste0("`x` must be a named list of arrays with distinct names, not ", describe(x), "."))
   }
   if (!(isTRUE(shuffle) || isFALSE(shuffle))) {
-    stop("`shuffle` must be provided and explicitly set as TRUE or FALSE, not ", describe(shuffle), ".",
-         call. = FALSE)
+    abort(paste0("`shuffle` must be provided and explicitly set as TRUE or FALSE, not ", describe(shuffle), "."))
   }
   response <- NULL
   if (!is.null(y)) {
     if (is.list(y) && !is.data.frame(y)) {
-      if (length(y) != 1L) stop("`y` must be an array or a list holding one array.", call. = FALSE)
+      if (length(y) != 1L) abort("`y` must be an array or a list holding one array.")
       response <- names(y) %||% ""
       y <- y[[1]]
     }
     if (is.null(response) || !nzchar(response)) response <- "y"
     if (response %in% names(x)) {
-      stop(sprintf("`y` is named '%s', which is also a feature in `x`.", response), call. = FALSE)
+      abort(sprintf("`y` is named '%s', which is also a feature in `x`.", response))
     }
   }
   rows <- vapply(c(x, if (!is.null(y)) list(y)), NROW, 0)
   if (length(unique(rows)) > 1L) {
-    stop(sprintf("Length of tensors in x and y is mismatched: %s.",
-                 paste(sprintf("%s has %d", c(names(x), response), rows), collapse = ", ")), call. = FALSE)
+    abort(sprintf("Length of tensors in x and y is mismatched: %s.",
+                  paste(sprintf("%s has %d", c(names(x), response), rows), collapse = ", ")))
   }
   data <- x[order(names(x), method = "radix")]
   if (!is.null(y)) data[[response]] <- y

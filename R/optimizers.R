@@ -33,20 +33,13 @@ new_optimizer <- function(name, learning_rate, ...) {
   check_positive(learning_rate, "learning_rate")
   for (nm in names(args)) {
     v <- args[[nm]]
-    if (!is.numeric(v) || length(v) != 1L || is.na(v)) {
-      stop(sprintf("`%s` must be a single number.", nm), call. = FALSE)
-    }
+    check_number(v, nm, finite = FALSE, message = sprintf("`%s` must be a single number.", nm))
   }
   structure(c(list(name = name, learning_rate = as.numeric(learning_rate)), args),
             class = "cppestimators_optimizer")
 }
 
-check_positive <- function(x, arg) {
-  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x <= 0) {
-    stop(sprintf("`%s` must be a positive number, not %s.", arg, describe(x)), call. = FALSE)
-  }
-  invisible(x)
-}
+check_positive <- function(x, arg) check_number(x, arg, min = 0, exclusive_min = TRUE)
 
 #' @rdname optimizers
 #' @export
@@ -63,9 +56,8 @@ optimizer_adagrad <- function(learning_rate = 0.05, initial_accumulator_value = 
 #' @export
 optimizer_adam <- function(learning_rate = 0.001, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8) {
   for (b in list(list(beta1, "beta1"), list(beta2, "beta2"))) {
-    if (!is.numeric(b[[1]]) || length(b[[1]]) != 1L || is.na(b[[1]]) || b[[1]] < 0 || b[[1]] >= 1) {
-      stop(sprintf("`%s` must be a number in [0, 1).", b[[2]]), call. = FALSE)
-    }
+    check_number(b[[1]], b[[2]], min = 0, max = 1, exclusive_max = TRUE,
+                 message = sprintf("`%s` must be a number in [0, 1).", b[[2]]))
   }
   check_positive(epsilon, "epsilon")
   new_optimizer("Adam", learning_rate, beta1 = beta1, beta2 = beta2, epsilon = epsilon)
@@ -77,17 +69,13 @@ optimizer_ftrl <- function(learning_rate = 0.2, learning_rate_power = -0.5,
                            initial_accumulator_value = 0.1, l1_regularization_strength = 0,
                            l2_regularization_strength = 0,
                            l2_shrinkage_regularization_strength = 0) {
-  if (!is.numeric(learning_rate_power) || length(learning_rate_power) != 1L ||
-      is.na(learning_rate_power) || learning_rate_power > 0) {
-    stop("`learning_rate_power` must be a number <= 0.", call. = FALSE)
-  }
+  check_number(learning_rate_power, "learning_rate_power", max = 0, finite = FALSE,
+               message = "`learning_rate_power` must be a number <= 0.")
   check_positive(initial_accumulator_value, "initial_accumulator_value")
   for (nm in c("l1_regularization_strength", "l2_regularization_strength",
                "l2_shrinkage_regularization_strength")) {
     v <- get(nm)
-    if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0) {
-      stop(sprintf("`%s` must be a number >= 0.", nm), call. = FALSE)
-    }
+    check_number(v, nm, min = 0, finite = FALSE, message = sprintf("`%s` must be a number >= 0.", nm))
   }
   new_optimizer("Ftrl", learning_rate, learning_rate_power = learning_rate_power,
                 initial_accumulator_value = initial_accumulator_value,
@@ -99,12 +87,9 @@ optimizer_ftrl <- function(learning_rate = 0.2, learning_rate_power = -0.5,
 #' @rdname optimizers
 #' @export
 optimizer_rmsprop <- function(learning_rate = 0.001, decay = 0.9, momentum = 0, epsilon = 1e-10) {
-  if (!is.numeric(decay) || length(decay) != 1L || is.na(decay) || decay < 0 || decay >= 1) {
-    stop("`decay` must be a number in [0, 1).", call. = FALSE)
-  }
-  if (!is.numeric(momentum) || length(momentum) != 1L || is.na(momentum) || momentum < 0) {
-    stop("`momentum` must be a number >= 0.", call. = FALSE)
-  }
+  check_number(decay, "decay", min = 0, max = 1, exclusive_max = TRUE,
+               message = "`decay` must be a number in [0, 1).")
+  check_number(momentum, "momentum", min = 0, finite = FALSE, message = "`momentum` must be a number >= 0.")
   check_positive(epsilon, "epsilon")
   new_optimizer("RMSProp", learning_rate, decay = decay, momentum = momentum, epsilon = epsilon)
 }

@@ -50,9 +50,7 @@ export_savedmodel <- function(object, export_dir_base, ...) {
 #' @rdname export_savedmodel
 #' @export
 export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
-  if (!is.character(export_dir_base) || length(export_dir_base) != 1L || !nzchar(export_dir_base)) {
-    stop("`export_dir_base` must be a directory path.", call. = FALSE)
-  }
+  check_string(export_dir_base, "export_dir_base", message = "`export_dir_base` must be a directory path.")
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
   stamp <- as.integer(Sys.time())
@@ -79,8 +77,8 @@ export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
 load_estimator <- function(export_dir, model_dir = NULL) {
   files <- file.path(export_dir, c("estimator.rds", "variables.ckpt"))
   if (!all(file.exists(files))) {
-    stop(sprintf("'%s' is not an export of export_savedmodel(): it needs estimator.rds and variables.ckpt.",
-                 export_dir), call. = FALSE)
+    abort(sprintf("'%s' is not an export of export_savedmodel(): it needs estimator.rds and variables.ckpt.",
+                  export_dir))
   }
   saved <- readRDS(files[1])
   spec <- saved$spec
@@ -93,8 +91,8 @@ load_estimator <- function(export_dir, model_dir = NULL) {
   # never into a directory that holds another model (its checkpoints would
   # be rotated away and its index repointed)
   if (nzchar(cpp_latest_checkpoint(spec$model_dir)) && !file.exists(file.path(spec$model_dir, model_file))) {
-    stop(sprintf("model_dir '%s' already holds checkpoints of a model: load_estimator() needs a new or empty directory, or one holding this same model.",
-                 spec$model_dir), call. = FALSE)
+    abort(sprintf(paste0("model_dir '%s' already holds checkpoints of a model: load_estimator() needs a new or ",
+                         "empty directory, or one holding this same model."), spec$model_dir))
   }
   check_model_dir(object, write = TRUE)
   cpp_estimator_save(ptr, spec$model_dir, spec$config$keep_checkpoint_max %||% 0)

@@ -45,14 +45,15 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
                    "session_creation_timeout_secs")
   bad <- setdiff(names(extra), known_extra)
   if (length(bad) || (length(extra) && is.null(names(extra)))) {
-    stop(sprintf("unknown run_config() field%s: %s.", if (length(bad) > 1) "s" else "",
-                 paste(bad, collapse = ", ")), call. = FALSE)
+    abort(sprintf("unknown run_config() field%s: %s.", if (length(bad) > 1) "s" else "",
+                  paste(bad, collapse = ", ")))
   }
-  distributed <- intersect(names(extra), c("train_distribute", "eval_distribute", "experimental_distribute", "device_fn"))
+  distributed <- intersect(names(extra),
+                           c("train_distribute", "eval_distribute", "experimental_distribute", "device_fn"))
   set <- distributed[!vapply(extra[distributed], is.null, TRUE)]
   if (length(set)) {
-    stop(sprintf("run_config(): `%s` must be NULL: there is no distributed TensorFlow, training runs in this R process.",
-                 set[1]), call. = FALSE)
+    abort(sprintf(paste0("run_config(): `%s` must be NULL: there is no distributed TensorFlow, ",
+                         "training runs in this R process."), set[1]))
   }
   validate_config(structure(
     list(model_dir = model_dir, tf_random_seed = tf_random_seed,
@@ -68,29 +69,21 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
 validate_config <- function(cfg) {
   v <- unclass(cfg)
   num <- function(x, arg, msg) {
-    if (is.null(x)) return(NULL)
-    if (!is.numeric(x) || length(x) != 1L || is.na(x)) {
-      stop(sprintf("`%s` must be a single number, not %s.", arg, describe(x)), call. = FALSE)
-    }
-    if (!msg$ok(x)) stop(msg$text, call. = FALSE)
-    as.numeric(x)
+    x <- check_number(x, arg, finite = FALSE, null_ok = TRUE, must = "a single number")
+    if (!is.null(x) && !msg$ok(x)) abort(msg$text)
+    x
   }
   ge0 <- function(arg) list(ok = function(x) x >= 0, text = paste(arg, "should be >= 0"))
   gt0 <- function(arg) list(ok = function(x) x > 0, text = paste(arg, "should be > 0"))
-  if (!is.null(v$model_dir) && (!is.character(v$model_dir) || length(v$model_dir) != 1L ||
-                                is.na(v$model_dir) || !nzchar(v$model_dir))) {
-    stop("model_dir should be non-empty (a string, not NA), not ", describe(v$model_dir), ".", call. = FALSE)
-  }
-  if (!is.null(v$tf_random_seed) && (!is.numeric(v$tf_random_seed) ||
-                                     length(v$tf_random_seed) != 1L || is.na(v$tf_random_seed) ||
-                                     v$tf_random_seed != floor(v$tf_random_seed))) {
-    stop("tf_random_seed must be integer.", call. = FALSE)
-  }
+  check_string(v$model_dir, "model_dir", null_ok = TRUE,
+               message = paste0("model_dir should be non-empty (a string, not NA), not ", describe(v$model_dir), "."))
+  seed <- check_number(v$tf_random_seed, "tf_random_seed", finite = FALSE, null_ok = TRUE,
+                       message = "tf_random_seed must be integer.")
+  if (!is.null(seed) && seed != floor(seed)) abort("tf_random_seed must be integer.")
   if (!is.null(v$tf_random_seed) && abs(v$tf_random_seed) > .Machine$integer.max) {
-    stop("tf_random_seed must be an integer between -2147483647 and 2147483647.", call. = FALSE)
+    abort("tf_random_seed must be an integer between -2147483647 and 2147483647.")
   }
-  if (!is.null(v$session_config)) stop("session_config must be NULL: there is no TensorFlow session to configure.",
-                                       call. = FALSE)
+  if (!is.null(v$session_config)) abort("session_config must be NULL: there is no TensorFlow session to configure.")
   v["save_summary_steps"] <- list(num(v$save_summary_steps, "save_summary_steps", ge0("save_summary_steps")))
   v["save_checkpoints_steps"] <- list(num(v$save_checkpoints_steps, "save_checkpoints_steps",
                                   ge0("save_checkpoints_steps")))
@@ -105,7 +98,7 @@ validate_config <- function(cfg) {
   v["log_step_count_steps"] <- list(num(v$log_step_count_steps, "log_step_count_steps",
                                 gt0("log_step_count_steps")))
   if (!is.null(v$save_checkpoints_steps) && !is.null(v$save_checkpoints_secs)) {
-    stop("`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set.", call. = FALSE)
+    abort("`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set.")
   }
   if (identical(v$save_checkpoints_steps, 0)) v["save_checkpoints_steps"] <- list(NULL)
   if (identical(v$save_checkpoints_secs, 0)) v["save_checkpoints_secs"] <- list(NULL)
@@ -126,13 +119,12 @@ replaceable_fields <- c("model_dir", "tf_random_seed", "save_summary_steps",
 replace_config <- function(cfg, ...) {
   new <- list(...)
   if (length(new) && (is.null(names(new)) || any(!nzchar(names(new))))) {
-    stop("config$replace() takes named fields.", call. = FALSE)
+    abort("config$replace() takes named fields.")
   }
   bad <- setdiff(names(new), replaceable_fields)
   if (length(bad)) {
-    stop(sprintf("Replacing %s is not supported. Allowed properties are %s.",
-                 paste(bad, collapse = ", "), paste(replaceable_fields, collapse = ", ")),
-         call. = FALSE)
+    abort(sprintf("Replacing %s is not supported. Allowed properties are %s.",
+                  paste(bad, collapse = ", "), paste(replaceable_fields, collapse = ", ")))
   }
   v <- unclass(cfg)
   steps_set <- "save_checkpoints_steps" %in% names(new)

@@ -10,20 +10,21 @@ print.cppestimators_tensor <- function(x, ...) {
   invisible(x)
 }
 
+session_modes <- c("train", "eval", "infer")
+
 new_graph <- function(mode) {
+  check_choice(mode, "mode", session_modes)
   graph <- new.env(parent = emptyenv())
   # built once per session: hooks typically ask for them on every step
   losses <- switch(mode,
     train = list(tensor("per_example_loss"), tensor("loss"), tensor("loss")),
     eval = list(tensor("per_example_loss"), tensor("loss")),
-    list())
+    infer = list())
   global_step <- list(tensor("global_step"))
   graph$get_collection <- function(name) {
     if (identical(name, "losses")) return(losses)
     if (identical(name, "global_step")) return(global_step)
-    if (!is.character(name) || length(name) != 1L) {
-      stop("`name` must be a collection name such as \"losses\".", call. = FALSE)
-    }
+    check_string(name, "name", empty_ok = TRUE, message = "`name` must be a collection name such as \"losses\".")
     list()
   }
   graph$get_tensor_by_name <- function(name) tensor(name)

@@ -23,9 +23,7 @@
 #' head(read_summaries(est))
 read_summaries <- function(dir) {
   if (inherits(dir, "tf_estimator")) dir <- model_dir(dir)
-  if (!is.character(dir) || length(dir) != 1L || !dir.exists(dir)) {
-    stop("`dir` must be an existing directory (or an estimator).", call. = FALSE)
-  }
+  check_path(dir, "dir", exists = "dir", message = "`dir` must be an existing directory (or an estimator).")
   files <- sort(list.files(dir, pattern = "^events\\.out\\.tfevents\\.", recursive = TRUE,
                            full.names = FALSE), method = "radix")
   empty <- data.frame(step = numeric(), tag = character(), value = numeric(),
@@ -64,9 +62,8 @@ write_eval_summaries <- function(object, metrics, name) {
 }
 
 eval_dir <- function(object, name = NULL) {
-  if (!is.null(name) && (!is.character(name) || length(name) != 1L || !nzchar(name) ||
-                         grepl("[/\\\\]", name))) {
-    stop("`name` must be NULL or a name without slashes.", call. = FALSE)
-  }
+  no_slash <- "`name` must be NULL or a name without slashes."
+  check_string(name, "name", null_ok = TRUE, message = no_slash)
+  if (!is.null(name) && grepl("[/\\\\]", name)) abort(no_slash)
   file.path(object$spec$model_dir, if (is.null(name)) "eval" else paste0("eval_", name))
 }

@@ -46,7 +46,7 @@ variable_value <- function(object, names = NULL, ...) {
   sync_from_model_dir(object, ptr)
   check_trained(object, ptr, "variable_value")
   names <- names %||% variable_names(object)
-  if (!is.character(names)) stop("`names` must be a character vector of variable names.", call. = FALSE)
+  if (!is.character(names)) abort("`names` must be a character vector of variable names.")
   stats::setNames(lapply(names, function(n) cpp_estimator_variable(ptr, n)), names)
 }
 
@@ -54,8 +54,7 @@ variable_value <- function(object, names = NULL, ...) {
 #' @export
 coef.tf_estimator <- function(object, ...) {
   if (!identical((object$spec$model %||% list(kind = "linear"))$kind, "linear")) {
-    stop("coef() gives the weights of linear estimators; use variable_value() for ",
-         object$spec$name, "().", call. = FALSE)
+    abort(paste0("coef() gives the weights of linear estimators; use variable_value() for ", object$spec$name, "()."))
   }
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
@@ -90,7 +89,7 @@ weight_labels <- function(col, n) {
 
 check_estimator <- function(object) {
   if (!inherits(object, "tf_estimator")) {
-    stop("`object` must be an estimator, not ", describe(object), ".", call. = FALSE)
+    abort(paste0("`object` must be an estimator, not ", describe(object), "."))
   }
 }
 
@@ -100,5 +99,5 @@ check_trained <- function(object, ptr, fn) {
   if (cpp_estimator_global_step(ptr) > 0) return(invisible())
   dir <- object$spec$model_dir
   if (!is.null(dir) && nzchar(cpp_latest_checkpoint(dir))) return(invisible())
-  stop(sprintf("'%s()' must be called on a trained model", fn), call. = FALSE)
+  abort(sprintf("'%s()' must be called on a trained model", fn))
 }

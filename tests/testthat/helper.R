@@ -59,3 +59,15 @@ engine_values <- function(est, names = NULL) {
   stats::setNames(lapply(names, function(n) cppestimators:::cpp_estimator_variable(ptr, n)), names)
 }
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# The rows of a column's weights that one SGD step over `data` moved.
+touched_rows <- function(col, data, n_rows) {
+  est <- suppressMessages(linear_regressor(feature_columns(col), optimizer = optimizer_sgd(0.1)))
+  n <- NROW(data[[1]])
+  data$y <- rep(1, n)
+  quietly(train(est, input_fn(data, response = "y", batch_size = n, shuffle = FALSE),
+                steps = 1))
+  w <- variable_value(est, sprintf("linear/linear_model/%s/weights", col$name))[[1]]
+  expect_equal(nrow(w), n_rows)
+  which(w[, 1] != 0) - 1L
+}

@@ -76,7 +76,8 @@ test_that("a checkpoint of another model is refused by name", {
   expect_error(variable_names(other), "holds a different model than this linear_regressor")
   # a directory written before models were recorded: the checkpoint's variables are checked
   unlink(file.path(dir, "cppestimators_model.txt"))
-  expect_error(variable_names(other), "does not match this estimator: variable 'linear/linear_model/z/weights' is missing")
+  expect_error(variable_names(other),
+               "does not match this estimator: variable 'linear/linear_model/z/weights' is missing")
 })
 
 test_that("variable_names(), variable_value() and coef()", {
@@ -202,7 +203,8 @@ test_that("a malformed checkpoint index is an error naming the file and the line
   dir <- tempfile()
   dir.create(dir)
   writeLines(c("garbage", 'model_checkpoint_path: "model.ckpt-1"'), file.path(dir, "checkpoint"))
-  expect_error(latest_checkpoint(dir), "checkpoint: malformed checkpoint index \\(line 1: expected ':' after 'garbage'\\)")
+  expect_error(latest_checkpoint(dir),
+               "checkpoint: malformed checkpoint index \\(line 1: expected ':' after 'garbage'\\)")
 })
 
 test_that("checkpoints written before the engine's reshaping still load", {

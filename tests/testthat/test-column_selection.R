@@ -76,7 +76,8 @@ test_that("names and strings work without a scope; helpers need one", {
   expect_equal(col_names(column_numeric(letters)), "letters")
   make <- function(name) column_numeric(name)
   expect_equal(col_names(make("qsec")), "qsec")
-  msg <- "selects among the active feature names, but none are set: give them with feature_columns\\(\\.\\.\\., names = \\) or with_columns"
+  msg <- paste0("selects among the active feature names, but none are set: ",
+                "give them with feature_columns\\(\\.\\.\\., names = \\) or with_columns")
   expect_error(column_numeric(starts_with("Sepal")), msg)
   expect_error(column_numeric(one_of("a")), msg)
   expect_error(column_numeric(tidyselect::everything()), msg)
@@ -92,7 +93,8 @@ test_that("names and strings work without a scope; helpers need one", {
 
 test_that("inside a scope, unknown names and empty selections list the active names", {
   expect_error(feature_columns(column_numeric(Sepal.Lenght), names = iris),
-               "unknown feature name 'Sepal.Lenght': the active names are Sepal.Length, Sepal.Width, Petal.Length, Petal.Width, Species.",
+               paste("unknown feature name 'Sepal.Lenght': the active names are",
+                     "Sepal.Length, Sepal.Width, Petal.Length, Petal.Width, Species."),
                fixed = TRUE)
   expect_error(with_columns(iris, column_numeric("zz", Species, yy)),
                "unknown feature names 'zz', 'yy': the active names are Sepal.Length,", fixed = TRUE)
@@ -186,7 +188,8 @@ test_that("feature_columns() flattens, skips NULL and keeps the later duplicate 
   expect_equal(col_names(fcs2), c(col_names(fcs), "other"))
   expect_s3_class(fcs2[[6]], "some_new_column")
   expect_error(feature_columns(NULL), "feature_columns must not be empty.", fixed = TRUE)
-  expect_error(feature_columns(iris), "takes feature columns made by column_\\*\\(\\), not an object of class 'data.frame'")
+  expect_error(feature_columns(iris),
+               "takes feature columns made by column_\\*\\(\\), not an object of class 'data.frame'")
 })
 
 test_that("formulas inject their selection into the constructor call", {

@@ -44,7 +44,8 @@ test_that("print() of an input function is one line with its settings", {
                 "^<input_fn: 32 rows; features drat, cyl; response mpg; batch_size 8; num_epochs 1; shuffle auto>$")
   wide <- input_fn(as.data.frame(matrix(1, 2, 9, dimnames = list(NULL, paste0("x", 1:9)))), features = everything(),
                    num_epochs = NULL, shuffle = FALSE)
-  expect_output(print(wide), "features x1, x2, x3, x4, x5, ... \\(9 in all\\); response none; batch_size 128; num_epochs NULL \\(repeat\\); shuffle FALSE>")
+  expect_output(print(wide), paste("features x1, x2, x3, x4, x5, ... \\(9 in all\\); response none; batch_size 128;",
+                                   "num_epochs NULL \\(repeat\\); shuffle FALSE>"))
 })
 
 test_that("numpy_input_fn() feeds named arrays like input_fn() on a list", {
@@ -129,17 +130,21 @@ test_that("keys have TensorFlow's values and select predictions", {
 
 test_that("feature columns print as tfestimators printed them", {
   expect_output(print(column_numeric("drat")),
-                "^_NumericColumn\\(key='drat', shape=\\(1,\\), default_value=None, dtype=tf.float32, normalizer_fn=None\\)$")
+                paste0("^_NumericColumn\\(key='drat', shape=\\(1,\\), default_value=None, dtype=tf.float32, ",
+                       "normalizer_fn=None\\)$"))
   expect_output(print(column_bucketized(column_numeric("wt"), c(2, 3))),
                 "^_BucketizedColumn\\(source_column=_NumericColumn\\(key='wt', .*\\), boundaries=\\(2, 3\\)\\)$")
   expect_output(print(column_categorical_with_vocabulary_list("cyl", vocabulary_list = c("4", "6"))),
-                "_VocabularyListCategoricalColumn\\(key='cyl', vocabulary_list=\\('4', '6'\\), dtype=tf.string, default_value=-1, num_oov_buckets=0\\)")
+                paste0("_VocabularyListCategoricalColumn\\(key='cyl', vocabulary_list=\\('4', '6'\\), ",
+                       "dtype=tf.string, default_value=-1, num_oov_buckets=0\\)"))
   expect_output(print(column_categorical_with_identity("id", num_buckets = 4)),
                 "_IdentityCategoricalColumn\\(key='id', num_buckets=4, default_value=None\\)")
   expect_output(print(column_embedding(column_categorical_with_hash_bucket("car", hash_bucket_size = 100),
                                        dimension = 3)),
-                "_EmbeddingColumn\\(categorical_column=_HashedCategoricalColumn\\(key='car', hash_bucket_size=100, dtype=tf.string\\), dimension=3, combiner='mean'")
-  expect_output(print(column_crossed(c("a", "b"), 10)), "_CrossedColumn\\(keys=\\('a', 'b'\\), hash_bucket_size=10, hash_key=None\\)")
+                paste0("_EmbeddingColumn\\(categorical_column=_HashedCategoricalColumn\\(key='car', ",
+                       "hash_bucket_size=100, dtype=tf.string\\), dimension=3, combiner='mean'"))
+  expect_output(print(column_crossed(c("a", "b"), 10)),
+                "_CrossedColumn\\(keys=\\('a', 'b'\\), hash_bucket_size=10, hash_key=None\\)")
   out <- utils::capture.output(print(feature_columns(column_numeric("drat"), column_numeric("wt"))))
   expect_equal(out[1], "2 feature columns")
   expect_match(out[3], "^\\[\\[2\\]\\] _NumericColumn\\(key='wt'")

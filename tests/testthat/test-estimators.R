@@ -152,15 +152,17 @@ test_that("label_vocabulary maps string labels and names the classes", {
   expect_error(quietly(train(cl, input_fn(bad, response = "y"), steps = 1)),
                "values not in `label_vocabulary`: 'maybe'")
   plain <- linear_classifier(feature_columns(column_numeric("x")))
-  expect_error(quietly(train(plain, input_fn(df, response = "y"), steps = 1)), "give the classifier a `label_vocabulary`")
+  expect_error(quietly(train(plain, input_fn(df, response = "y"), steps = 1)),
+               "give the classifier a `label_vocabulary`")
 })
 
 test_that("estimator constructors validate their arguments", {
   expect_error(linear_regressor(), "`feature_columns` is required")
-  expect_error(linear_regressor(feature_columns(column_numeric("x")), label_dimension = 0), "`label_dimension` must be >= 1")
+  x_columns <- feature_columns(column_numeric("x"))
+  expect_error(linear_regressor(x_columns, label_dimension = 0), "`label_dimension` must be >= 1")
   expect_error(linear_classifier(feature_columns(column_numeric("x")), n_classes = 1), "`n_classes` must be >= 2")
-  expect_error(linear_regressor(feature_columns(column_numeric("x")), weight_column = "w"), "`weight_column` is not supported yet")
-  expect_error(linear_regressor(feature_columns(column_numeric("x")), model_dir = ""), "`model_dir` must be NULL or a non-empty string")
+  expect_error(linear_regressor(x_columns, weight_column = "w"), "`weight_column` is not supported yet")
+  expect_error(linear_regressor(x_columns, model_dir = ""), "`model_dir` must be NULL or a non-empty string")
 })
 
 test_that("a multi-valued feature (shape) and multi-target regression work", {
@@ -198,5 +200,17 @@ test_that("optimizer_*() objects set hyperparameters, validated", {
   expect_error(optimizer_adam(beta1 = 1), "`beta1` must be a number in \\[0, 1\\)")
   expect_error(optimizer_ftrl(learning_rate_power = 1), "`learning_rate_power` must be a number <= 0")
   expect_error(optimizer_rmsprop(decay = 2), "`decay` must be a number in \\[0, 1\\)")
-  expect_error(optimizer_adagrad(initial_accumulator_value = -1), "`initial_accumulator_value` must be a positive number")
+  expect_error(optimizer_adagrad(initial_accumulator_value = -1),
+               "`initial_accumulator_value` must be a positive number")
+})
+
+test_that("unknown modes and heads inside the R layer are errors, not a default", {
+  expect_error(cppestimators:::new_graph("predict"),
+               "`mode` must be one of \"train\", \"eval\" or \"infer\", not character \"predict\".", fixed = TRUE)
+  expect_error(cppestimators:::resolve_input(mtcars_input(), drat_regressor(), "training"),
+               "`mode` must be one of \"train\", \"eval\" or \"infer\"", fixed = TRUE)
+  est <- drat_regressor()
+  est$spec$head <- "poisson"
+  expect_error(utils::capture.output(print(est)),
+               "`head` must be one of \"regression\", \"binary\" or \"multi_class\"", fixed = TRUE)
 })

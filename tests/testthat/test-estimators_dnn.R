@@ -26,10 +26,12 @@ test_that("dnn_classifier reaches 0.9 training accuracy on iris, with TF's varia
 test_that("dnn_regressor beats linear_regressor on held-out data of a nonlinear function", {
   set.seed(3)
   make <- function(n) {
-    x1 <- stats::runif(n, -2, 2); x2 <- stats::runif(n, -2, 2)
+    x1 <- stats::runif(n, -2, 2)
+    x2 <- stats::runif(n, -2, 2)
     data.frame(x1 = x1, x2 = x2, y = sin(2 * x1) + x2^2)
   }
-  train_df <- make(2000); test_df <- make(500)
+  train_df <- make(2000)
+  test_df <- make(500)
   fcs <- feature_columns(column_numeric("x1", "x2"))
   dnn <- suppressMessages(dnn_regressor(hidden_units = c(32, 16), feature_columns = fcs,
                                         optimizer = optimizer_adam(0.01),
@@ -100,12 +102,14 @@ test_that("wide & deep on categorical and numeric columns trains, evaluates, pre
                    weight = stats::rnorm(n), stringsAsFactors = FALSE)
   df$label <- as.integer((df$color == "red") + (df$size > 5) + 0.5 * df$weight + stats::rnorm(n, sd = 0.3) > 1)
   color <- column_categorical_with_vocabulary_list("color", vocabulary_list = c("red", "green", "blue"))
-  make <- function(dir) suppressMessages(dnn_linear_combined_classifier(
-    model_dir = dir,
-    linear_feature_columns = feature_columns(color, column_bucketized(column_numeric("size"), c(2.5, 5, 7.5))),
-    dnn_feature_columns = feature_columns(column_embedding(color, dimension = 2), column_numeric("size", "weight")),
-    dnn_hidden_units = c(8, 4), dnn_optimizer = optimizer_adagrad(0.05),
-    config = run_config(tf_random_seed = 3)))
+  make <- function(dir) {
+    suppressMessages(dnn_linear_combined_classifier(
+      model_dir = dir,
+      linear_feature_columns = feature_columns(color, column_bucketized(column_numeric("size"), c(2.5, 5, 7.5))),
+      dnn_feature_columns = feature_columns(column_embedding(color, dimension = 2), column_numeric("size", "weight")),
+      dnn_hidden_units = c(8, 4), dnn_optimizer = optimizer_adagrad(0.05),
+      config = run_config(tf_random_seed = 3)))
+  }
   dir <- tempfile()
   est <- make(dir)
   expect_equal(est$spec$optimizers$linear$name, "Ftrl")
@@ -165,8 +169,8 @@ test_that("large DNN batches split over threads: one result per thread count", {
   run <- function(threads) {
     old <- options(cppestimators.threads = threads)
     on.exit(options(old))
-    est <- suppressMessages(dnn_regressor(hidden_units = c(64, 32),
-                                          feature_columns = feature_columns(column_numeric(starts_with("x")), names = df),
+    fcs <- feature_columns(column_numeric(starts_with("x")), names = df)
+    est <- suppressMessages(dnn_regressor(hidden_units = c(64, 32), feature_columns = fcs,
                                           config = run_config(tf_random_seed = 5)))
     quietly(train(est, input_fn(df, response = "y", batch_size = 512L, num_epochs = NULL), steps = 5))
     variable_value(est)
@@ -184,8 +188,8 @@ test_that("every matrix-product kernel the CPU runs trains a DNN to the portable
   run <- function(kernel) {
     old <- options(cppestimators.simd = kernel, cppestimators.threads = 1L)
     on.exit(options(old))
-    est <- suppressMessages(dnn_regressor(hidden_units = c(45, 19),
-                                          feature_columns = feature_columns(column_numeric(starts_with("x")), names = df),
+    fcs <- feature_columns(column_numeric(starts_with("x")), names = df)
+    est <- suppressMessages(dnn_regressor(hidden_units = c(45, 19), feature_columns = fcs,
                                           config = run_config(tf_random_seed = 8)))
     quietly(train(est, input_fn(df, response = "y", batch_size = 203L, num_epochs = NULL), steps = 10))
     variable_value(est)
@@ -207,7 +211,8 @@ test_that("options(cppestimators.simd) is checked", {
   old <- options(cppestimators.simd = "sse9")
   on.exit(options(old))
   expect_error(quietly(train(est, input, steps = 1)),
-               'options\\(cppestimators.simd =\\) must be one of "auto", "avx512", "avx2", "portable", not character "sse9"')
+               paste0('options\\(cppestimators.simd =\\) must be one of "auto", "avx512", "avx2", "portable", ',
+                      'not character "sse9"'))
   options(cppestimators.simd = c("auto", "avx2"))
   expect_error(quietly(train(est, input, steps = 1)), "must be one of")
   missing <- setdiff(c("avx512", "avx2"), attr(cppestimators:::cpp_gemm_kernel("auto"), "available"))

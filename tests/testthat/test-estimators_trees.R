@@ -5,8 +5,9 @@ trees_quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL)
 
 # y is 0 for x <= 2 and 10 beyond: one split between 2 and 3.
 step_data <- data.frame(x = c(1, 2, 3, 4), y = c(0, 0, 10, 10))
-step_input <- function(...) input_fn(step_data, response = "y", batch_size = 4L, num_epochs = NULL,
-                                     shuffle = FALSE, ...)
+step_input <- function(...) {
+  input_fn(step_data, response = "y", batch_size = 4L, num_epochs = NULL, shuffle = FALSE, ...)
+}
 
 # The value the ensemble gives row `x` (a named list of features), walking
 # the trees from their variables.
@@ -173,8 +174,8 @@ test_that("bucketized and indicator columns are TF's features; other columns and
   expect_named(boosted_trees_feature_importance(est), c("c_indicator:0", "c_indicator:1", "x_bucketized"),
                ignore.order = TRUE)
   expect_equal(sum(boosted_trees_feature_importance(est, normalize = TRUE)), 1)
-  expect_error(boosted_trees_classifier(feature_columns(column_categorical_with_hash_bucket("c", hash_bucket_size = 10)),
-                                        n_batches_per_layer = 1),
+  hashed <- column_categorical_with_hash_bucket("c", hash_bucket_size = 10)
+  expect_error(boosted_trees_classifier(feature_columns(hashed), n_batches_per_layer = 1),
                "For now, only bucketized_column and indicator_column is supported but got: _HashedCategoricalColumn")
   expect_error(boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_classes = 3),
                "For now only binary classification is supported.n_classes given as 3", fixed = TRUE)
@@ -242,8 +243,8 @@ test_that("two threads grow the trees one thread grows, batches holding a row tw
   whole_two <- grow(2L, 5000L)
   expect_equal(variable_value(whole_two, "boosted_trees/tree_threshold"),
                variable_value(whole_one, "boosted_trees/tree_threshold"))
-  expect_equal(variable_value(whole_two, "boosted_trees/tree_value"), variable_value(whole_one, "boosted_trees/tree_value"),
-               tolerance = 1e-5)
+  expect_equal(variable_value(whole_two, "boosted_trees/tree_value"),
+               variable_value(whole_one, "boosted_trees/tree_value"), tolerance = 1e-5)
   # and what the threaded run predicts is the walk over its own trees
   rows <- c(1, 777, 2500, 4999)
   p <- unlist(quietly(predict(two, input_fn(df[rows, ], features = c("a", "b", "c")), predict_keys = "logits"))$logits)
@@ -264,4 +265,40 @@ test_that("a feature with more than 256 buckets keeps bucket ids above 255 (two-
                                             features = "x")))$predictions)
   expect_lt(p[1], 1e-6)
   expect_gt(p[2], 0.09)  # learning rate 0.1 times a leaf weight of 1
+})
+
+test_that("print() of a boosted trees estimator never built builds no engine and touches no model_dir", {
+  dir <- file.path(tempfile(), "model")
+  est <- boosted_trees_classifier(feature_columns(column_numeric("a", "b")), n_batches_per_layer = 2, n_trees = 5,
+                                  max_depth = 3, model_dir = dir)
+  out <- utils::capture.output(print(est))
+  s <- utils::capture.output(str(est))
+  expect_false(dir.exists(dirname(dir)))
+  expect_identical(ls(est$state, all.names = TRUE), character())  # no engine, nothing synced
+  expect_identical(out, c(
+    "<boosted_trees_classifier>",
+    "  head:            binary classification (logistic)",
+    "  feature columns: a, b",
+    "  trees:           5 of depth 3, learning rate 0.1, 2 batches per layer",
+    "  grown:           0 of 5 trees finished, 0 layers of the next grown",
+    paste0("  model_dir:       ", normalizePath(dir, mustWork = FALSE)),
+    "  global step:     0"))
+  expect_match(s, "\\$ grown +: 0 of 5 trees finished, 0 layers of the next grown", all = FALSE)
+})
+
+test_that("print() of a trained boosted trees estimator shows its engine's progress; after readRDS() it is saved", {
+  set.seed(2)
+  df <- data.frame(a = runif(40))
+  df$y <- df$a * 2
+  est <- boosted_trees_regressor(feature_columns(column_numeric("a")), n_batches_per_layer = 1, n_trees = 2,
+                                 max_depth = 2, config = trees_quiet)
+  quietly(train(est, input_fn(df, response = "y", batch_size = 40L, num_epochs = NULL), steps = 3))
+  expect_output(print(est), "grown: +1 of 2 trees finished, 1 layer of the next grown")
+  expect_output(print(est), "global step: +3")
+  f <- tempfile(fileext = ".rds")
+  saveRDS(est, f)
+  back <- readRDS(f)
+  expect_output(print(back), "grown: +saved")
+  expect_output(print(back), "global step: +saved")
+  expect_true(is.null(back$state$ptr) || cppestimators:::is_null_xptr(back$state$ptr))
 })

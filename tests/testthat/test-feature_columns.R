@@ -1,23 +1,3 @@
-test_that("column_numeric() takes strings and bare names", {
-  col <- column_numeric("drat")
-  expect_s3_class(col, "cppestimators_feature_column")
-  expect_equal(col$name, "drat")
-  expect_equal(col$shape, 1L)
-  cols <- column_numeric(drat, cyl)
-  expect_length(cols, 2)
-  expect_equal(vapply(cols, function(c) c$name, ""), c("drat", "cyl"))
-  expect_equal(vapply(column_numeric(c("wt", "hp")), function(c) c$name, ""), c("wt", "hp"))
-  expect_equal(column_numeric("img", shape = c(2, 3))$width, 6L)
-})
-
-test_that("column_numeric() rejects bad arguments with named errors", {
-  expect_error(column_numeric("x", shape = 0), "`shape` must be a vector of positive whole numbers")
-  expect_error(column_numeric("x", shape = 1.5), "`shape`")
-  expect_error(column_numeric("x", dtype = "string"), "dtype must be convertible to float")
-  expect_error(column_numeric("x", normalizer_fn = 3), "`normalizer_fn` must be a function or NULL")
-  expect_error(column_numeric(), "no feature names")
-})
-
 test_that("feature_columns() flattens lists and keeps the later duplicate", {
   a <- column_numeric("a")
   a2 <- column_numeric("a", normalizer_fn = function(x) x * 2)
@@ -40,4 +20,16 @@ test_that("normalizer_fn is applied to the feature before training", {
   w <- 0.2 * 2 * sum(10 * df$x * df$y)
   b <- 0.2 * 2 * sum(df$y)
   expect_equal(p$predictions, 10 * w + b, tolerance = 1e-5)
+})
+
+test_that("every column kind formats itself with a column_repr() method of its class", {
+  kinds <- c("numeric", "bucketized", "vocabulary_list", "vocabulary_file", "identity", "hash_bucket", "crossed",
+             "indicator", "embedding", "weighted")
+  ns <- asNamespace("cppestimators")
+  for (kind in kinds) {
+    expect_true(is.function(utils::getS3method("column_repr", paste0("cppestimators_column_", kind), envir = ns)),
+                label = kind)
+  }
+  odd <- structure(list(kind = "mystery", name = "z"), class = "cppestimators_feature_column")
+  expect_equal(format(odd), "_mysteryColumn(name='z')")
 })

@@ -70,3 +70,10 @@ test_that("an empty history says so", {
   expect_equal(nrow(as.data.frame(empty)), 0)
   expect_named(as.data.frame(empty), c("step", "metric", "value"))
 })
+
+test_that("plot() refuses an unknown method, naming the argument and the methods", {
+  h <- quietly(train(drat_regressor(), mtcars_input(), steps = 2))
+  expect_error(plot(h, method = "lattice"),
+               "`method` must be one of \"auto\", \"ggplot2\" or \"base\", not character \"lattice\".", fixed = TRUE)
+  expect_error(plot(h, method = "lattice"), class = "cppestimators_error")
+})

@@ -39,7 +39,8 @@ test_that("bad arguments are clear errors naming the argument", {
 test_that("a factor response is encoded 0..K-1 with the reference's message", {
   expect_message(
     inp <- input_fn(iris, response = "Species"),
-    "The following factor levels of 'Species' have been encoded:\n- 'setosa' => 0\n- 'versicolor' => 1\n- 'virginica' => 2",
+    paste0("The following factor levels of 'Species' have been encoded:\n",
+           "- 'setosa' => 0\n- 'versicolor' => 1\n- 'virginica' => 2"),
     fixed = TRUE
   )
   expect_equal(as.numeric(inp$labels), as.integer(iris$Species) - 1)

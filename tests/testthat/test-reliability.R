@@ -31,7 +31,8 @@ test_that("an estimator whose model differs from its model_dir's is refused, lis
                       "model_dir '.*' holds a different model than this linear_regressor")
   expect_match(conditionMessage(err), "in model_dir only: +column: _NumericColumn\\(key='wt'")
   expect_error(variable_value(one), "holds a different model")
-  dnn <- suppressMessages(dnn_regressor(hidden_units = 3, feature_columns(column_numeric("drat", "wt")), model_dir = dir))
+  dnn <- suppressMessages(dnn_regressor(hidden_units = 3, feature_columns(column_numeric("drat", "wt")),
+                                        model_dir = dir))
   expect_error(quietly(train(dnn, input_fn(mtcars, response = "mpg", features = c("drat", "wt")), steps = 1)),
                "in model_dir only: +model: linear")
   # the same model in a new object reads the checkpoint
@@ -61,8 +62,12 @@ test_that("a second training of one model_dir is refused while the first runs; s
   other <- x_regressor(model_dir = dir)
   seen <- NULL
   hook <- session_run_hook(after_run = function(context, values) {
-    if (is.null(seen)) seen <<- tryCatch({ train(other, x_input(), steps = 1); "trained" },
-                                         error = function(e) conditionMessage(e))
+    if (is.null(seen)) {
+      seen <<- tryCatch({
+        train(other, x_input(), steps = 1)
+        "trained"
+      }, error = function(e) conditionMessage(e))
+    }
   })
   quietly(train(est, x_input(), steps = 2, hooks = list(hook)))
   expect_match(seen, sprintf("model_dir '%s' is being trained by process %d on host", dir, Sys.getpid()),
@@ -97,7 +102,8 @@ test_that("ambiguous or out-of-range arguments are errors naming them", {
   df <- data.frame(x = 1:3, x = 4:6, y = 1:3, check.names = FALSE)
   expect_error(input_fn(df, response = "y", features = "x"), "more than one column named 'x'")
   expect_error(x_regressor(model_dir = NA_character_), "`model_dir` must be NULL or a non-empty string \\(not NA\\)")
-  expect_error(run_config(model_dir = NA_character_), "model_dir should be non-empty \\(a string, not NA\\), not character NA")
+  expect_error(run_config(model_dir = NA_character_),
+               "model_dir should be non-empty \\(a string, not NA\\), not character NA")
   expect_error(run_config(keep_checkpoint_max = 2.5), "keep_checkpoint_max should be >= 0 and a whole number")
   expect_error(train(x_regressor(), x_input(), steps = 2^63), "`steps` must be <= ")
   expect_error(train(x_regressor(), x_input(), max_steps = 2^64), "`max_steps` must be <= ")

@@ -91,7 +91,8 @@ test_that("errors from R code inside built-in hooks name that hook", {
   err <- tryCatch(quietly(train(est, x_input(), steps = 2, hooks = list(hook_history_saver(1), ev))),
                   error = function(e) e)
   expect_match(conditionMessage(err),
-               "^`after_create_session` of hook 2 \\(hook_in_memory_evaluator\\) failed: `end` of hook 1 \\(EstimatorSessionRunHook\\) failed: inner boom")
+               paste0("^`after_create_session` of hook 2 \\(hook_in_memory_evaluator\\) failed: ",
+                      "`end` of hook 1 \\(EstimatorSessionRunHook\\) failed: inner boom"))
   l <- checkpoint_saver_listener(before_save = function(session, global_step) stop("listener boom"))
   expect_error(quietly(train(x_regressor(), x_input(), steps = 1,
                              hooks = list(hook_checkpoint_saver(tempfile(), save_steps = 1, listeners = l)))),

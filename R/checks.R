@@ -1,0 +1,163 @@
+# Argument checks and the package's errors.
+#
+# Every check_*() takes the value and `arg`, the argument's name as the
+# caller spells it, and returns the validated value (NULL when `null_ok` and
+# the value is NULL). Its default message names the argument, says what was
+# expected and shows what was given ("`x` must be a positive number, not
+# character \"a\"."); `must` replaces the expectation and `message` the
+# whole message where a message of TensorFlow's or an older one is kept.
+#
+# abort() is the one way the package raises an error: a condition of classes
+# c(class, "cppestimators_error", "error", "condition"), so that callers can
+# catch every error of the package with tryCatch(cppestimators_error = ).
+
+`%||%` <- function(x, y) if (is.null(x)) y else x
+
+abort <- function(message, class = NULL, ..., call = NULL) {
+  if (inherits(message, "condition")) base::stop(with_package_class(message, class))
+  if (!is.character(message)) message <- paste(format(message), collapse = "\n")
+  cond <- structure(class = c(class, "cppestimators_error", "error", "condition"),
+                    list(message = paste(message, collapse = ""), call = call, ...))
+  base::stop(cond)
+}
+
+# A condition raised elsewhere (by the engine, by R, by the user's code) with
+# the package's class added after its own, more specific, classes.
+with_package_class <- function(cond, class = NULL) {
+  own <- setdiff(class(cond), c(class, "cppestimators_error"))
+  generic <- own %in% c("simpleError", "error", "condition")
+  class(cond) <- c(class, own[!generic], "cppestimators_error", own[generic])
+  cond
+}
+
+# The message of a failed check: `message` as given, or "`arg` must be
+# <must>, not <what was given>.".
+check_message <- function(x, arg, must, message = NULL) {
+  message %||% sprintf("`%s` must be %s, not %s.", arg, must, describe(x))
+}
+
+is_single <- function(x) length(x) == 1L && !is.na(x)
+
+# A single number in [min, max] (`exclusive_min`, `exclusive_max`: the bound
+# itself excluded); finite unless `finite = FALSE`.
+check_number <- function(x, arg, min = -Inf, max = Inf, exclusive_min = FALSE, exclusive_max = FALSE,
+                         finite = TRUE, null_ok = FALSE, must = NULL, message = NULL) {
+  if (is.null(x) && null_ok) return(NULL)
+  if (!is.numeric(x) || !is_single(x) || (finite && !is.finite(x)) ||
+      (if (exclusive_min) x <= min else x < min) || (if (exclusive_max) x >= max else x > max)) {
+    must <- must %||% paste0(if (null_ok) "NULL or ", number_range(min, max, exclusive_min, exclusive_max))
+    abort(check_message(x, arg, must, message))
+  }
+  as.numeric(x)
+}
+
+number_range <- function(min, max, exclusive_min = FALSE, exclusive_max = FALSE) {
+  if (exclusive_min && min == 0 && max == Inf) return("a positive number")
+  lower <- if (min == -Inf) NULL else sprintf("%s %s", if (exclusive_min) ">" else ">=", format(min))
+  upper <- if (max == Inf) NULL else sprintf("%s %s", if (exclusive_max) "<" else "<=", format(max))
+  if (is.null(lower) && is.null(upper)) return("a single number")
+  paste("a number", paste(c(lower, upper), collapse = " and "))
+}
+
+# A whole number: >= 1 (`positive = TRUE`) or >= 0, and <= max. Without
+# `message`, the messages of check_whole().
+check_count <- function(x, arg, positive = TRUE, max = Inf, null_ok = FALSE, message = NULL) {
+  min <- if (positive) 1 else 0
+  if (is.null(message)) return(check_whole(x, arg, min = min, null_ok = null_ok, max = max))
+  if (is.null(x) && null_ok) return(NULL)
+  if (!is.numeric(x) || !is_single(x) || !is.finite(x) || x != floor(x) || x < min || x > max) abort(message)
+  as.numeric(x)
+}
+
+# A whole number in [min, max], with a message for each way it can fail.
+check_whole <- function(x, arg, min = 1, null_ok = TRUE, max = Inf) {
+  if (is.null(x)) {
+    if (null_ok) return(NULL)
+    abort(sprintf("`%s` must not be NULL.", arg))
+  }
+  if (!is.numeric(x) || !is_single(x) || !is.finite(x) || x != floor(x)) {
+    abort(sprintf("`%s` must be a single whole number, not %s.", arg, describe(x)))
+  }
+  if (x < min) abort(sprintf("`%s` must be >= %s, given: %s.", arg, format(min), format(x)))
+  if (x > max) abort(sprintf("`%s` must be <= %s, given: %s.", arg, format(max), format(x)))
+  as.numeric(x)
+}
+
+# A single string, not NA, and not "" unless `empty_ok`.
+check_string <- function(x, arg, null_ok = FALSE, empty_ok = FALSE, must = NULL, message = NULL) {
+  if (is.null(x) && null_ok) return(NULL)
+  if (!is.character(x) || !is_single(x) || (!empty_ok && !nzchar(x))) {
+    must <- must %||% paste0(if (null_ok) "NULL or ", if (empty_ok) "a string" else "a non-empty string")
+    abort(check_message(x, arg, must, message))
+  }
+  x
+}
+
+# TRUE or FALSE.
+check_flag <- function(x, arg, message = NULL) {
+  if (!isTRUE(x) && !isFALSE(x)) abort(check_message(x, arg, "TRUE or FALSE", message))
+  x
+}
+
+# One of the strings `choices`; the message lists them.
+check_choice <- function(x, arg, choices, null_ok = FALSE, message = NULL) {
+  if (is.null(x) && null_ok) return(NULL)
+  if (!is.character(x) || !is_single(x) || !x %in% choices) {
+    must <- paste0(if (null_ok) "NULL or ", "one of ", or_list(paste0('"', choices, '"')))
+    abort(check_message(x, arg, must, message))
+  }
+  x
+}
+
+# "a, b or c"
+or_list <- function(x) {
+  if (length(x) < 2L) return(paste(x, collapse = ""))
+  paste(paste(x[-length(x)], collapse = ", "), "or", x[length(x)])
+}
+
+# A path: a non-empty string; with `exists = "file"` the path of an existing
+# file (not a directory), with `exists = "dir"` of an existing directory.
+check_path <- function(x, arg, exists = c("no", "file", "dir"), null_ok = FALSE, message = NULL) {
+  exists <- match.arg(exists)
+  if (is.null(x) && null_ok) return(NULL)
+  kind <- if (exists == "dir") "directory" else "file"
+  check_string(x, arg, null_ok = null_ok,
+               must = paste0(if (null_ok) "NULL or ", "the path of a ", kind), message = message)
+  if (exists == "file" && (!file.exists(x) || dir.exists(x))) {
+    abort(message %||% sprintf("`%s`: no file at '%s'.", arg, x))
+  }
+  if (exists == "dir" && !dir.exists(x)) abort(message %||% sprintf("`%s`: no directory at '%s'.", arg, x))
+  x
+}
+
+# A positive number of seconds (infinity allowed), or NULL.
+check_seconds <- function(x, arg) {
+  if (is.null(x)) return(NULL)
+  check_number(x, arg, min = 0, exclusive_min = TRUE, finite = FALSE, must = "a positive number of seconds")
+}
+
+check_function <- function(x, arg, null_ok = TRUE) {
+  if (is.null(x) && null_ok) return(NULL)
+  if (!is.function(x)) {
+    abort(sprintf("`%s` must be a function%s, not %s.", arg, if (null_ok) " or NULL" else "", describe(x)))
+  }
+  x
+}
+
+# What a value is, for messages: `character "a"`, `a numeric vector of length 3`.
+describe <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.function(x)) return("a function")
+  if (is.atomic(x) && length(x) == 1L) return(paste0(class(x)[1], " ", deparse(x)))
+  if (is.atomic(x)) return(sprintf("a %s vector of length %d", class(x)[1], length(x)))
+  sprintf("an object of class '%s'", class(x)[1])
+}
+
+# Evaluates `expr`, adding the package's class to errors from the engine
+# (C++ exceptions arrive as conditions of their own classes).
+with_error_class <- function(expr) {
+  tryCatch(expr, error = function(e) {
+    if (!inherits(e, "cppestimators_error")) e$call <- NULL
+    abort(e)
+  })
+}

@@ -1,0 +1,71 @@
+# What the column constructors share: the column object, the checks of
+# their arguments, and the repr every column kind formats itself with.
+
+new_column <- function(kind, name, fields, categorical = FALSE) {
+  structure(c(list(kind = kind, name = name), fields),
+            class = c(paste0("cppestimators_column_", kind),
+                      if (categorical) "cppestimators_categorical_column",
+                      "cppestimators_feature_column"))
+}
+
+# One categorical column per feature name.
+categorical_columns <- function(names, kind, fields) {
+  cols <- lapply(names, function(nm) new_column(kind, nm, c(list(key = nm), fields), categorical = TRUE))
+  if (length(cols) == 1L) cols[[1]] else cols
+}
+
+check_categorical <- function(x, arg) {
+  if (!inherits(x, "cppestimators_categorical_column")) {
+    given <- if (inherits(x, "cppestimators_feature_column")) {
+      sprintf("the %s column '%s'", x$kind, x$name)
+    } else {
+      describe(x)
+    }
+    abort(sprintf(paste0("`%s` must be a categorical column (column_categorical_*(), column_bucketized() or ",
+                         "column_crossed()), not %s."), arg, given))
+  }
+  invisible(x)
+}
+
+check_dtype <- function(dtype) {
+  check_string(dtype, "dtype", empty_ok = TRUE, must = "a string such as \"string\" or \"int64\"")
+  dtype <- sub("^tf\\$", "", dtype)
+  if (!dtype %in% c("string", "int64", "int32")) {
+    abort(sprintf("`dtype` must be \"string\", \"int64\" or \"int32\", not \"%s\".", dtype))
+  }
+  dtype
+}
+
+normalize_dtype <- function(dtype) {
+  check_string(dtype, "dtype", empty_ok = TRUE, must = "a string such as \"float32\"")
+  dtype <- sub("^tf\\$", "", dtype)
+  ok <- c("float32", "float64", "int32", "int64", "float16")
+  if (!dtype %in% ok) {
+    abort(sprintf("dtype must be convertible to float: `dtype` is \"%s\"; use one of %s.",
+                  dtype, paste0('"', ok, '"', collapse = ", ")))
+  }
+  dtype
+}
+
+# TensorFlow's repr of a column (as tfestimators printed it): its class and
+# fields, e.g. _NumericColumn(key='drat', shape=(1,), default_value=None,
+# dtype=tf.float32, normalizer_fn=None). Each column kind has its method, in
+# the file of its constructor.
+column_repr <- function(x, ...) UseMethod("column_repr")
+
+#' @export
+column_repr.default <- function(x, ...) {
+  repr_call(paste0("_", x$kind, "Column"), sprintf("name=%s", repr_value(x$name)))
+}
+
+repr_call <- function(class, fields) sprintf("%s(%s)", class, fields)
+
+# A value as Python shows it: None, 'text' or the number.
+repr_value <- function(v) if (is.null(v)) "None" else if (is.character(v)) paste0("'", v, "'") else format(v)
+
+# A vector as a Python tuple, (1,) or (1, 2), the first `max` values shown.
+repr_tuple <- function(v, quote = FALSE, max = 10L) {
+  shown <- if (quote) paste0("'", utils::head(v, max), "'") else format(utils::head(v, max))
+  if (length(v) > max) shown <- c(shown, sprintf("... (%d in all)", length(v)))
+  paste0("(", paste(shown, collapse = ", "), if (length(v) == 1L) "," else "", ")")
+}

@@ -1,0 +1,53 @@
+#' @rdname column_bucketized
+#' @export
+column_crossed <- function(keys, hash_bucket_size, hash_key = NULL) {
+  if (inherits(keys, "cppestimators_feature_column")) keys <- list(keys)
+  keys <- if (is.character(keys)) as.list(keys) else keys
+  if (!is.list(keys) || length(keys) < 2L) {
+    abort(paste0("keys must be a list with length > 1. Given: ", describe(keys)))
+  }
+  leaves <- list()
+  for (k in keys) {
+    if (is.character(k) && length(k) == 1L && !is.na(k) && nzchar(k)) {
+      leaves[[length(leaves) + 1L]] <- list(kind = "raw", name = k, key = k)
+    } else if (inherits(k, "cppestimators_column_crossed")) {
+      leaves <- c(leaves, k$keys)
+    } else if (inherits(k, "cppestimators_column_weighted")) {
+      abort(sprintf("column_crossed() does not support weighted columns in `keys`: '%s'.", k$name))
+    } else if (inherits(k, "cppestimators_column_hash_bucket")) {
+      abort(sprintf(paste0("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). ",
+                           "Instead, use the feature name as a string: \"%s\"."), k$key))
+    } else if (inherits(k, "cppestimators_categorical_column")) {
+      leaves[[length(leaves) + 1L]] <- k
+    } else {
+      abort(paste0("Unsupported key type in `keys` of column_crossed(): each key must be a feature name or a ",
+                   "categorical column, not ", describe(k), "."))
+    }
+  }
+  check_number(hash_bucket_size, "hash_bucket_size", min = 1, exclusive_min = TRUE, finite = FALSE,
+               message = paste0("hash_bucket_size must be > 1. Given: ", describe(hash_bucket_size)))
+  hash_bucket_size <- check_whole(hash_bucket_size, "hash_bucket_size", min = 2,
+                                  max = .Machine$integer.max)
+  hash_key <- check_whole(hash_key, "hash_key", min = 0)
+  nm <- sort(vapply(leaves, function(l) l$name, ""), method = "radix")
+  new_column("crossed", paste(nm, collapse = "_X_"),
+             list(keys = leaves, hash_bucket_size = hash_bucket_size, hash_key = hash_key),
+             categorical = TRUE)
+}
+
+#' @export
+column_repr.cppestimators_column_crossed <- function(x, ...) {
+  repr_call("_CrossedColumn",
+            sprintf("keys=%s, hash_bucket_size=%s, hash_key=%s", tuple_of_keys(x$keys), format(x$hash_bucket_size),
+                    repr_value(x$hash_key)))
+}
+
+# The keys of a crossed column: names, or the reprs of the columns crossed.
+tuple_of_keys <- function(keys) {
+  parts <- vapply(keys, function(k) {
+    if (is.character(k)) return(paste0("'", k, "'"))
+    if (identical(k$kind, "raw")) return(paste0("'", k$name, "'"))
+    column_repr(k)
+  }, "")
+  paste0("(", paste(parts, collapse = ", "), ")")
+}

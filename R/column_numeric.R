@@ -1,0 +1,51 @@
+#' Numeric feature columns
+#'
+#' A column that reads a numeric feature by name: a plain numeric vector, or a
+#' matrix with `prod(shape)` columns for a multi-valued feature.
+#'
+#' @param ... Names of the features: bare names or strings, or a tidyselect
+#'   selection such as `starts_with("Sepal")` among the active names (see
+#'   [feature_columns()] and [with_columns()]). Several names give one column
+#'   each.
+#' @param shape An integer vector: the shape of one example's value. The
+#'   column contributes `prod(shape)` inputs.
+#' @param default_value Accepted for compatibility; it only mattered when
+#'   TensorFlow parsed `tf.Example` records.
+#' @param dtype The value type: `"float32"` (the default; values are used in
+#'   single precision, as TensorFlow did), `"float64"`, `"int32"` or `"int64"`.
+#' @param normalizer_fn `NULL`, or an R function applied once to the feature's
+#'   values before training, evaluation or prediction (for example to scale them).
+#' @return A feature column, or a list of them when several names are given.
+#' @family feature columns
+#' @export
+#' @examples
+#' column_numeric("drat")
+#' column_numeric(drat, cyl)
+#' column_numeric("disp", normalizer_fn = function(x) (x - 230) / 124)
+column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float32",
+                           normalizer_fn = NULL) {
+  names <- capture_names(...)
+  if (!is.numeric(shape) || length(shape) < 1L || anyNA(shape) || any(shape < 1) ||
+      any(shape != floor(shape))) {
+    abort(paste0("`shape` must be a vector of positive whole numbers, not ", describe(shape), "."))
+  }
+  dtype <- normalize_dtype(dtype)
+  check_function(normalizer_fn, "normalizer_fn")
+  cols <- lapply(names, function(nm) {
+    structure(
+      list(kind = "numeric", name = nm, key = nm, shape = as.integer(shape),
+           width = as.integer(prod(shape)),
+           default_value = default_value, dtype = dtype, normalizer_fn = normalizer_fn),
+      class = c("cppestimators_column_numeric", "cppestimators_feature_column")
+    )
+  })
+  if (length(cols) == 1L) cols[[1]] else cols
+}
+
+#' @export
+column_repr.cppestimators_column_numeric <- function(x, ...) {
+  repr_call("_NumericColumn",
+            sprintf("key=%s, shape=%s, default_value=%s, dtype=tf.%s, normalizer_fn=%s",
+                    repr_value(x$key), repr_tuple(x$shape), repr_value(x$default_value), x$dtype,
+                    if (is.null(x$normalizer_fn)) "None" else "<function>"))
+}
