@@ -157,7 +157,7 @@ test_that("an R error in after_run reaches the caller naming the hook and phase"
   est <- drat_regressor()
   err <- tryCatch(quietly(train(est, mtcars_input(), steps = 4, hooks = list(ok_hook, failing))),
                   error = function(e) e)
-  expect_s3_class(err, "cppestimators_hook_error")
+  expect_identical(class(err), c("cppestimators_hook_error", "cppestimators_error", "error", "condition"))
   expect_equal(conditionMessage(err), "`after_run` of hook 2 (EstimatorSessionRunHook) failed: boom")
   expect_equal(conditionMessage(err$parent), "boom")
   expect_equal(err$hook, 2L)
