@@ -50,7 +50,7 @@ evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_pat
   run <- run_session(object, input_fn, "eval", hooks, checkpoint_path = checkpoint_path,
                      in_order = is.null(steps))
   if (run$steps == 0) {
-    stop("evaluate(): the input produced no batches (is the data empty?).", call. = FALSE)
+    abort("evaluate(): the input produced no batches (is the data empty?).")
   }
   metrics <- as.list(run$metrics)
   metrics$global_step <- run$global_step
@@ -66,16 +66,12 @@ evaluate_now <- function(object, ptr, input_fn, steps, hooks, name) {
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
   hooks <- prepare_hooks(hooks, object, "eval", "Evaluating", steps, ptr = ptr)
   run <- run_session(object, input_fn, "eval", hooks, ptr = ptr, in_order = is.null(steps))
-  if (is.null(run)) stop("the evaluation was interrupted.", call. = FALSE)
-  if (run$steps == 0) stop("the evaluation input produced no batches (is the data empty?).", call. = FALSE)
+  if (is.null(run)) abort("the evaluation was interrupted.")
+  if (run$steps == 0) abort("the evaluation input produced no batches (is the data empty?).")
   metrics <- as.list(run$metrics)
   metrics$global_step <- run$global_step
   write_eval_summaries(object, metrics, name)
   unlist(metrics)
-}
-
-same_model <- function(a, b) {
-  identical(a$state, b$state) || identical(model_signature(a), model_signature(b))
 }
 
 # The in-memory evaluations of a run as a data frame: steps, then

@@ -35,10 +35,11 @@ hook_label <- function(hook) sub("^cppestimators_", "", class(hook)[1])
 #' @export
 print.cppestimators_hook <- function(x, ...) {
   fields <- x[setdiff(names(x), c("kind", "position"))]
-  fields <- fields[vapply(fields, function(v) is.function(v) ||
-                            (is.atomic(v) && !is.null(v) && length(v) <= 3L), TRUE)]
-  shown <- vapply(fields, function(v) if (is.function(v)) "<function>" else
-    paste(format(v), collapse = ", "), "")
+  shown_field <- function(v) is.function(v) || (is.atomic(v) && !is.null(v) && length(v) <= 3L)
+  fields <- fields[vapply(fields, shown_field, TRUE)]
+  shown <- vapply(fields, function(v) {
+    if (is.function(v)) "<function>" else paste(format(v), collapse = ", ")
+  }, "")
   cat(sprintf("<hook_%s%s>\n", x$kind,
               if (length(shown)) paste0(": ", paste(names(shown), shown, sep = " = ",
                                                     collapse = ", ")) else ""))
@@ -65,12 +66,12 @@ normalize_hooks <- function(hooks) {
   if (is.null(hooks)) return(list())
   if (inherits(hooks, "cppestimators_hook")) hooks <- list(hooks)
   if (!is.list(hooks)) {
-    stop("`hooks` must be a list of hooks, not ", describe(hooks), ".", call. = FALSE)
+    abort(paste0("`hooks` must be a list of hooks, not ", describe(hooks), "."))
   }
   for (i in seq_along(hooks)) {
     if (!inherits(hooks[[i]], "cppestimators_hook")) {
-      stop(sprintf("Hooks must be a SessionRunHook, given: %s (element %d of `hooks`).",
-                   describe(hooks[[i]]), i), call. = FALSE)
+      abort(sprintf("Hooks must be a SessionRunHook, given: %s (element %d of `hooks`).",
+                    describe(hooks[[i]]), i))
     }
   }
   hooks <- unname(hooks)
@@ -88,8 +89,8 @@ with_defaults <- function(hooks, defaults) {
 refuse_training_only <- function(hooks, where) {
   for (h in hooks) {
     if (isTRUE(hook_trait(h, "training_only"))) {
-      stop(sprintf("%s evaluates during training and cannot be used with %s; pass it to train().",
-                   hook_label(h), where), call. = FALSE)
+      abort(sprintf("%s evaluates during training and cannot be used with %s; pass it to train().",
+                    hook_label(h), where))
     }
   }
   hooks
@@ -109,4 +110,12 @@ engine_hook_specs <- function(hooks) {
     attr(out, "hook_traits") <- NULL
     out
   })
+}
+
+# The `every_n_iter` of a hook: a positive whole number, with TensorFlow's
+# message ("invalid every_n_iter=0: ...").
+check_every_n_iter <- function(x) {
+  shown <- if (is.null(x)) "NULL" else paste(format(x), collapse = ",")
+  check_count(x, "every_n_iter", message = sprintf(
+    "invalid every_n_iter=%s: `every_n_iter` must be a positive whole number.", shown))
 }

@@ -29,24 +29,24 @@ hook_checkpoint_saver <- function(checkpoint_dir, save_secs = NULL, save_steps =
                                   saver = NULL, checkpoint_basename = "model.ckpt",
                                   scaffold = NULL, listeners = NULL) {
   if (!is.null(saver) && !is.null(scaffold)) {
-    stop("You cannot provide both saver and scaffold.", call. = FALSE)
+    abort("You cannot provide both saver and scaffold.")
   }
   if (!is.null(saver) || !is.null(scaffold)) {
-    stop("`saver` and `scaffold` are TensorFlow objects and are not supported; use NULL.",
-         call. = FALSE)
+    abort("`saver` and `scaffold` are TensorFlow objects and are not supported; use NULL.")
   }
-  if (missing(checkpoint_dir) || !is.character(checkpoint_dir) || length(checkpoint_dir) != 1L ||
-      is.na(checkpoint_dir) || !nzchar(checkpoint_dir)) {
-    stop("`checkpoint_dir` must be a directory path (a non-empty string).", call. = FALSE)
-  }
+  dir_must <- "a directory path (a non-empty string)"
+  if (missing(checkpoint_dir)) abort(sprintf("`checkpoint_dir` must be %s.", dir_must))
+  check_string(checkpoint_dir, "checkpoint_dir", must = dir_must)
   if (is.null(save_secs) == is.null(save_steps)) {
-    stop("exactly one of `save_secs` and `save_steps` must be given.", call. = FALSE)
+    abort("exactly one of `save_secs` and `save_steps` must be given.")
   }
   save_steps <- check_whole(save_steps, "save_steps")
   save_secs <- check_whole(save_secs, "save_secs")
-  if (!is.character(checkpoint_basename) || length(checkpoint_basename) != 1L ||
-      !nzchar(checkpoint_basename) || grepl("[/\\\\]", checkpoint_basename)) {
-    stop("`checkpoint_basename` must be a file name prefix such as \"model.ckpt\".", call. = FALSE)
+  prefix_must <- "a file name prefix such as \"model.ckpt\""
+  check_string(checkpoint_basename, "checkpoint_basename", must = prefix_must)
+  if (grepl("[/\\\\]", checkpoint_basename)) {
+    abort(sprintf("`checkpoint_basename` must be %s, without slashes, not \"%s\".", prefix_must,
+                  checkpoint_basename))
   }
   new_hook("checkpoint_saver",
            list(checkpoint_dir = path.expand(checkpoint_dir), save_secs = save_secs,
@@ -95,12 +95,11 @@ checkpoint_saver_listener <- function(begin = NULL, before_save = NULL, after_sa
 normalize_listeners <- function(listeners, arg) {
   if (is.null(listeners)) return(list())
   if (inherits(listeners, "cppestimators_checkpoint_listener")) listeners <- list(listeners)
-  if (!is.list(listeners)) stop(sprintf("`%s` must be a list of checkpoint_saver_listener()s.", arg),
-                                call. = FALSE)
+  if (!is.list(listeners)) abort(sprintf("`%s` must be a list of checkpoint_saver_listener()s.", arg))
   lapply(listeners, function(l) {
     if (!inherits(l, "cppestimators_checkpoint_listener")) {
-      stop(sprintf("saving_listeners must be a list of CheckpointSaverListener, given: %s (in `%s`).",
-                   describe(l), arg), call. = FALSE)
+      abort(sprintf("saving_listeners must be a list of CheckpointSaverListener, given: %s (in `%s`).",
+                    describe(l), arg))
     }
     c(list(kind = "checkpoint_listener"), unclass(l))
   })

@@ -14,7 +14,7 @@
 #' @examples
 #' hook_global_step_waiter(wait_until_step = 0)
 hook_global_step_waiter <- function(wait_until_step) {
-  if (missing(wait_until_step)) stop("`wait_until_step` must not be NULL.", call. = FALSE)
+  if (missing(wait_until_step)) abort("`wait_until_step` must not be NULL.")
   new_hook("global_step_waiter",
            list(wait_until_step = check_whole(wait_until_step, "wait_until_step", min = -Inf,
                                               null_ok = FALSE)))

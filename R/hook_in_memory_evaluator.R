@@ -39,13 +39,8 @@
 hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = NULL, name = NULL,
                                      every_n_iter = 100) {
   check_estimator(estimator)
-  if (is.null(every_n_iter) || !is.numeric(every_n_iter) || length(every_n_iter) != 1L ||
-      is.na(every_n_iter) || every_n_iter <= 0 || every_n_iter != floor(every_n_iter)) {
-    stop(sprintf("invalid every_n_iter=%s: `every_n_iter` must be a positive whole number.",
-                 if (is.null(every_n_iter)) "NULL" else paste(format(every_n_iter), collapse = ",")),
-         call. = FALSE)
-  }
-  if (missing(input_fn)) stop("`input_fn` is required: the evaluation input.", call. = FALSE)
+  every_n_iter <- check_every_n_iter(every_n_iter)
+  if (missing(input_fn)) abort("`input_fn` is required: the evaluation input.")
   eval_dir(estimator, name)
   new_hook("in_memory_evaluator", list(
     estimator = estimator, input_fn = input_fn, steps = check_steps(steps, "steps"),
@@ -59,8 +54,8 @@ hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = 
 #' @noRd
 hook_prepare.cppestimators_hook_in_memory_evaluator <- function(hook, run) {
   if (!same_model(hook$estimator, run$object)) {
-    stop("hook_in_memory_evaluator(): `estimator` must be the estimator being trained (or one with the same feature columns and head).",
-         call. = FALSE)
+    abort(paste("hook_in_memory_evaluator(): `estimator` must be the estimator being trained",
+                "(or one with the same feature columns and head)."))
   }
   hook$evaluate <- evaluation_of(hook, run$ptr)
   hook

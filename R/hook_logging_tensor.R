@@ -28,35 +28,28 @@
 hook_logging_tensor <- function(tensors, every_n_iter = NULL, every_n_secs = NULL,
                                 formatter = NULL, at_end = FALSE) {
   if (missing(tensors) || !(is.list(tensors) || is.character(tensors)) || length(tensors) == 0L) {
-    stop("`tensors` must be a non-empty list or character vector of tensor names.", call. = FALSE)
+    abort("`tensors` must be a non-empty list or character vector of tensor names.")
   }
   names_of <- vapply(as.list(tensors), function(t) {
     if (inherits(t, "cppestimators_tensor")) return(t$name)
-    if (is.character(t) && length(t) == 1L && !is.na(t)) return(t)
-    stop("`tensors` must hold tensor names or handles, not ", describe(t), ".", call. = FALSE)
+    if (is.character(t) && is_single(t)) return(t)
+    abort(paste0("`tensors` must hold tensor names or handles, not ", describe(t), "."))
   }, "")
   tags <- names(tensors)
   if (is.null(tags) || all(!nzchar(tags))) {
     tags <- names_of
   } else {
-    if (any(!nzchar(tags))) stop("`tensors`: either name every tensor or none.", call. = FALSE)
+    if (any(!nzchar(tags))) abort("`tensors`: either name every tensor or none.")
     ord <- order(tags, method = "radix")
     tags <- tags[ord]
     names_of <- names_of[ord]
   }
-  if (!isTRUE(at_end) && !isFALSE(at_end)) stop("`at_end` must be TRUE or FALSE.", call. = FALSE)
+  check_flag(at_end, "at_end")
   only_at_end <- isTRUE(at_end) && is.null(every_n_iter) && is.null(every_n_secs)
   if (!only_at_end && (is.null(every_n_iter) == is.null(every_n_secs))) {
-    stop("either at_end and/or exactly one of every_n_iter and every_n_secs must be provided.",
-         call. = FALSE)
+    abort("either at_end and/or exactly one of every_n_iter and every_n_secs must be provided.")
   }
-  if (!is.null(every_n_iter)) {
-    if (!is.numeric(every_n_iter) || length(every_n_iter) != 1L || is.na(every_n_iter) ||
-        every_n_iter <= 0 || every_n_iter != floor(every_n_iter)) {
-      stop(sprintf("invalid every_n_iter=%s: `every_n_iter` must be a positive whole number.",
-                   paste(format(every_n_iter), collapse = ",")), call. = FALSE)
-    }
-  }
+  if (!is.null(every_n_iter)) every_n_iter <- check_every_n_iter(every_n_iter)
   every_n_secs <- check_seconds(every_n_secs, "every_n_secs")
   check_function(formatter, "formatter")
   fmt <- NULL

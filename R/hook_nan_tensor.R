@@ -19,11 +19,7 @@
 #' hook_nan_tensor(fail_on_nan_loss = FALSE)
 hook_nan_tensor <- function(loss_tensor = "loss", fail_on_nan_loss = TRUE) {
   if (inherits(loss_tensor, "cppestimators_tensor")) loss_tensor <- loss_tensor$name
-  if (!is.character(loss_tensor) || length(loss_tensor) != 1L || is.na(loss_tensor)) {
-    stop("`loss_tensor` must be a tensor name such as \"loss\".", call. = FALSE)
-  }
-  if (!isTRUE(fail_on_nan_loss) && !isFALSE(fail_on_nan_loss)) {
-    stop("`fail_on_nan_loss` must be TRUE or FALSE.", call. = FALSE)
-  }
+  check_string(loss_tensor, "loss_tensor", must = "a tensor name such as \"loss\"")
+  check_flag(fail_on_nan_loss, "fail_on_nan_loss")
   new_hook("nan_tensor", list(loss_tensor = loss_tensor, fail_on_nan_loss = fail_on_nan_loss))
 }

@@ -39,8 +39,6 @@ hook_prepare.cppestimators_hook_progress_bar <- function(hook, run) {
 # options(cppestimators.progress): FALSE silences progress bars.
 progress_enabled <- function() {
   p <- getOption("cppestimators.progress", TRUE)
-  if (!(isTRUE(p) || isFALSE(p))) {
-    stop("options(cppestimators.progress =) must be TRUE or FALSE, not ", describe(p), ".", call. = FALSE)
-  }
-  p
+  check_flag(p, "cppestimators.progress",
+             message = paste0("options(cppestimators.progress =) must be TRUE or FALSE, not ", describe(p), "."))
 }

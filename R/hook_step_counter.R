@@ -20,7 +20,7 @@ hook_step_counter <- function(every_n_steps = 100, every_n_secs = NULL, output_d
                               summary_writer = NULL) {
   if (missing(every_n_steps) && !is.null(every_n_secs)) every_n_steps <- NULL
   if (is.null(every_n_steps) == is.null(every_n_secs)) {
-    stop("exactly one of every_n_steps and every_n_secs should be provided.", call. = FALSE)
+    abort("exactly one of every_n_steps and every_n_secs should be provided.")
   }
   every_n_steps <- check_whole(every_n_steps, "every_n_steps")
   every_n_secs <- check_seconds(every_n_secs, "every_n_secs")

@@ -17,10 +17,10 @@
 #' train(est, input_fn = input, hooks = list(hook_stop_at_step(last_step = 3)))
 hook_stop_at_step <- function(num_steps = NULL, last_step = NULL) {
   if (is.null(num_steps) && is.null(last_step)) {
-    stop("One of num_steps or last_step must be specified.", call. = FALSE)
+    abort("One of num_steps or last_step must be specified.")
   }
   if (!is.null(num_steps) && !is.null(last_step)) {
-    stop("Only one of num_steps or last_step can be specified.", call. = FALSE)
+    abort("Only one of num_steps or last_step can be specified.")
   }
   new_hook("stop_at_step", list(num_steps = check_whole(num_steps, "num_steps", min = 1),
                                 last_step = check_whole(last_step, "last_step", min = 0)))

@@ -100,39 +100,29 @@ hook_stop_if_higher <- function(estimator, metric_name, threshold, eval_dir = NU
 }
 
 check_threshold <- function(x) {
-  if (missing(x) || !is.numeric(x) || length(x) != 1L || is.na(x)) {
-    stop("`threshold` must be a single number.", call. = FALSE)
-  }
-  as.numeric(x)
+  if (missing(x)) abort("`threshold` must be a single number.")
+  check_number(x, "threshold", finite = FALSE)
 }
 
 early_stopping_hook <- function(rule, estimator, metric_name, max_steps_without = NULL,
                                 threshold = NULL, eval_dir, min_steps, run_every_secs,
                                 run_every_steps, min_delta, restore_best) {
   if (!inherits(estimator, "tf_estimator")) {
-    stop(sprintf("`estimator` must have type `tf.estimator.Estimator`. Got: %s", describe(estimator)),
-         call. = FALSE)
+    abort(sprintf("`estimator` must have type `tf.estimator.Estimator`. Got: %s", describe(estimator)))
   }
-  if (missing(metric_name) || !is.character(metric_name) || length(metric_name) != 1L ||
-      is.na(metric_name) || !nzchar(metric_name)) {
-    stop("`metric_name` must be the name of an evaluation metric, such as \"loss\".", call. = FALSE)
-  }
+  metric_must <- "the name of an evaluation metric, such as \"loss\""
+  if (missing(metric_name)) abort(sprintf("`metric_name` must be %s.", metric_must))
+  check_string(metric_name, "metric_name", must = metric_must)
   if (!is.null(run_every_secs) && !is.null(run_every_steps)) {
-    stop("Only one of `run_every_secs` and `run_every_steps` must be set.", call. = FALSE)
+    abort("Only one of `run_every_secs` and `run_every_steps` must be set.")
   }
   if (is.null(run_every_secs) && is.null(run_every_steps)) {
-    stop("Either run_every_secs or run_every_steps should be provided.", call. = FALSE)
+    abort("Either run_every_secs or run_every_steps should be provided.")
   }
   run_every_secs <- check_seconds(run_every_secs, "run_every_secs")
-  if (!is.numeric(min_delta) || length(min_delta) != 1L || is.na(min_delta) || min_delta < 0) {
-    stop("`min_delta` must be a single number >= 0.", call. = FALSE)
-  }
-  if (!isTRUE(restore_best) && !isFALSE(restore_best)) {
-    stop("`restore_best` must be TRUE or FALSE.", call. = FALSE)
-  }
-  if (!is.null(eval_dir) && (!is.character(eval_dir) || length(eval_dir) != 1L)) {
-    stop("`eval_dir` must be NULL or a directory path.", call. = FALSE)
-  }
+  min_delta <- check_number(min_delta, "min_delta", min = 0, finite = FALSE, must = "a single number >= 0")
+  check_flag(restore_best, "restore_best")
+  check_string(eval_dir, "eval_dir", null_ok = TRUE, must = "NULL or a directory path")
   new_hook("early_stopping", list(
     rule = rule, estimator = estimator, metric_name = metric_name,
     max_steps_without = max_steps_without, threshold = threshold,
@@ -140,7 +130,7 @@ early_stopping_hook <- function(rule, estimator, metric_name, max_steps_without 
     min_steps = check_whole(min_steps, "min_steps", min = 0, null_ok = FALSE),
     run_every_secs = run_every_secs,
     run_every_steps = check_whole(run_every_steps, "run_every_steps"),
-    min_delta = as.numeric(min_delta), restore_best = restore_best),
+    min_delta = min_delta, restore_best = restore_best),
     training_only = TRUE, r_only = "estimator")
 }
 
@@ -151,8 +141,8 @@ hook_prepare.cppestimators_hook_early_stopping <- function(hook, run) {
   follow <- same_model(hook$estimator, run$object) &&
     any(vapply(run$hooks, hook_has_role, TRUE, role = "evaluator"))
   if (isTRUE(hook$restore_best) && !follow) {
-    stop("restore_best = TRUE needs a hook_in_memory_evaluator() of the same estimator in the same train() call (the weights of an evaluation read from event files are gone).",
-         call. = FALSE)
+    abort(paste("restore_best = TRUE needs a hook_in_memory_evaluator() of the same estimator in the same",
+                "train() call (the weights of an evaluation read from event files are gone)."))
   }
   hook$follow_evaluator <- follow
   hook$model_dir <- run$object$spec$model_dir

@@ -30,9 +30,7 @@ model_dir.tf_estimator <- function(object, ...) {
 #' @export
 latest_checkpoint <- function(object) {
   dir <- if (inherits(object, "tf_estimator")) model_dir(object) else object
-  if (!is.character(dir) || length(dir) != 1L) {
-    stop("`object` must be an estimator or a directory path.", call. = FALSE)
-  }
+  check_string(dir, "object", message = "`object` must be an estimator or a directory path.")
   path <- cpp_latest_checkpoint(path.expand(dir))
   if (nzchar(path)) path else NULL
 }
@@ -98,11 +96,11 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
     if (!identical(theirs, mine)) {
       only_theirs <- setdiff(theirs, mine)
       only_mine <- setdiff(mine, theirs)
-      stop(sprintf("model_dir '%s' holds a different model than this %s():\n%s\nUse another model_dir, or an estimator with the model's columns and settings.",
-                   dir, object$spec$name,
-                   paste(c(if (length(only_theirs)) paste0("  in model_dir only:      ", only_theirs),
-                           if (length(only_mine)) paste0("  in this estimator only: ", only_mine)), collapse = "\n")),
-           call. = FALSE)
+      differences <- c(if (length(only_theirs)) paste0("  in model_dir only:      ", only_theirs),
+                       if (length(only_mine)) paste0("  in this estimator only: ", only_mine))
+      abort(sprintf(paste0("model_dir '%s' holds a different model than this %s():\n%s\n",
+                           "Use another model_dir, or an estimator with the model's columns and settings."),
+                    dir, object$spec$name, paste(differences, collapse = "\n")))
     }
   } else if (write) {
     dir.create(dir, recursive = TRUE, showWarnings = FALSE)
@@ -110,7 +108,7 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
     writeLines(mine, tmp)
     if (!file.rename(tmp, path)) {
       unlink(tmp)
-      stop(sprintf("cannot write '%s'.", path), call. = FALSE)
+      abort(sprintf("cannot write '%s'.", path))
     }
   }
   invisible()
@@ -123,7 +121,7 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
 lock_model_dir <- function(dir) {
   lock <- file.path(dir, ".cppestimators.lock")
   dir.create(dir, recursive = TRUE, showWarnings = FALSE)
-  if (!dir.exists(dir)) stop(sprintf("cannot create model_dir '%s'.", dir), call. = FALSE)
+  if (!dir.exists(dir)) abort(sprintf("cannot create model_dir '%s'.", dir))
   me <- sprintf("%d %s", Sys.getpid(), hostname())
   for (attempt in 1:2) {
     if (dir.create(lock, showWarnings = FALSE)) {
@@ -131,7 +129,7 @@ lock_model_dir <- function(dir) {
       return(function() unlink(lock, recursive = TRUE))
     }
     if (!dir.exists(lock)) {
-      stop(sprintf("cannot create the lock '%s': is model_dir writable?", lock), call. = FALSE)
+      abort(sprintf("cannot create the lock '%s': is model_dir writable?", lock))
     }
     owner <- tryCatch(readLines(file.path(lock, "owner"), warn = FALSE)[1], error = function(e) NA_character_)
     parts <- strsplit(owner %||% "", " ", fixed = TRUE)[[1]]
@@ -140,8 +138,10 @@ lock_model_dir <- function(dir) {
     stale <- !is.na(pid) && identical(host, hostname()) && !process_alive(pid)
     if (!stale || attempt == 2) {
       holder <- if (is.na(pid)) "another process" else sprintf("process %d on host '%s'", pid, host)
-      stop(sprintf("model_dir '%s' is being trained by %s (lock %s): two trainings of one model_dir would overwrite each other's checkpoints. Wait for it to finish, or use another model_dir.",
-                   dir, holder, lock), call. = FALSE)
+      abort(sprintf(paste("model_dir '%s' is being trained by %s (lock %s): two trainings of one model_dir",
+                          "would overwrite each other's checkpoints. Wait for it to finish, or use another",
+                          "model_dir."),
+                    dir, holder, lock))
     }
     unlink(lock, recursive = TRUE)  # left by a process that no longer exists
   }

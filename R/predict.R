@@ -11,8 +11,9 @@
 #' @param checkpoint_path `NULL` for the estimator's current state, or the
 #'   path of a checkpoint file (or its prefix, such as `<model_dir>/model.ckpt-100`)
 #'   to use instead, leaving the estimator unchanged.
-#' @param predict_keys Which predictions to return; keys the estimator's head
-#'   does not produce are skipped.
+#' @param predict_keys Which predictions to return (unique abbreviations
+#'   allowed), or `NULL` for all; keys the estimator's head does not produce
+#'   are skipped, and a key that is not one of these is an error.
 #' @param as_iterable,yield_single_examples Accepted for compatibility; ignored.
 #' @param simplify `TRUE` for a data frame, `FALSE` for a list with one
 #'   element per example.
@@ -30,15 +31,13 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
                                  yield_single_examples = TRUE, ...) {
-  all_keys <- eval(formals(sys.function())$predict_keys)
-  predict_keys <- match.arg(predict_keys, all_keys, several.ok = TRUE)
+  predict_keys <- check_predict_keys(predict_keys)
   ptr <- estimator_ptr(object)
   head_keys <- cpp_estimator_prediction_keys(ptr)
   keys <- head_keys[head_keys %in% predict_keys]
   if (length(keys) == 0L) {
-    stop(sprintf("Expected to run at least one output from %s; this estimator produces %s.",
-                 paste(predict_keys, collapse = ", "), paste(head_keys, collapse = ", ")),
-         call. = FALSE)
+    abort(sprintf("Expected to run at least one output from %s; this estimator produces %s.",
+                  paste(predict_keys, collapse = ", "), paste(head_keys, collapse = ", ")))
   }
   hooks <- refuse_training_only(normalize_hooks(hooks), "predict()")
   hooks <- prepare_hooks(hooks, object, "infer", "Predicting", NULL)
@@ -60,6 +59,24 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
   df <- data.frame(row.names = seq_along(out[[1]]))
   for (k in names(out)) df[[k]] <- out[[k]]
   df
+}
+
+# The keys asked of predict(), each a key of prediction_keys() or its unique
+# abbreviation (as match.arg() allowed), or NULL for all of them.
+check_predict_keys <- function(keys) {
+  known <- eval(formals(predict.tf_estimator)$predict_keys)
+  if (is.null(keys)) return(known)
+  i <- if (is.character(keys) && length(keys) > 0L) pmatch(keys, known, duplicates.ok = TRUE)
+  if (!is.character(keys) || length(keys) == 0L || anyNA(i)) {
+    given <- if (is.character(keys) && length(keys) > 0L) {
+      paste0("unknown: ", or_list(paste0('"', keys[is.na(i)], '"')))
+    } else {
+      paste("not", describe(keys))
+    }
+    abort(sprintf("`predict_keys` must be NULL or keys among %s; %s.",
+                  paste0('"', known, '"', collapse = ", "), given))
+  }
+  unique(known[i])
 }
 
 class_labels <- function(object, ids) {

@@ -18,8 +18,7 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   }
   if (own && mode == "train") {
     if (isTRUE(object$state$busy)) {
-      stop("this estimator is already training: train() cannot be called from one of its own hooks.",
-           call. = FALSE)
+      abort("this estimator is already training: train() cannot be called from one of its own hooks.")
     }
     dir <- object$spec$model_dir
     if (!is.null(dir)) {
@@ -77,12 +76,16 @@ session_seed <- function(object, global_step, mode) {
   (abs(seed) %% 2147483647) * 1000003 + (global_step %% 2^20) * 4 + mode_id
 }
 
+# An error of the session: from an R hook, a condition of class
+# cppestimators_hook_error naming the hook and phase, with the original
+# condition as `parent`, the hook's position in `hooks` as `hook` (NA for
+# train()'s own hooks) and the phase as `phase`; otherwise `e` itself.
 signal_hook_error <- function(e, ses, hooks) {
   origin <- cpp_session_error_origin(ses)
   i <- origin$hook
   if (is.na(i) || !isTRUE(hook_trait(hooks[[i]], "runs_r_code"))) {
     e$call <- NULL
-    stop(e)
+    abort(e)
   }
   position <- hooks[[i]]$position
   what <- if (is.null(position)) {
@@ -91,9 +94,6 @@ signal_hook_error <- function(e, ses, hooks) {
     sprintf("hook %d (%s)", position, hook_label(hooks[[i]]))
   }
   msg <- sprintf("`%s` of %s failed: %s", origin$phase, what, conditionMessage(e))
-  stop(structure(
-    class = c("cppestimators_hook_error", "error", "condition"),
-    list(message = msg, call = NULL, parent = e, hook = position %||% NA_integer_,
-         phase = origin$phase)
-  ))
+  abort(msg, class = "cppestimators_hook_error", parent = e, hook = position %||% NA_integer_,
+        phase = origin$phase)
 }

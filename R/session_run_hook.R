@@ -64,8 +64,7 @@ session_run_hook <- function(begin = NULL, after_create_session = NULL, before_r
 #' @examples
 #' session_run_args(loss = "loss", step = "global_step")
 session_run_args <- function(..., feed_dict = NULL, options = NULL) {
-  if (!is.null(feed_dict)) stop("`feed_dict` is not supported: there are no placeholders to feed.",
-                                call. = FALSE)
+  if (!is.null(feed_dict)) abort("`feed_dict` is not supported: there are no placeholders to feed.")
   fetches <- list(...)
   check_fetches(fetches)
   args <- list(fetches = fetches, feed_dict = NULL, options = options)
@@ -77,8 +76,8 @@ session_run_args <- function(..., feed_dict = NULL, options = NULL) {
 check_fetches <- function(x) {
   bad <- cpp_check_fetches(x)
   if (!is.null(bad)) {
-    stop("session_run_args() takes tensor handles, tensor names or lists of them, not ",
-         describe(bad), ".", call. = FALSE)
+    abort(paste0("session_run_args() takes tensor handles, tensor names or lists of them, not ",
+                 describe(bad), "."))
   }
   invisible()
 }

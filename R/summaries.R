@@ -62,8 +62,15 @@ write_eval_summaries <- function(object, metrics, name) {
 }
 
 eval_dir <- function(object, name = NULL) {
+  check_eval_name(name)
+  file.path(object$spec$model_dir, if (is.null(name)) "eval" else paste0("eval_", name))
+}
+
+# The name of an evaluation (evaluate(name =), eval_spec(name =)): NULL, or a
+# string that can be part of a directory's name.
+check_eval_name <- function(name) {
   no_slash <- "`name` must be NULL or a name without slashes."
   check_string(name, "name", null_ok = TRUE, message = no_slash)
   if (!is.null(name) && grepl("[/\\\\]", name)) abort(no_slash)
-  file.path(object$spec$model_dir, if (is.null(name)) "eval" else paste0("eval_", name))
+  invisible(name)
 }

@@ -33,7 +33,7 @@ train <- function(object, ...) {
 train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max_steps = NULL,
                                saving_listeners = NULL, ...) {
   if (!is.null(steps) && !is.null(max_steps)) {
-    stop("Can not provide both steps and max_steps.", call. = FALSE)
+    abort("Can not provide both steps and max_steps.")
   }
   steps <- check_steps(steps, "steps")
   max_steps <- check_steps(max_steps, "max_steps")
@@ -82,8 +82,8 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   if (length(listeners)) {
     saver <- hooks_of_kind(hooks, "checkpoint_saver")
     if (length(saver) == 0L) {
-      stop("There should be a CheckpointSaverHook to use saving_listeners. Please set one of the RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs.",
-           call. = FALSE)
+      abort(paste("There should be a CheckpointSaverHook to use saving_listeners. Please set one of the",
+                  "RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs."))
     }
     hooks[[saver[1]]]$listeners <- c(hooks[[saver[1]]]$listeners, listeners)
   }
@@ -102,9 +102,8 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
 
 check_steps <- function(x, arg) {
   if (is.null(x)) return(NULL)
-  if (is.numeric(x) && length(x) == 1L && !is.na(x) && x <= 0) {
-    stop(sprintf("Must specify %s > 0, given: %s", arg, format(x)), call. = FALSE)
-  }
+  # TensorFlow's message for a count <= 0; check_whole()'s for the rest
+  if (is.numeric(x) && is_single(x) && x <= 0) abort(sprintf("Must specify %s > 0, given: %s", arg, format(x)))
   # steps count in 64-bit integers; 2^53 keeps every count exact in R's doubles
   check_whole(x, arg, max = 2^53)
 }

@@ -38,10 +38,10 @@ train_and_evaluate <- function(object, ...) {
 #' @export
 train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) {
   if (!inherits(train_spec, "cppestimators_train_spec")) {
-    stop("`train_spec` must be made by train_spec().", call. = FALSE)
+    abort("`train_spec` must be made by train_spec().")
   }
   if (!inherits(eval_spec, "cppestimators_eval_spec")) {
-    stop("`eval_spec` must be made by eval_spec().", call. = FALSE)
+    abort("`eval_spec` must be made by eval_spec().")
   }
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
@@ -110,7 +110,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
 #' train_spec(input, max_steps = 100)
 #' eval_spec(input, steps = NULL, throttle_secs = 0)
 train_spec <- function(input_fn, max_steps = NULL, hooks = NULL) {
-  if (missing(input_fn)) stop("`input_fn` is required.", call. = FALSE)
+  if (missing(input_fn)) abort("`input_fn` is required.")
   max_steps <- check_steps(max_steps, "max_steps")
   structure(list(input_fn = input_fn, max_steps = max_steps, hooks = normalize_hooks(hooks)),
             class = "cppestimators_train_spec")
@@ -120,18 +120,13 @@ train_spec <- function(input_fn, max_steps = NULL, hooks = NULL) {
 #' @export
 eval_spec <- function(input_fn, steps = 100, name = NULL, hooks = NULL, exporters = NULL,
                       start_delay_secs = 120, throttle_secs = 600) {
-  if (missing(input_fn)) stop("`input_fn` is required.", call. = FALSE)
+  if (missing(input_fn)) abort("`input_fn` is required.")
   if (!is.null(exporters)) {
-    stop("`exporters` are not supported; call export_savedmodel() after training.", call. = FALSE)
+    abort("`exporters` are not supported; call export_savedmodel() after training.")
   }
-  if (!is.numeric(throttle_secs) || length(throttle_secs) != 1L || is.na(throttle_secs) ||
-      throttle_secs < 0) {
-    stop("`throttle_secs` must be a number of seconds >= 0.", call. = FALSE)
-  }
-  if (!is.null(name) && (!is.character(name) || length(name) != 1L || !nzchar(name) ||
-                         grepl("[/\\\\]", name))) {
-    stop("`name` must be NULL or a name without slashes.", call. = FALSE)
-  }
+  throttle_secs <- check_number(throttle_secs, "throttle_secs", min = 0, finite = FALSE,
+                                must = "a number of seconds >= 0")
+  check_eval_name(name)
   structure(list(input_fn = input_fn, steps = check_steps(steps, "steps"), name = name,
                  hooks = normalize_hooks(hooks), exporters = NULL,
                  start_delay_secs = start_delay_secs, throttle_secs = throttle_secs),

@@ -33,10 +33,9 @@ test_that("abort() of a condition adds the package's class after the condition's
   expect_identical(class(twice), class(err))
 })
 
-test_that("the stop() kept for files not yet converted raises the package's class", {
-  err <- tryCatch(cppestimators:::stop("old ", "style", call. = FALSE), error = identity)
-  expect_identical(class(err), c("cppestimators_error", "error", "condition"))
-  expect_identical(conditionMessage(err), "old style")
+test_that("the package neither defines nor masks stop(): its errors come from abort()", {
+  expect_false(exists("stop", envir = asNamespace("cppestimators"), inherits = FALSE))
+  expect_identical(get("stop", envir = asNamespace("cppestimators")), base::stop)
 })
 
 test_that("check_number() returns the number and names the argument when refusing", {

@@ -118,6 +118,16 @@ test_that("a binary linear classifier on mtcars$vs trains and predicts classes",
   expect_equal(names(only_prob), "probabilities")
   expect_error(predict(cl, input_fn(mtcars, features = c("mpg", "wt")), predict_keys = "predictions"),
                "Expected to run at least one output")
+  expect_named(predict(cl, input_fn(mtcars, features = c("mpg", "wt")), predict_keys = c("prob", "class_ids")),
+               c("probabilities", "class_ids"))
+  expect_named(predict(cl, input_fn(mtcars, features = c("mpg", "wt")), predict_keys = NULL), names(p))
+  known <- '"predictions", "classes", "class_ids", "logistic", "logits", "probabilities"'
+  expect_error(predict(cl, input_fn(mtcars, features = c("mpg", "wt")), predict_keys = c("probabilities", "bogus")),
+               sprintf('`predict_keys` must be NULL or keys among %s; unknown: "bogus".', known),
+               fixed = TRUE, class = "cppestimators_error")
+  expect_error(predict(cl, input_fn(mtcars, features = c("mpg", "wt")), predict_keys = 1),
+               sprintf("`predict_keys` must be NULL or keys among %s; not numeric 1.", known),
+               fixed = TRUE, class = "cppestimators_error")
   expect_error(quietly(train(cl, input_fn(mtcars, response = "mpg", features = c("mpg", "wt")), steps = 1)),
                "Labels must be in \\[0, 1\\]")
 })

@@ -162,7 +162,9 @@ test_that("threshold hooks stop at the first evaluation past the threshold", {
   ev <- df[!is.na(df$eval_average_loss), ]
   first_below <- ev$steps[which(ev$eval_average_loss < 1)[1]]
   expect_equal(max(df$steps), first_below)
-  expect_true(any(grepl(sprintf('At step %d, metric "average_loss" has value .* which is less than the configured threshold \\(1\\)', first_below), msgs)))
+  stopped <- sprintf(paste('At step %d, metric "average_loss" has value .*',
+                           "which is less than the configured threshold \\(1\\)"), first_below)
+  expect_true(any(grepl(stopped, msgs)))
   est2 <- x_regressor()
   msgs2 <- messages_of(h2 <- train(est2, x_input(), steps = 30, hooks = list(
     hook_in_memory_evaluator(est2, eval_data(), every_n_iter = 5),

@@ -1,10 +1,12 @@
 test_that("all built-in hooks and two R hooks compose and run in list order", {
   dir <- tempfile()
   events <- character()
-  r_hook <- function(tag) session_run_hook(
-    begin = function() message(tag, ":begin"),
-    after_run = function(context, values) message(tag, ":after_run:", context$session$run("global_step")),
-    end = function(session) message(tag, ":end"))
+  r_hook <- function(tag) {
+    session_run_hook(
+      begin = function() message(tag, ":begin"),
+      after_run = function(context, values) message(tag, ":after_run:", context$session$run("global_step")),
+      end = function(session) message(tag, ":end"))
+  }
   hooks <- list(
     r_hook("A"),
     hook_logging_tensor(list(step = "global_step"), every_n_iter = 2),

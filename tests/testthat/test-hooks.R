@@ -157,7 +157,7 @@ test_that("an R error in after_run reaches the caller naming the hook and phase"
   est <- drat_regressor()
   err <- tryCatch(quietly(train(est, mtcars_input(), steps = 4, hooks = list(ok_hook, failing))),
                   error = function(e) e)
-  expect_s3_class(err, "cppestimators_hook_error")
+  expect_identical(class(err), c("cppestimators_hook_error", "cppestimators_error", "error", "condition"))
   expect_equal(conditionMessage(err), "`after_run` of hook 2 (EstimatorSessionRunHook) failed: boom")
   expect_equal(conditionMessage(err$parent), "boom")
   expect_equal(err$hook, 2L)
@@ -186,14 +186,18 @@ test_that("errors in other phases name them too", {
 test_that("before_run must return NULL or session_run_args()", {
   hook <- session_run_hook(before_run = function(context) 42)
   expect_error(quietly(train(drat_regressor(), mtcars_input(), steps = 1, hooks = list(hook))),
-               "`before_run` of hook 1 (EstimatorSessionRunHook) failed: `before_run` must return NULL or session_run_args(), not an object of class 'numeric'",
+               paste("`before_run` of hook 1 (EstimatorSessionRunHook) failed: `before_run` must return NULL",
+                     "or session_run_args(), not an object of class 'numeric'"),
                fixed = TRUE)
 })
 
 test_that("end of input skips that step's after_run and still calls end()", {
   calls <- character()
   hook <- session_run_hook(
-    before_run = function(context) { calls <<- c(calls, "b"); NULL },
+    before_run = function(context) {
+      calls <<- c(calls, "b")
+      NULL
+    },
     after_run = function(context, values) calls <<- c(calls, "a"),
     end = function(session) calls <<- c(calls, "end"))
   quietly(train(drat_regressor(), mtcars_input(batch_size = 16L), hooks = list(hook)))
@@ -202,10 +206,12 @@ test_that("end of input skips that step's after_run and still calls end()", {
 
 test_that("built-in and R hooks run in list order", {
   seq <- character()
-  mk <- function(tag) session_run_hook(
-    begin = function() seq <<- c(seq, paste0(tag, ":begin")),
-    after_run = function(context, values) seq <<- c(seq, paste0(tag, ":after_run")),
-    end = function(session) seq <<- c(seq, paste0(tag, ":end")))
+  mk <- function(tag) {
+    session_run_hook(
+      begin = function() seq <<- c(seq, paste0(tag, ":begin")),
+      after_run = function(context, values) seq <<- c(seq, paste0(tag, ":after_run")),
+      end = function(session) seq <<- c(seq, paste0(tag, ":end")))
+  }
   quietly(train(drat_regressor(), mtcars_input(), steps = 2,
                 hooks = list(mk("A"), hook_progress_bar(), mk("B"), hook_history_saver(1))))
   expect_equal(seq, c("A:begin", "B:begin", "A:after_run", "B:after_run", "A:after_run",
