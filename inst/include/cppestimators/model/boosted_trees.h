@@ -71,14 +71,13 @@ class BoostedTreesModel : public Model {
     boundaries_ = &add_var("bucket_boundaries", {std::max(1, numeric_count_), kMaxBuckets - 1}, 0.0);
     bucket_counts_ = &add_var("bucket_counts", {std::max(1, numeric_count_)}, 0.0);
     state_ = &add_var("state", {kStateSize}, 0.0);
+    set_training(boosting_);
   }
 
   std::string kind() const override { return "boosted_trees"; }
   std::vector<std::string> groups() const override { return {"boosted_trees"}; }
   bool reads_dense_rows_by_index() const override { return true; }
-  bool boosts() const override { return true; }
-  bool loss_is_batch_mean() const override { return true; }
-  bool training_finished() const override {
+  bool training_finished() const {
     return finished_trees() >= n_trees_ || attempted_layers() > 2 * n_trees_ * max_depth_;
   }
 
@@ -139,6 +138,7 @@ class BoostedTreesModel : public Model {
     const std::size_t slots = std::size_t{1} << (max_depth_ - 1);
     ws->hist.resize(static_cast<std::size_t>(ws->threads));
     for (auto& h : ws->hist) h.assign(slots * (static_cast<std::size_t>(total_bins_) * 2 + 2), 0.0f);
+    ws->sums.assign(slots * (static_cast<std::size_t>(total_bins_) * 2 + 2), 0.0);
     return ws;
   }
 
@@ -178,10 +178,11 @@ class BoostedTreesModel : public Model {
     return static_cast<Work&>(base).grads;
   }
 
-  // One batch of statistics; a layer when n_batches_per_layer batches are in.
-  void boost(const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
-             Workspace& base) override {
-    if (training_finished()) return;
+  // A step's statistics: the batch's (g, h) per node of the layer and bin,
+  // then the node's totals (StepStats::sums, summed over the threads).
+  StepStats layer_stats(const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
+                        Workspace& base) {
+    if (training_finished()) return {};
     Work& ws = static_cast<Work&>(base);
     const int rows = batch.rows;
     const int layer = static_cast<int>(state(kLayer));
@@ -203,17 +204,14 @@ class BoostedTreesModel : public Model {
       else add_rows(batch, ws, ws.bins16.data(), r0, r1, first, stride, dlogits, scale, hist.data(), totals);
     });
     if (ws.no_hessian) throw std::invalid_argument("this head has no second derivative for boosted trees");
-    // the batch's statistics into the accumulator
-    float* stats = stats_->value.data();
-    float* totals = totals_->value.data();
-    if (state(kBatches) == 0.0f) {
-      std::fill(stats, stats + static_cast<std::size_t>(slots) * total_bins_ * 2, 0.0f);
-      std::fill(totals, totals + static_cast<std::size_t>(slots) * 2, 0.0f);
-    }
+    double* sums = ws.sums.data();
     parallel_for(threads, threads, [&](int part) {  // slots split over the threads
       for (int s = slots * part / threads; s < slots * (part + 1) / threads; ++s) {
-        if (s + first > 0 && feature_->value[static_cast<std::size_t>(tree * nodes_ + (s + first - 1) / 2)] < 0.0f)
-          continue;  // no such node: its parent did not split
+        double* out = sums + static_cast<std::size_t>(s) * stride;
+        if (!node_exists(tree, first + s)) {
+          std::fill(out, out + stride, 0.0);
+          continue;
+        }
         for (std::size_t i = 0; i < stride; ++i) {
           double sum = 0.0;
           if (i + 2 < stride)
@@ -221,9 +219,43 @@ class BoostedTreesModel : public Model {
           else
             for (int t = 0; t < threads; ++t)
               sum += ws.totals[(static_cast<std::size_t>(t) * slots + static_cast<std::size_t>(s)) * 2 + (i + 2 - stride)];
-          float& cell = i + 2 < stride ? stats[static_cast<std::size_t>(s) * total_bins_ * 2 + i]
+          out[i] = sum;
+        }
+      }
+    });
+    ws.stats_threads = threads;
+    StepStats stats;
+    stats.sums = sums;
+    stats.sum_count = static_cast<std::size_t>(slots) * stride;
+    return stats;
+  }
+
+  // Adds a step's statistics to the accumulator; a layer when
+  // n_batches_per_layer batches are in.
+  void add_layer_stats(const StepStats& stats, Workspace& base) {
+    if (stats.sums == nullptr || training_finished()) return;
+    const Work& ws = static_cast<const Work&>(base);
+    const int layer = static_cast<int>(state(kLayer));
+    const int tree = static_cast<int>(finished_trees());
+    const int first = (1 << layer) - 1, slots = 1 << layer;
+    const std::size_t stride = static_cast<std::size_t>(total_bins_) * 2 + 2;
+    if (stats.sum_count != static_cast<std::size_t>(slots) * stride)
+      throw std::logic_error("internal: boosted trees statistics of another layer");
+    const int threads = std::max(1, ws.stats_threads);
+    float* acc = stats_->value.data();
+    float* totals = totals_->value.data();
+    if (state(kBatches) == 0.0f) {
+      std::fill(acc, acc + static_cast<std::size_t>(slots) * total_bins_ * 2, 0.0f);
+      std::fill(totals, totals + static_cast<std::size_t>(slots) * 2, 0.0f);
+    }
+    parallel_for(threads, threads, [&](int part) {  // slots split over the threads
+      for (int s = slots * part / threads; s < slots * (part + 1) / threads; ++s) {
+        if (!node_exists(tree, first + s)) continue;
+        const double* in = stats.sums + static_cast<std::size_t>(s) * stride;
+        for (std::size_t i = 0; i < stride; ++i) {
+          float& cell = i + 2 < stride ? acc[static_cast<std::size_t>(s) * total_bins_ * 2 + i]
                                        : totals[static_cast<std::size_t>(s) * 2 + (i + 2 - stride)];
-          cell = static_cast<float>(cell + sum);
+          cell = static_cast<float>(cell + in[i]);
         }
       }
     });
@@ -232,7 +264,12 @@ class BoostedTreesModel : public Model {
     grow_layer(tree, layer, ws.threads);
   }
 
-  std::vector<std::pair<std::string, double>> importances() const override {
+  // Whether `node` of `tree` exists: the root, or a child of a split node.
+  bool node_exists(int tree, int node) const {
+    return node == 0 || feature_->value[static_cast<std::size_t>(tree * nodes_ + (node - 1) / 2)] >= 0.0f;
+  }
+
+  std::vector<std::pair<std::string, double>> importances() const {
     std::vector<double> sum(feats_.size(), 0.0);
     const int trees = static_cast<int>(std::min<double>(finished_trees() + 1, static_cast<double>(n_trees_)));
     for (int t = 0; t < trees; ++t)
@@ -288,6 +325,8 @@ class BoostedTreesModel : public Model {
     bool no_hessian = false;
     std::vector<std::vector<float>> hist;  // per thread: layer slots x (bins x (g, h), 2 unused)
     std::vector<double> totals;            // per thread and slot: the node's (g, h)
+    std::vector<double> sums;              // the step's statistics (StepStats::sums)
+    int stats_threads = 1;                 // threads that computed them
     std::vector<Gradient> grads;
   };
   enum StateField { kFinished, kLayer, kAttempted, kBatches, kBoundariesReady, kStateSize };
@@ -525,6 +564,26 @@ class BoostedTreesModel : public Model {
     }
   }
 
+  // Boosting layers as the model's training strategy.
+  class Boosting : public TrainingStrategy {
+   public:
+    explicit Boosting(BoostedTreesModel& model) : model_(model) {}
+    StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
+                      Workspace& ws) override {
+      return model_.layer_stats(batch, logits, dlogits, head, ws);
+    }
+    void apply(const StepStats& stats, const Optimizers&, Workspace& ws) override {
+      model_.add_layer_stats(stats, ws);
+    }
+    bool finished() const override { return model_.training_finished(); }
+    bool loss_is_batch_mean() const override { return true; }
+    std::vector<std::pair<std::string, double>> importances() const override { return model_.importances(); }
+
+   private:
+    BoostedTreesModel& model_;
+  };
+
+  Boosting boosting_{*this};
   int n_trees_ = 100, max_depth_ = 6, batches_per_layer_ = 1;
   std::int64_t nodes_ = 127;
   double learning_rate_ = 0.1;
