@@ -45,7 +45,7 @@ Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est) {
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector cpp_estimator_importance(SEXP est) {
   const Estimator& e = estimator_of(est);
-  const auto imp = e.model().importances();
+  const auto imp = e.model().training().importances();
   Rcpp::NumericVector out(imp.size());
   Rcpp::CharacterVector names(imp.size());
   for (std::size_t i = 0; i < imp.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include <cppestimators/model/trees/quantiles.h>
 #include <cppestimators/model/trees/split.h>
 
 using namespace cppestimators::trees;

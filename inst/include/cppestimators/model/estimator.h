@@ -82,28 +82,15 @@ class Estimator {
     global_step_ = 0;
   }
 
-  // One training step from the last forward pass: an optimizer update from
-  // its gradients, or the model's own step (boosted trees).
+  // One training step from the last forward pass: the model's training
+  // strategy computes the step's statistics, then applies them.
   void train_step(const FeatureBatch& batch, const float* logits, const float* dlogits, Workspace& ws) {
-    if (model_->boosts()) {
-      model_->boost(batch, logits, dlogits, *head_, ws);
-      ++global_step_;
-      return;
-    }
-    for (const Gradient& g : model_->backward(batch, dlogits, ws)) {
-      Parameter& p = *g.param;
-      if (!p.trainable) continue;
-      Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
-      float* slots[Optimizer::kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
-      for (std::size_t s = 0; s < p.slots.size(); ++s) slots[s] = p.slots[s].data();
-      if (g.sparse)
-        opt.apply_sparse(p.value.data(), slots, p.row_width, p.rows(), g.rows, g.values, g.count);
-      else
-        opt.apply_dense(p.value.data(), g.dense, slots, p.value.size());
-    }
-    for (auto& o : optimizers_) o->finish_step();
+    TrainingStrategy& training = model_->training();
+    training.apply(training.compute(batch, logits, dlogits, *head_, ws), optimizers_, ws);
     ++global_step_;
   }
+  // The optimizers, for applying statistics computed apart from train_step().
+  const Optimizers& optimizers() const { return optimizers_; }
   void advance_global_step() { ++global_step_; }
 
   // Every variable, global_step excluded (it is an integer), sorted by name.
@@ -135,7 +122,7 @@ class Estimator {
   EstimatorSpec spec_;
   std::unique_ptr<Head> head_;
   std::unique_ptr<Model> model_;
-  std::vector<std::unique_ptr<Optimizer>> optimizers_;
+  Optimizers optimizers_;
   std::vector<VariableRef> variables_;
   std::int64_t global_step_ = 0;
 };

@@ -17,6 +17,7 @@
 #include "../parallel.h"
 #include "mode.h"
 #include "parameter.h"
+#include "training_strategy.h"
 
 namespace cppestimators {
 
@@ -58,25 +59,16 @@ class Model {
   virtual const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
                                                 Workspace& ws) = 0;
 
-  // Models trained by something other than optimizers (boosted trees) say
-  // so, and take the whole training step in boost(): `logits` and `dlogits`
-  // of the batch (the latter of the loss as the session reports it), the
-  // head for second derivatives.
-  virtual bool boosts() const { return false; }
-  virtual void boost(const FeatureBatch& /*batch*/, const float* /*logits*/, const float* /*dlogits*/,
-                     const class Head& /*head*/, Workspace& /*ws*/) {}
-  // Whether training has nothing left to do (boosted trees: every tree grown).
-  virtual bool training_finished() const { return false; }
-  // Whether the reported loss is the batch's mean (TF's SUM_OVER_BATCH_SIZE)
-  // rather than its sum.
-  virtual bool loss_is_batch_mean() const { return false; }
   // Called when a session over `n` rows starts, before its first step, with
   // the data's binding and cached dense block (or null), and the threads
   // the session may use.
   virtual void begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/, const DenseRows* /*block*/,
                              Mode /*mode*/, int /*threads*/) {}
-  // Named importances of the model's inputs (boosted trees: split gains).
-  virtual std::vector<std::pair<std::string, double>> importances() const { return {}; }
+
+  // How the model trains (training_strategy.h): gradient steps through the
+  // optimizers unless the model chose otherwise.
+  TrainingStrategy& training() { return *training_; }
+  const TrainingStrategy& training() const { return *training_; }
 
   const FeatureSet& features() const { return features_; }
   int units() const { return units_; }
@@ -114,6 +106,8 @@ class Model {
   }
 
  protected:
+  // For a model trained otherwise than by gradient steps (boosted trees).
+  void set_training(TrainingStrategy& t) { training_ = &t; }
   Parameter& add(Parameter p) {
     params_.push_back(std::move(p));
     return params_.back();
@@ -122,6 +116,17 @@ class Model {
   int units_;
   std::vector<std::string> use_;
   std::deque<Parameter> params_;  // stable addresses
+
+ private:
+  GradientStep gradient_step_{*this};
+  TrainingStrategy* training_ = &gradient_step_;
 };
+
+inline StepStats GradientStep::compute(const FeatureBatch& batch, const float* /*logits*/, const float* dlogits,
+                                       const Head& /*head*/, Workspace& ws) {
+  StepStats stats;
+  stats.gradients = &model_.backward(batch, dlogits, ws);
+  return stats;
+}
 
 }  // namespace cppestimators

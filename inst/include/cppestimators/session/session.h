@@ -102,7 +102,7 @@ class Session {
   // One step. Returns false at end of input, leaving the previous step's
   // buffers untouched.
   bool run_step() {
-    if (opt_.mode == Mode::Train && est_.model().training_finished()) return false;  // nothing left to train
+    if (opt_.mode == Mode::Train && est_.model().training().finished()) return false;  // nothing left to train
     const int rows = batcher_.next(idx_.data());
     if (rows == 0) return false;
     rows_ = rows;
@@ -113,8 +113,9 @@ class Session {
     est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
     switch (opt_.mode) {
       case Mode::Train:
-        loss_ = static_cast<float>(batch_loss(rows, dlogits_.data(), est_.model().loss_is_batch_mean()));
-        if (est_.model().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
+        loss_ = static_cast<float>(
+            batch_loss(rows, dlogits_.data(), est_.model().training().loss_is_batch_mean()));
+        if (est_.model().training().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
         // A non-finite loss never reaches the weights: the step counts, the
         // update is skipped (the NaN hook decides whether to stop or fail).
         if (std::isfinite(loss_)) est_.train_step(batch_, logits_.data(), dlogits_.data(), *workspace_);
@@ -122,7 +123,7 @@ class Session {
         break;
       case Mode::Eval:
         loss_ = static_cast<float>(batch_loss(rows, nullptr));
-        if (est_.model().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
+        if (est_.model().training().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
         metrics_->update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
         break;
       case Mode::Predict:
@@ -188,7 +189,7 @@ class Session {
   double average_loss() const {
     const int m = rows_ * est_.head().per_example_dim();
     if (m <= 0) return 0.0;
-    const double sum = est_.model().loss_is_batch_mean() ? static_cast<double>(loss_) * rows_ : loss_;
+    const double sum = est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows_ : loss_;
     return sum / m;
   }
   const float* per_example_losses() const { return per_example_.data(); }

@@ -12,21 +12,6 @@ struct Regularization {
   double l1 = 0.0, l2 = 0.0, tree_complexity = 0.0, min_node_weight = 0.0;
 };
 
-// The bucket of x among `count` sorted boundaries: how many of them are <= x
-// (std::upper_bound's index), by a binary search whose steps are selects,
-// not branches, so that unpredictable values cost no mispredictions.
-inline int bucket_of(const float* boundaries, int count, float x) {
-  if (count <= 0) return 0;
-  const float* base = boundaries;
-  int n = count;
-  while (n > 1) {
-    const int half = n / 2;
-    base = base[half] <= x ? base + half : base;
-    n -= half;
-  }
-  return static_cast<int>(base - boundaries) + (*base <= x ? 1 : 0);
-}
-
 struct LeafFit {
   double weight = 0.0, gain = 0.0;
 };

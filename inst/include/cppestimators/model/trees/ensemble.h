@@ -1,0 +1,260 @@
+// The trees of a boosted ensemble as fixed-size variables (checkpointed like
+// any other): per tree, a complete binary tree of 2^(max_depth+1) - 1 nodes
+// in heap order (children of node i: 2i+1, 2i+2) with the split feature (-1
+// for a leaf), threshold bucket (left when bucket <= threshold), node value
+// and split gain; and the training state (finished trees, layers of the
+// current tree, attempted layers, batches accumulated, boundaries ready).
+// Every value is finite. Rows walk the trees by their buckets, caching per
+// data row what earlier steps found; a layer grows from accumulated
+// statistics by the split rules of split.h.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../features/feature_batch.h"
+#include "../../parallel.h"
+#include "../parameter.h"
+#include "histograms.h"
+#include "quantiles.h"
+#include "split.h"
+
+namespace cppestimators {
+namespace trees {
+
+// A session's per-row caches for walking the trees, sized once.
+struct RowCache {
+  // data rows x features, a row filled when first seen: one byte per
+  // bucket when every feature has at most 256, else two
+  std::vector<std::uint8_t> bins8;
+  std::vector<std::uint16_t> bins16;
+  std::vector<unsigned char> have_bins;
+  std::vector<double> base;         // per data row: the sum of finished trees' leaves
+  std::vector<int> base_trees;      // how many finished trees `base` holds
+  std::vector<int> node_of, node_tree;  // per data row: the node it last reached, in which tree
+  double attempted_seen = 0.0;
+  float bins_version = -1.0f;
+  std::vector<int> node;            // per batch row: node reached in the tree being grown
+
+  void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows) {
+    if (narrow) bins8.assign(data_rows * features, 0);
+    else bins16.assign(data_rows * features, 0);
+    have_bins.assign(data_rows, 0);
+    base.assign(data_rows, 0.0);
+    base_trees.assign(data_rows, 0);
+    node_of.assign(data_rows, 0);
+    node_tree.assign(data_rows, -1);
+    node.assign(static_cast<std::size_t>(max_rows), 0);
+  }
+};
+
+class Ensemble {
+ public:
+  enum StateField { kFinished, kLayer, kAttempted, kBatches, kBoundariesReady, kStateSize };
+
+  Ensemble() = default;
+  Ensemble(int n_trees, int max_depth)
+      : n_trees_(n_trees), max_depth_(max_depth), nodes_((std::int64_t{1} << (max_depth + 1)) - 1) {}
+
+  // The variables: n_trees x nodes each, and the state (kStateSize).
+  void attach(Parameter& feature, Parameter& threshold, Parameter& value, Parameter& gain) {
+    feature_ = &feature;
+    threshold_ = &threshold;
+    value_ = &value;
+    gain_ = &gain;
+  }
+  void attach_state(Parameter& state) { state_ = &state; }
+
+  int n_trees() const { return n_trees_; }
+  int max_depth() const { return max_depth_; }
+  std::int64_t nodes() const { return nodes_; }
+  float state(StateField f) const { return state_->value[f]; }
+  void set_state(StateField f, float v) { state_->value[f] = v; }
+  double finished_trees() const { return state(kFinished); }
+  double layers_in_tree() const { return state(kLayer); }
+  double attempted_layers() const { return state(kAttempted); }
+  bool training_finished() const {
+    return finished_trees() >= n_trees_ || attempted_layers() > 2 * n_trees_ * max_depth_;
+  }
+  float node_value(int tree, int node) const {
+    return value_->value[static_cast<std::size_t>(tree * nodes_ + node)];
+  }
+  int node_feature(int tree, int node) const {
+    return static_cast<int>(feature_->value[static_cast<std::size_t>(tree * nodes_ + node)]);
+  }
+  int node_threshold(int tree, int node) const {
+    return static_cast<int>(threshold_->value[static_cast<std::size_t>(tree * nodes_ + node)]);
+  }
+  float node_gain(int tree, int node) const { return gain_->value[static_cast<std::size_t>(tree * nodes_ + node)]; }
+  // Whether `node` of `tree` exists: the root, or a child of a split node.
+  bool node_exists(int tree, int node) const {
+    return node == 0 || feature_->value[static_cast<std::size_t>(tree * nodes_ + (node - 1) / 2)] >= 0.0f;
+  }
+
+  // The logits of a batch (rows bucketized by `buckets` when first seen):
+  // the finished trees' leaves plus the node each row reaches in the tree
+  // being grown, which `cache.node` keeps for the histograms.
+  void forward(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache, int session_threads,
+               float* logits) const {
+    const int rows = batch.rows;
+    const float version = state(kBoundariesReady);
+    if (version != cache.bins_version) {  // buckets of numeric features changed: recompute every row's
+      std::fill(cache.have_bins.begin(), cache.have_bins.end(), 0);
+      cache.bins_version = version;
+    }
+    const int finished = static_cast<int>(finished_trees());
+    const int current = finished < n_trees_ ? finished : -1;
+    if (attempted_layers() < cache.attempted_seen) {  // the ensemble was restored to an earlier one
+      std::fill(cache.base_trees.begin(), cache.base_trees.end(), 0);
+      std::fill(cache.base.begin(), cache.base.end(), 0.0);
+      std::fill(cache.node_tree.begin(), cache.node_tree.end(), -1);
+    }
+    cache.attempted_seen = attempted_layers();
+    const int threads = rows >= 4096 ? session_threads : 1;
+    const std::size_t n = cache.have_bins.size();
+    // A data row's caches are written by one thread only: when no row
+    // appears twice, the threads take ranges of the batch; otherwise ranges
+    // of row ids, each thread looking through the whole batch.
+    const bool distinct = batch.distinct_rows;
+    parallel_for(threads, threads, [&](int t) {
+      const std::size_t lo = distinct ? 0 : n * static_cast<std::size_t>(t) / threads,
+                        hi = distinct ? n : n * static_cast<std::size_t>(t + 1) / threads;
+      const int r0 = distinct ? rows * t / threads : 0, r1 = distinct ? rows * (t + 1) / threads : rows;
+      if (buckets.narrow()) walk_rows(batch, buckets, cache, cache.bins8.data(), r0, r1, lo, hi, finished, current, logits);
+      else walk_rows(batch, buckets, cache, cache.bins16.data(), r0, r1, lo, hi, finished, current, logits);
+    });
+  }
+
+  // One layer of `tree` from the accumulated statistics of
+  // `batches_per_layer` batches (averaged), then the state moves on.
+  void grow_layer(int tree, int layer, int threads, const Accumulator& acc, const Bucketizer& buckets,
+                  const Regularization& reg, double learning_rate, int batches_per_layer) {
+    const std::vector<Feature>& feats = buckets.features();
+    const int total_bins = buckets.total_bins();
+    const int first = (1 << layer) - 1, slots = 1 << layer;
+    const double per = 1.0 / batches_per_layer;
+    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
+    float* feature = feature_->value.data() + base;
+    float* threshold = threshold_->value.data() + base;
+    float* value = value_->value.data() + base;
+    float* gain = gain_->value.data() + base;
+    // the nodes' best splits, nodes split over the threads (each writes its own children)
+    std::vector<unsigned char> split(static_cast<std::size_t>(slots), 0);
+    const int t_count = slots >= 4 ? std::max(1, threads) : 1;
+    parallel_for(t_count, t_count, [&](int part) {
+    std::vector<double> g(kMaxBuckets), h(kMaxBuckets);
+    for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
+      const int node = first + s;
+      if (node > 0 && feature[(node - 1) / 2] < 0.0f) continue;  // its parent did not split: no such node
+      const float* st = acc.bins(s, total_bins);
+      const double G = acc.node(s)[0] * per;
+      const double H = acc.node(s)[1] * per;
+      if (H < reg.min_node_weight) continue;
+      Split best;
+      for (std::size_t f = 0; f < feats.size(); ++f) {
+        const Feature& ft = feats[f];
+        g.resize(static_cast<std::size_t>(ft.buckets));
+        h.resize(static_cast<std::size_t>(ft.buckets));
+        for (int b = 0; b < ft.buckets; ++b) {
+          g[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b)] * per;
+          h[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b) + 1] * per;
+        }
+        offer_feature(static_cast<int>(f), g.data(), h.data(), ft.buckets, G, H, reg, best);
+      }
+      if (best.feature < 0) continue;
+      feature[node] = static_cast<float>(best.feature);
+      threshold[node] = static_cast<float>(best.bucket);
+      gain[node] = static_cast<float>(best.gain);
+      value[2 * node + 1] = static_cast<float>(value[node] + learning_rate * best.left_weight);
+      value[2 * node + 2] = static_cast<float>(value[node] + learning_rate * best.right_weight);
+      split[static_cast<std::size_t>(s)] = 1;
+    }
+    });
+    const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
+    set_state(kBatches, 0.0f);
+    set_state(kAttempted, state(kAttempted) + 1.0f);
+    // A root that cannot split stays as it is (the attempt counts, as in TF);
+    // a deeper layer where no node could split finishes the tree, which can
+    // never grow again.
+    if (!grew && layer == 0) return;
+    set_state(kLayer, static_cast<float>(layer + 1));
+    if (layer + 1 >= max_depth_ || !grew) {
+      set_state(kFinished, state(kFinished) + 1.0f);
+      set_state(kLayer, 0.0f);
+    }
+  }
+
+  // Each feature's summed split gains over the trees grown so far.
+  std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const {
+    std::vector<double> sum(feats.size(), 0.0);
+    const int trees = static_cast<int>(std::min<double>(finished_trees() + 1, static_cast<double>(n_trees_)));
+    for (int t = 0; t < trees; ++t)
+      for (std::int64_t n = 0; n < nodes_; ++n) {
+        const std::size_t i = static_cast<std::size_t>(t * nodes_ + n);
+        const int f = static_cast<int>(feature_->value[i]);
+        if (f >= 0) sum[static_cast<std::size_t>(f)] += gain_->value[i];
+      }
+    std::vector<std::pair<std::string, double>> out;
+    for (std::size_t f = 0; f < feats.size(); ++f) out.emplace_back(feats[f].name, sum[f]);
+    return out;
+  }
+
+ private:
+  // forward() for batch rows [r0, r1) whose data row lies in [lo, hi).
+  template <class B>
+  void walk_rows(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache, B* all_bins, int r0, int r1,
+                 std::size_t lo, std::size_t hi, int finished, int current, float* logits) const {
+    const std::size_t n_feats = buckets.features().size();
+    for (int r = r0; r < r1; ++r) {
+      const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
+      if (id < lo || id >= hi) continue;
+      B* bins = all_bins + id * n_feats;
+      if (!cache.have_bins[id]) {
+        buckets.fill(batch, r, bins);
+        cache.have_bins[id] = 1;
+      }
+      for (int k = cache.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
+        cache.base[id] +=
+            value_->value[leaf(k, bins, cache.node_tree[id] == k ? static_cast<std::size_t>(cache.node_of[id]) : 0)];
+      cache.base_trees[id] = finished;
+      float cur = 0.0f;
+      int node = -1;
+      if (current >= 0) {
+        // resume from the node the row reached at the last step in this tree
+        const int from = cache.node_tree[id] == current ? cache.node_of[id] : 0;
+        node = static_cast<int>(leaf(current, bins, static_cast<std::size_t>(from)) -
+                                static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
+        cache.node_of[id] = node;
+        cache.node_tree[id] = current;
+        cur = node_value(current, node);
+      }
+      cache.node[static_cast<std::size_t>(r)] = node;
+      logits[r] = static_cast<float>(cache.base[id] + cur);
+    }
+  }
+
+  // The flat index of the node a row with buckets `bins` reaches in `tree`
+  // from node `n` (the direction taken without a branch: rows go either way
+  // at random).
+  template <class B>
+  std::size_t leaf(int tree, const B* bins, std::size_t n = 0) const {
+    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
+    const float* feature = feature_->value.data() + base;
+    const float* threshold = threshold_->value.data() + base;
+    while (feature[n] >= 0.0f) {
+      const int f = static_cast<int>(feature[n]);
+      n = 2 * n + 1 + static_cast<std::size_t>(static_cast<float>(bins[f]) > threshold[n]);
+    }
+    return base + n;
+  }
+
+  int n_trees_ = 100, max_depth_ = 6;
+  std::int64_t nodes_ = 127;
+  Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr, *state_ = nullptr;
+};
+
+}  // namespace trees
+}  // namespace cppestimators
