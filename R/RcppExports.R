@@ -53,8 +53,8 @@ cpp_read_events <- function(path) {
     .Call(`_cppestimators_cpp_read_events`, path)
 }
 
-cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads) {
-    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads)
+cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel) {
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel)
 }
 
 cpp_dense_block <- function(est, features, threads) {
