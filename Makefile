@@ -2,7 +2,11 @@
 #   make demo  - installs what is missing, installs the package, runs the seed examples
 #   make test  - installs what is missing, then R CMD build + R CMD check (all tests)
 #   make lint  - installs lintr if missing, then lints the package (.lintr); fails on any lint
-.PHONY: deps demo test lint install document bench bench-peer clean
+#   make test-engine - the engine's C++ tests alone, built by CMake without R's headers
+.PHONY: deps demo test test-engine lint format format-check install document bench bench-peer clean
+
+# where `make test-engine` configures and builds (default: a temporary directory, removed after)
+ENGINE_BUILD ?=
 
 deps:
 	bash .ci/deps.sh
@@ -19,6 +23,13 @@ test: deps
 lint:
 	bash .ci/deps.sh lint
 	Rscript -e 'lints <- lintr::lint_package(); print(lints); quit(status = if (length(lints)) 1L else 0L)'
+
+test-engine: deps
+	@dir="$(ENGINE_BUILD)"; tmp=""; \
+	if [ -z "$$dir" ]; then tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/cppestimators-engine.XXXXXX"); dir="$$tmp"; fi; \
+	echo "engine tests: building in $$dir"; \
+	cmake -S tools/engine -B "$$dir" && cmake --build "$$dir" -j2 && ctest --test-dir "$$dir" --output-on-failure; \
+	rc=$$?; [ -z "$$tmp" ] || rm -rf "$$tmp"; exit $$rc
 
 # Regenerates RcppExports, NAMESPACE and man/ (needs roxygen2 and pkgbuild).
 document:

@@ -7,9 +7,10 @@
 set -euo pipefail
 pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
-# R CMD check --as-cran checks the size of PDFs with qpdf
+# R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
+# builds the engine's C++ tests with cmake
 tools=""
-for t in pandoc qpdf; do command -v "$t" >/dev/null 2>&1 || tools="$tools $t"; done
+for t in pandoc qpdf cmake; do command -v "$t" >/dev/null 2>&1 || tools="$tools $t"; done
 if [ "${1:-}" = "lint" ]; then
   pkgs="lintr"
   tools=""
@@ -21,7 +22,7 @@ if [ -n "$tools" ]; then
     apt-get install -y --no-install-recommends $tools >/dev/null 2>&1 ||
       { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $tools >/dev/null; }
   else
-    echo "needed to build and check the vignettes:$tools (Debian: apt-get install$tools)" >&2
+    echo "needed to build and check the vignettes and the engine's tests:$tools (Debian: apt-get install$tools)" >&2
     exit 1
   fi
 fi

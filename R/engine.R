@@ -15,9 +15,9 @@ engine_threads <- function() {
   as.integer(t)
 }
 
-# Applies options(cppestimators.simd) (the matrix-product kernel of dense
-# layers: "auto", the default, picks the widest this CPU runs) and returns the
-# kernel in use.
+# The matrix-product kernel of dense layers that options(cppestimators.simd)
+# asks for ("auto", the default, is the widest this CPU runs), checked; its
+# name goes to each session (cpp_session_new()).
 engine_kernel <- function() {
   k <- getOption("cppestimators.simd", "auto")
   known <- c("auto", "avx512", "avx2", "portable")

@@ -159,8 +159,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_session_new
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed, SEXP block, int threads);
-RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP, SEXP threadsSEXP) {
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed, SEXP block, int threads, std::string kernel);
+RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP, SEXP threadsSEXP, SEXP kernelSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
@@ -173,7 +173,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< SEXP >::type block(blockSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads));
+    Rcpp::traits::input_parameter< std::string >::type kernel(kernelSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -379,7 +380,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC) &_cppestimators_cpp_registry_kinds, 1},
-    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 10},
+    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 11},
     {"_cppestimators_cpp_dense_block", (DL_FUNC) &_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC) &_cppestimators_cpp_estimator_dense_width, 1},
     {"_cppestimators_cpp_live_blocks", (DL_FUNC) &_cppestimators_cpp_live_blocks, 0},

@@ -14,12 +14,26 @@
 
 using namespace cppestimators;
 
+namespace {
+// The kernel named "auto" (the widest this CPU runs), "avx512", "avx2" or
+// "portable"; an error for other names and for kernels the CPU cannot run.
+gemm::Kernel kernel_named(const std::string& name) {
+  if (name == "auto") return gemm::best_available();
+  for (gemm::Kernel k : {gemm::Kernel::Avx512, gemm::Kernel::Avx2, gemm::Kernel::Portable}) {
+    if (name != gemm::name(k)) continue;
+    if (!gemm::available(k)) Rcpp::stop("this CPU cannot run the %s kernel", name);
+    return k;
+  }
+  Rcpp::stop("unknown kernel '%s'", name);
+}
+}  // namespace
+
 // features: named list of R vectors/matrices (read in place); labels: a
 // double vector/matrix or NULL.
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode,
                      int batch_size, double num_epochs, bool shuffle, double seed, SEXP block,
-                     int threads) {
+                     int threads, std::string kernel) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -35,6 +49,7 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mod
   opt.shuffle = shuffle;
   opt.seed = static_cast<std::uint64_t>(seed);
   opt.threads = threads;
+  opt.kernel = kernel_named(kernel);
   std::shared_ptr<const DenseRows> rows;
   if (!Rf_isNull(block)) {
     const BlockBox& b = block_of(block);
@@ -237,25 +252,17 @@ bool cpp_session_note_interrupt(SEXP ses) {
   return true;
 }
 
-// Chooses the matrix-product kernel ("auto", "avx512", "avx2" or
-// "portable") for every later product; returns the one in use and, as an
-// attribute, those this CPU can run.
+
+// The matrix-product kernel a name ("auto", "avx512", "avx2" or "portable")
+// stands for on this CPU and, as an attribute, those this CPU can run.
+// Nothing is chosen here: sessions are given their kernel (cpp_session_new).
 // [[Rcpp::export(rng = false)]]
 Rcpp::CharacterVector cpp_gemm_kernel(std::string name) {
   using gemm::Kernel;
-  const Kernel all[] = {Kernel::Avx512, Kernel::Avx2, Kernel::Portable};
   Rcpp::CharacterVector available;
-  for (Kernel k : all)
+  for (Kernel k : {Kernel::Avx512, Kernel::Avx2, Kernel::Portable})
     if (gemm::available(k)) available.push_back(gemm::name(k));
-  bool found = false;
-  for (Kernel k : all) {
-    if (name != gemm::name(k) && !(name == "auto" && gemm::available(k))) continue;
-    if (!gemm::select(k)) Rcpp::stop("this CPU cannot run the %s kernel", name);
-    found = true;
-    break;
-  }
-  if (!found) Rcpp::stop("unknown kernel '%s'", name);
-  Rcpp::CharacterVector out = Rcpp::CharacterVector::create(gemm::name(gemm::active()));
+  Rcpp::CharacterVector out = Rcpp::CharacterVector::create(gemm::name(kernel_named(name)));
   out.attr("available") = available;
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include <cppestimators/data/rng.h>
@@ -41,8 +42,6 @@ std::vector<float> random_floats(std::size_t n, Rng& rng) {
 
 // Largest |kernel - reference| relative to sqrt(k), over every case.
 double worst_error(gemm::Kernel kernel) {
-  const gemm::Kernel before = gemm::active();
-  gemm::select(kernel);
   Rng rng(42);
   double worst = 0.0;
   const int shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {13, 33, 17}, {256, 10, 64}, {97, 50, 300}, {30, 2100, 9}};
@@ -57,7 +56,7 @@ double worst_error(gemm::Kernel kernel) {
           std::vector<float> c = random_floats(static_cast<std::size_t>(m) * ldc, rng);
           const std::vector<float> c0 = c;
           const std::vector<double> want = reference(ta, tb, m, n, k, a, lda, b, ldb, c0, ldc, acc);
-          gemm::multiply(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, acc);
+          gemm::multiply(kernel, ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, acc);
           for (int i = 0; i < m; ++i) {
             for (int j = 0; j < n; ++j) {
               const double err = std::fabs(c[static_cast<std::size_t>(i) * ldc + j] - want[static_cast<std::size_t>(i) * n + j]);
@@ -67,7 +66,6 @@ double worst_error(gemm::Kernel kernel) {
               if (c[static_cast<std::size_t>(i) * ldc + j] != c0[static_cast<std::size_t>(i) * ldc + j]) worst = 1e9;
           }
         }
-  gemm::select(before);
   return worst;
 }
 
@@ -81,19 +79,27 @@ context("matrix products") {
 
   test_that("each wide kernel the CPU supports matches the definition") {
     for (gemm::Kernel kernel : {gemm::Kernel::Avx2, gemm::Kernel::Avx512}) {
-      if (!gemm::available(kernel)) {
-        expect_false(gemm::select(kernel));
-        continue;
-      }
+      if (!gemm::available(kernel)) continue;
       expect_true(worst_error(kernel) < 1e-5);
     }
   }
 
+  test_that("best_available() is the widest kernel the CPU runs") {
+    const gemm::Kernel best = gemm::best_available();
+    expect_true(gemm::available(best));
+    if (gemm::available(gemm::Kernel::Avx512)) expect_true(best == gemm::Kernel::Avx512);
+    else if (gemm::available(gemm::Kernel::Avx2)) expect_true(best == gemm::Kernel::Avx2);
+    else expect_true(best == gemm::Kernel::Portable);
+    expect_true(std::string(gemm::name(gemm::Kernel::Avx512)) == "avx512");
+    expect_true(std::string(gemm::name(gemm::Kernel::Avx2)) == "avx2");
+    expect_true(std::string(gemm::name(gemm::Kernel::Portable)) == "portable");
+  }
+
   test_that("a product of depth zero clears C unless it accumulates") {
     std::vector<float> c{1.0f, 2.0f, 3.0f, 4.0f};
-    gemm::multiply(false, false, 2, 2, 0, nullptr, 1, nullptr, 2, c.data(), 2, true);
+    gemm::multiply(gemm::Kernel::Portable, false, false, 2, 2, 0, nullptr, 1, nullptr, 2, c.data(), 2, true);
     expect_true(c[3] == 4.0f);
-    gemm::multiply(false, false, 2, 2, 0, nullptr, 1, nullptr, 2, c.data(), 2, false);
+    gemm::multiply(gemm::best_available(), false, false, 2, 2, 0, nullptr, 1, nullptr, 2, c.data(), 2, false);
     expect_true(c[0] == 0.0f);
     expect_true(c[3] == 0.0f);
   }

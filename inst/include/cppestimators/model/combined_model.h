@@ -47,6 +47,7 @@ class CombinedModel : public Model {
       ws.dnn->rng = ws.rng;
       ws.seeded = true;
     }
+    if (ws.dnn) ws.dnn->kernel = ws.kernel;  // likewise the session's kernel
     if (linear_) linear_->forward(batch, mode, *ws.linear, logits);
     if (!dnn_) return;
     if (!linear_) {

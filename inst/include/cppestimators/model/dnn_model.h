@@ -158,9 +158,9 @@ class DnnModel : public Model {
         const int c0 = span * t / threads, c = span * (t + 1) / threads - c0;
         if (c == 0) return;
         if (by_columns)
-          gemm::multiply(true, false, fan_in, c, rows, in, fan_in, dz + c0, out, ws.gw[k].data() + c0, out, false);
+          gemm::multiply(ws.kernel, true, false, fan_in, c, rows, in, fan_in, dz + c0, out, ws.gw[k].data() + c0, out, false);
         else
-          gemm::multiply(true, false, c, out, rows, in + c0, fan_in, dz, out,
+          gemm::multiply(ws.kernel, true, false, c, out, rows, in + c0, fan_in, dz, out,
                          ws.gw[k].data() + static_cast<std::size_t>(c0) * out, out, false);
       });
       float* gb = ws.gb[k].data();  // the bias gradient: dZ's rows summed, in row order
@@ -186,7 +186,7 @@ class DnnModel : public Model {
         const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
         if (n == 0) return;
         float* da_rows = da + static_cast<std::size_t>(r0) * fan_in;
-        gemm::multiply(false, true, n, fan_in, out, dz + static_cast<std::size_t>(r0) * out, out, W, out, da_rows,
+        gemm::multiply(ws.kernel, false, true, n, fan_in, out, dz + static_cast<std::size_t>(r0) * out, out, W, out, da_rows,
                        fan_in, false);
         if (k == 0) return;
         const std::size_t first = static_cast<std::size_t>(r0) * fan_in, m = static_cast<std::size_t>(n) * fan_in;
@@ -290,7 +290,7 @@ class DnnModel : public Model {
       if (n == 0) return;
       float* Z = out + static_cast<std::size_t>(r0) * units;
       for (int r = 0; r < n; ++r) std::memcpy(Z + static_cast<std::size_t>(r) * units, b, units * sizeof(float));
-      gemm::multiply(false, false, n, units, fan_in, in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z,
+      gemm::multiply(ws.kernel, false, false, n, units, fan_in, in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z,
                      units, true);
       if (activated != nullptr)
         act_.forward(Z, n, units, activated + static_cast<std::size_t>(r0) * units * act_.width_factor());

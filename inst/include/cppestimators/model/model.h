@@ -14,6 +14,7 @@
 
 #include "../data/rng.h"
 #include "../features/feature_set.h"
+#include "../math/gemm.h"
 #include "../parallel.h"
 #include "mode.h"
 #include "parameter.h"
@@ -31,6 +32,7 @@ class Workspace {
   virtual ~Workspace() = default;
   int threads = 1;  // how many threads a step may use (options(cppestimators.threads))
   Rng rng;          // the session's draws (dropout), seeded by the session
+  gemm::Kernel kernel = gemm::Kernel::Portable;  // the matrix-product kernel, set by the session
 };
 
 class Model {

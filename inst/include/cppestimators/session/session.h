@@ -31,6 +31,7 @@ struct SessionOptions {
   bool shuffle = false;
   std::uint64_t seed = 0;
   int threads = 1;  // for the model's products on large batches
+  gemm::Kernel kernel = gemm::Kernel::Portable;  // the model's matrix products (gemm::available() ones only)
 };
 
 struct RunContext;
@@ -73,6 +74,9 @@ class Session {
     est.model().begin_session(*binding_, data.n, block_.get(), opt.mode, opt.threads);
     workspace_ = est.model().new_workspace(batch_, static_cast<int>(b), opt.threads);
     workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
+    if (!gemm::available(opt.kernel))
+      throw std::invalid_argument(std::string("this CPU cannot run the ") + gemm::name(opt.kernel) + " kernel");
+    workspace_->kernel = opt.kernel;
     y_.assign(b * head.label_dim(), 0.0f);
     logits_.assign(b * head.logits_dim(), 0.0f);
     dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);
