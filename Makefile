@@ -17,7 +17,7 @@ install: deps
 demo: install
 	Rscript inst/examples/seeds.R
 
-test: deps
+test: deps format-check test-engine
 	bash .ci/check.sh
 
 lint:
@@ -31,9 +31,22 @@ test-engine: deps
 	cmake -S tools/engine -B "$$dir" && cmake --build "$$dir" -j2 && ctest --test-dir "$$dir" --output-on-failure; \
 	rc=$$?; [ -z "$$tmp" ] || rm -rf "$$tmp"; exit $$rc
 
-# Regenerates RcppExports, NAMESPACE and man/ (needs roxygen2 and pkgbuild).
+# Regenerates RcppExports, NAMESPACE and man/ (needs roxygen2 and pkgbuild);
+# the generated C++ is formatted like the rest.
 document:
 	Rscript -e 'Rcpp::compileAttributes(".")' -e 'roxygen2::roxygenise(".")'
+	clang-format -i src/RcppExports.cpp
+
+# Every C++ file of the package and of the engine's test build.
+CXX_SOURCES = $(shell find src inst/include tools -name '*.h' -o -name '*.cpp' | sort)
+
+# Applies .clang-format to every C++ file.
+format:
+	clang-format -i $(CXX_SOURCES)
+
+# Fails when a C++ file differs from .clang-format (make format fixes it).
+format-check: deps
+	clang-format --dry-run -Werror $(CXX_SOURCES)
 
 bench: install
 	Rscript bench/run.R

@@ -8,9 +8,10 @@ set -euo pipefail
 pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
-# builds the engine's C++ tests with cmake
+# builds the engine's C++ tests with cmake; make format-check runs
+# clang-format
 tools=""
-for t in pandoc qpdf cmake; do command -v "$t" >/dev/null 2>&1 || tools="$tools $t"; done
+for t in pandoc qpdf cmake clang-format; do command -v "$t" >/dev/null 2>&1 || tools="$tools $t"; done
 if [ "${1:-}" = "lint" ]; then
   pkgs="lintr"
   tools=""
