@@ -34,8 +34,10 @@ SEXP fetch_tensor(const Session& s, const std::string& name) {
 void check_fetch_names(const Session& s, SEXP x) {
   if (Rf_isNull(x)) return;
   std::string name;
-  if (is_handle(x)) name = handle_name(x);
-  else if (TYPEOF(x) == STRSXP && Rf_length(x) == 1) name = Rcpp::as<std::string>(x);
+  if (is_handle(x))
+    name = handle_name(x);
+  else if (TYPEOF(x) == STRSXP && Rf_length(x) == 1)
+    name = Rcpp::as<std::string>(x);
   else if (TYPEOF(x) == VECSXP) {
     for (R_xlen_t i = 0; i < Rf_xlength(x); ++i) check_fetch_names(s, VECTOR_ELT(x, i));
     return;

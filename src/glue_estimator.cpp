@@ -114,4 +114,3 @@ std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max) {
   CheckpointManager manager(dir, "model.ckpt", keep_max);
   return manager.save(data);
 }
-

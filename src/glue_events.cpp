@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 
-
 using namespace cppestimators;
 
 // Writes one event of scalars (evaluation metrics) into a directory's
@@ -73,4 +72,3 @@ Rcpp::List cpp_read_events(std::string path) {
   return Rcpp::List::create(Rcpp::Named("step") = step, Rcpp::Named("tag") = tag,
                             Rcpp::Named("value") = value, Rcpp::Named("wall_time") = wall);
 }
-

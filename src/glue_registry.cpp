@@ -18,7 +18,8 @@ Rcpp::CharacterVector cpp_registry_kinds(std::string family) {
   if (family == "optimizer") return Rcpp::wrap(optimizer_registry().kinds());
   if (family == "model") return Rcpp::wrap(model_registry().kinds());
   if (family == "hook") return Rcpp::wrap(hook_registry().kinds());
-  Rcpp::stop("unknown registry '%s'; known registries are 'column', 'head', 'optimizer', "
-             "'model', 'hook'",
-             family);
+  Rcpp::stop(
+      "unknown registry '%s'; known registries are 'column', 'head', 'optimizer', "
+      "'model', 'hook'",
+      family);
 }

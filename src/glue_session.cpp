@@ -31,19 +31,23 @@ gemm::Kernel kernel_named(const std::string& name) {
 // features: named list of R vectors/matrices (read in place); labels: a
 // double vector/matrix or NULL.
 // [[Rcpp::export(rng = false)]]
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode,
-                     int batch_size, double num_epochs, bool shuffle, double seed, SEXP block,
-                     int threads, std::string kernel) {
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size,
+                     double num_epochs, bool shuffle, double seed, SEXP block, int threads,
+                     std::string kernel) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
   box->keep = Rcpp::List::create(features, labels);
   dataset_from_r(features, labels, box->data);
   SessionOptions opt;
-  if (mode == "train") opt.mode = Mode::Train;
-  else if (mode == "eval") opt.mode = Mode::Eval;
-  else if (mode == "infer") opt.mode = Mode::Predict;
-  else Rcpp::stop("unknown session mode '%s'; known modes are 'train', 'eval', 'infer'", mode);
+  if (mode == "train")
+    opt.mode = Mode::Train;
+  else if (mode == "eval")
+    opt.mode = Mode::Eval;
+  else if (mode == "infer")
+    opt.mode = Mode::Predict;
+  else
+    Rcpp::stop("unknown session mode '%s'; known modes are 'train', 'eval', 'infer'", mode);
   opt.batch_size = batch_size;
   opt.num_epochs = static_cast<std::int64_t>(num_epochs);
   opt.shuffle = shuffle;
@@ -77,7 +81,9 @@ SEXP cpp_dense_block(SEXP est, Rcpp::List features, int threads) {
 
 // Width of the estimator's dense block (0: no dense columns).
 // [[Rcpp::export(rng = false)]]
-int cpp_estimator_dense_width(SEXP est) { return estimator_of(est).model().features().dense_width(); }
+int cpp_estimator_dense_width(SEXP est) {
+  return estimator_of(est).model().features().dense_width();
+}
 
 // Number of cached feature blocks alive (for tests).
 // [[Rcpp::export(rng = false)]]
@@ -126,8 +132,8 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
       Rcpp::Named("end_of_input") = out.end_of_input,
       Rcpp::Named("global_step") = static_cast<double>(box.session->global_step()),
       Rcpp::Named("loss") = box.session->loss(),
-      Rcpp::Named("history") = history ? Rcpp::RObject(history_list(*history))
-                                       : Rcpp::RObject(R_NilValue),
+      Rcpp::Named("history") =
+          history ? Rcpp::RObject(history_list(*history)) : Rcpp::RObject(R_NilValue),
       Rcpp::Named("evaluations") = evaluation_results(list));
 }
 
@@ -156,8 +162,9 @@ Rcpp::List cpp_session_error_origin(SEXP ses) {
   Session& s = *box_of(ses).session;
   return Rcpp::List::create(
       Rcpp::Named("hook") = s.current_hook < 0 ? NA_INTEGER : s.current_hook + 1,
-      Rcpp::Named("phase") = s.current_phase ? Rcpp::RObject(Rcpp::wrap(std::string(s.current_phase)))
-                                             : Rcpp::RObject(R_NilValue));
+      Rcpp::Named("phase") = s.current_phase
+                                 ? Rcpp::RObject(Rcpp::wrap(std::string(s.current_phase)))
+                                 : Rcpp::RObject(R_NilValue));
 }
 
 // [[Rcpp::export(rng = false)]]
@@ -206,9 +213,7 @@ Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys) {
 }
 
 // [[Rcpp::export(rng = false)]]
-bool cpp_xptr_is_null(SEXP p) {
-  return TYPEOF(p) != EXTPTRSXP || R_ExternalPtrAddr(p) == nullptr;
-}
+bool cpp_xptr_is_null(SEXP p) { return TYPEOF(p) != EXTPTRSXP || R_ExternalPtrAddr(p) == nullptr; }
 
 namespace {
 SEXP first_bad_fetch(SEXP x) {
@@ -251,7 +256,6 @@ bool cpp_session_note_interrupt(SEXP ses) {
   p->interrupt_pending = true;
   return true;
 }
-
 
 // The matrix-product kernel a name ("auto", "avx512", "avx2" or "portable")
 // stands for on this CPU and, as an attribute, those this CPU can run.

@@ -17,8 +17,10 @@ namespace {
 class RCheckpointListener : public CheckpointListener {
  public:
   RCheckpointListener(const Spec& spec, const RHookEnv& env)
-      : begin_(env.host(spec, "begin")), before_(env.host(spec, "before_save")),
-        after_(env.host(spec, "after_save")), end_(env.host(spec, "end")),
+      : begin_(env.host(spec, "begin")),
+        before_(env.host(spec, "before_save")),
+        after_(env.host(spec, "after_save")),
+        end_(env.host(spec, "end")),
         session_(env.r_session()) {}
   void begin() override {
     if (!begin_.isNULL()) call_r(begin_, {});

@@ -19,11 +19,16 @@ class RClosureHook : public Hook {
   // context handed to them.
   RClosureHook(Rcpp::RObject begin, Rcpp::RObject after_create_session, Rcpp::RObject before_run,
                Rcpp::RObject after_run, Rcpp::RObject end, SEXP r_session, SEXP r_context)
-      : begin_(begin), after_create_session_(after_create_session), before_run_(before_run),
-        after_run_(after_run), end_(end), r_session_(r_session), r_context_(r_context) {
-    values_template_ = Rcpp::List::create(Rcpp::Named("results") = R_NilValue,
-                                          Rcpp::Named("options") = R_NilValue,
-                                          Rcpp::Named("run_metadata") = R_NilValue);
+      : begin_(begin),
+        after_create_session_(after_create_session),
+        before_run_(before_run),
+        after_run_(after_run),
+        end_(end),
+        r_session_(r_session),
+        r_context_(r_context) {
+    values_template_ =
+        Rcpp::List::create(Rcpp::Named("results") = R_NilValue, Rcpp::Named("options") = R_NilValue,
+                           Rcpp::Named("run_metadata") = R_NilValue);
     values_template_.attr("class") = "cppestimators_session_run_values";
   }
   std::string kind() const override { return "session_run_hook"; }

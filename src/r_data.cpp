@@ -28,7 +28,8 @@ void read_r_strings(const void* vector, std::int64_t offset, const int* rows, in
   for (int r = 0; r < count; ++r) {
     SEXP c = held[static_cast<std::size_t>(r)];
     ok[r] = c != NA_STRING;
-    out[r] = ok[r] ? std::string_view(CHAR(c), static_cast<std::size_t>(LENGTH(c))) : std::string_view();
+    out[r] =
+        ok[r] ? std::string_view(CHAR(c), static_cast<std::size_t>(LENGTH(c))) : std::string_view();
   }
 }
 
@@ -36,7 +37,9 @@ void read_r_strings(const void* vector, std::int64_t offset, const int* rows, in
 int shape_of(SEXP x, const std::string& what, R_xlen_t* rows) {
   SEXP dim = Rf_getAttrib(x, R_DimSymbol);
   const R_xlen_t ndim = Rf_isNull(dim) ? 0 : Rf_xlength(dim);
-  if (ndim > 2) Rcpp::stop(what + " is an array of " + std::to_string(ndim) + " dimensions; give a vector or a matrix");
+  if (ndim > 2)
+    Rcpp::stop(what + " is an array of " + std::to_string(ndim) +
+               " dimensions; give a vector or a matrix");
   *rows = ndim == 0 ? Rf_xlength(x) : INTEGER(dim)[0];
   return ndim == 2 ? INTEGER(dim)[1] : 1;
 }
@@ -45,7 +48,8 @@ std::vector<double> numbers_of(SEXP v) {
   const R_xlen_t n = Rf_xlength(v);
   std::vector<double> out(static_cast<std::size_t>(n));
   for (R_xlen_t i = 0; i < n; ++i) {
-    if (TYPEOF(v) == REALSXP) out[i] = REAL(v)[i];
+    if (TYPEOF(v) == REALSXP)
+      out[i] = REAL(v)[i];
     else {
       const int x = TYPEOF(v) == INTSXP ? INTEGER(v)[i] : LOGICAL(v)[i];
       out[i] = x == NA_INTEGER ? R_NaN : static_cast<double>(x);
@@ -80,8 +84,12 @@ Spec convert_spec(SEXP x, std::vector<Rcpp::RObject>* host) {
     switch (TYPEOF(v)) {
       case REALSXP:
       case INTSXP:
-      case LGLSXP: s.nums[field] = numbers_of(v); break;
-      case STRSXP: s.strs[field] = Rcpp::as<std::vector<std::string>>(v); break;
+      case LGLSXP:
+        s.nums[field] = numbers_of(v);
+        break;
+      case STRSXP:
+        s.strs[field] = Rcpp::as<std::vector<std::string>>(v);
+        break;
       case VECSXP:
         if (is_spec(v)) {
           s.lists[field].push_back(convert_spec(v, host));
@@ -99,7 +107,8 @@ Spec convert_spec(SEXP x, std::vector<Rcpp::RObject>* host) {
           host->emplace_back(v);
         }
         break;
-      default: break;  // NULL, environments, pointers: R-side only
+      default:
+        break;  // NULL, environments, pointers: R-side only
     }
   }
   return s;
@@ -122,8 +131,14 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
     v.width = shape_of(col, "feature '" + v.key + "'", &rows);
     v.n = rows;
     switch (TYPEOF(col)) {
-      case REALSXP: v.type = ColumnType::Double; v.doubles = REAL_RO(col); break;
-      case LGLSXP: v.type = ColumnType::Logical; v.ints = LOGICAL_RO(col); break;
+      case REALSXP:
+        v.type = ColumnType::Double;
+        v.doubles = REAL_RO(col);
+        break;
+      case LGLSXP:
+        v.type = ColumnType::Logical;
+        v.ints = LOGICAL_RO(col);
+        break;
       case INTSXP:
         v.ints = INTEGER_RO(col);
         if (Rf_isFactor(col)) {
@@ -140,13 +155,14 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
         v.read_strings = &read_r_strings;
         break;
       default:
-        Rcpp::stop("feature '" + v.key + "' must be numeric, logical, a factor or character, not of R type " +
+        Rcpp::stop("feature '" + v.key +
+                   "' must be numeric, logical, a factor or character, not of R type " +
                    std::string(Rf_type2char(TYPEOF(col))));
     }
     if (n < 0) n = rows;
     if (rows != n)
-      Rcpp::stop("feature '" + v.key + "' has " + std::to_string(rows) + " rows but the first feature has " +
-                 std::to_string(n));
+      Rcpp::stop("feature '" + v.key + "' has " + std::to_string(rows) +
+                 " rows but the first feature has " + std::to_string(n));
     data.features.push_back(std::move(v));
   }
   if (!Rf_isNull(labels)) {

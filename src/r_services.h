@@ -1,6 +1,6 @@
 // R-backed implementation of the engine's Services: console output (progress
-// bars) through REprintf, to stderr, diagnostics through R's message() (so suppressMessages() works),
-// interrupts through an R_ToplevelExec-wrapped R_CheckUserInterrupt.
+// bars) through REprintf, to stderr, diagnostics through R's message() (so suppressMessages()
+// works), interrupts through an R_ToplevelExec-wrapped R_CheckUserInterrupt.
 #pragma once
 #include <Rcpp.h>
 #include <R_ext/Utils.h>

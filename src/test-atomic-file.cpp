@@ -20,7 +20,8 @@ context("Atomic files") {
     cppestimators::write_file_atomic(path, std::string("a\0b", 3));
     std::string back;
     int err = 0;
-    expect_true(cppestimators::detail::read_whole_file(path, &back, &err) == cppestimators::detail::ReadResult::ok);
+    expect_true(cppestimators::detail::read_whole_file(path, &back, &err) ==
+                cppestimators::detail::ReadResult::ok);
     expect_true(back == std::string("a\0b", 3));
     expect_true(listing(dir.path) == std::vector<std::string>{"f.bin"});
     expect_true(cppestimators::detail::read_whole_file(dir / "missing", &back, &err) ==

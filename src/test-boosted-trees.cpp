@@ -88,7 +88,8 @@ context("Boosted trees") {
     expect_true(near(imp[1].second, 8.0));
   }
 
-  test_that("the second tree fits the first one's residuals; the ensemble's logits add their leaves") {
+  test_that(
+      "the second tree fits the first one's residuals; the ensemble's logits add their leaves") {
     TreesData d;
     Estimator est(trees_spec(2));
     {

@@ -30,18 +30,21 @@ class SaveLog : public CheckpointListener {
 
 // The hook under test: saves "model.ckpt" into `dir` every `every_steps`
 // steps, keeping `keep_max`, logging each save's step into `saved`.
-std::unique_ptr<CheckpointSaverHook> checkpoint_saver(const std::string& dir, std::int64_t every_steps, int keep_max,
-                                                      std::vector<std::int64_t>& saved, Services& svc) {
+std::unique_ptr<CheckpointSaverHook> checkpoint_saver(const std::string& dir,
+                                                      std::int64_t every_steps, int keep_max,
+                                                      std::vector<std::int64_t>& saved,
+                                                      Services& svc) {
   std::vector<std::unique_ptr<CheckpointListener>> listeners;
   listeners.push_back(std::make_unique<SaveLog>(saved));
-  return std::make_unique<CheckpointSaverHook>(dir, -1.0, every_steps, "model.ckpt", keep_max, std::move(listeners),
-                                               svc, true);
+  return std::make_unique<CheckpointSaverHook>(dir, -1.0, every_steps, "model.ckpt", keep_max,
+                                               std::move(listeners), svc, true);
 }
 
 }  // namespace
 
 context("Checkpoint saver") {
-  test_that("saves at creation, every N steps and at the end; the newest keep_checkpoint_max stay") {
+  test_that(
+      "saves at creation, every N steps and at the end; the newest keep_checkpoint_max stay") {
     TempDir dir;
     LineData d(5);
     Estimator est(linear({numeric("x")}, "SGD", 0.01));
@@ -52,20 +55,23 @@ context("Checkpoint saver") {
     const LoopOutcome out = run_monitored(s, {saver.get()}, svc);
     expect_true(out.steps == 5);
     expect_true(saved == (std::vector<std::int64_t>{0, 2, 4, 5}));
-    expect_true(listing(dir.path) == (std::vector<std::string>{"checkpoint", "model.ckpt-4.ckpt", "model.ckpt-5.ckpt"}));
+    expect_true(listing(dir.path) ==
+                (std::vector<std::string>{"checkpoint", "model.ckpt-4.ckpt", "model.ckpt-5.ckpt"}));
     expect_true(svc.messages.size() == 4);
     expect_true(svc.messages[1] == "Saving checkpoints for 2 into " + dir.str() + "/model.ckpt.");
     CheckpointState state;
     expect_true(read_checkpoint_state(dir.str(), &state));
     expect_true(state.model_checkpoint_path == "model.ckpt-5");
-    expect_true(state.all_model_checkpoint_paths == (std::vector<std::string>{"model.ckpt-4", "model.ckpt-5"}));
+    expect_true(state.all_model_checkpoint_paths ==
+                (std::vector<std::string>{"model.ckpt-4", "model.ckpt-5"}));
     // the last file holds the weights as training left them
     const CheckpointData last = read_checkpoint_file(dir / "model.ckpt-5.ckpt");
     expect_true(last.global_step == 5);
     const VariableRef* w = est.find_variable("linear/linear_model/x/weights");
     bool found = false;
     for (const TensorRecord& t : last.tensors)
-      if (t.name == w->name) found = t.data.size() == 1 && t.data[0] == w->data[0] && w->data[0] != 0.0f;
+      if (t.name == w->name)
+        found = t.data.size() == 1 && t.data[0] == w->data[0] && w->data[0] != 0.0f;
     expect_true(found);
   }
 
@@ -80,6 +86,7 @@ context("Checkpoint saver") {
     run_monitored(s, {saver.get()}, svc);
     expect_true(saved == (std::vector<std::int64_t>{0, 2, 4}));
     expect_true(listing(dir.path) ==
-                (std::vector<std::string>{"checkpoint", "model.ckpt-0.ckpt", "model.ckpt-2.ckpt", "model.ckpt-4.ckpt"}));
+                (std::vector<std::string>{"checkpoint", "model.ckpt-0.ckpt", "model.ckpt-2.ckpt",
+                                          "model.ckpt-4.ckpt"}));
   }
 }

@@ -68,11 +68,14 @@ context("Combined model") {
     // every variable set to known, nonzero values (biases included)
     int k = 0;
     for (const VariableRef& v : wide_deep.variables())
-      for (std::size_t i = 0; i < v.size; ++i, ++k) v.data[i] = static_cast<float>(0.25 * std::sin(1.0 + k) + 0.1);
+      for (std::size_t i = 0; i < v.size; ++i, ++k)
+        v.data[i] = static_cast<float>(0.25 * std::sin(1.0 + k) + 0.1);
     expect_true(wide_deep.find_variable("linear/linear_model/a/weights") != nullptr);
-    expect_true(wide_deep.find_variable("linear/linear_model/b/weights") == nullptr);  // b is the DNN's
+    expect_true(wide_deep.find_variable("linear/linear_model/b/weights") ==
+                nullptr);  // b is the DNN's
     expect_true(wide_deep.find_variable("dnn/hiddenlayer_0/kernel") != nullptr);
-    expect_true(wide_deep.find_variable("dnn/hiddenlayer_0/kernel")->shape == (std::vector<int>{1, 3}));
+    expect_true(wide_deep.find_variable("dnn/hiddenlayer_0/kernel")->shape ==
+                (std::vector<int>{1, 3}));
 
     Estimator wide(linear({numeric("a")}, "SGD", 0.1)), deep(dnn_spec());
     expect_true(copy_variables(wide_deep, wide));

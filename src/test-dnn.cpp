@@ -15,7 +15,8 @@ using namespace cppestimators::testing;
 namespace {
 
 struct DnnFixture {
-  std::vector<double> x{0.3, -1.2, 0.8, 0.5, -0.4, 1.1, -0.7, 0.2, 0.9, -0.3, 0.6, -1.0, 0.4, 0.7, -0.6};
+  std::vector<double> x{0.3, -1.2, 0.8, 0.5,  -0.4, 1.1, -0.7, 0.2,
+                        0.9, -0.3, 0.6, -1.0, 0.4,  0.7, -0.6};
   std::vector<std::string> c{"a", "b", "a", "c", "b"};
   std::vector<double> y{0.5, -1.0, 1.5, 0.2, -0.3};
   Dataset data;
@@ -45,7 +46,8 @@ double loss_and_grads(Estimator& est, const Dataset& data, FeatureBatch& batch, 
   int rows[5] = {0, 1, 2, 3, 4};
   est.model().features().gather(b, rows, 5, batch);
   std::vector<float> logits(5), labels(5), pe(5), dl(5);
-  for (int i = 0; i < 5; ++i) labels[static_cast<std::size_t>(i)] = static_cast<float>(data.labels[i]);
+  for (int i = 0; i < 5; ++i)
+    labels[static_cast<std::size_t>(i)] = static_cast<float>(data.labels[i]);
   est.model().forward(batch, Mode::Eval, ws, logits.data());
   const double loss = est.head().loss(logits.data(), labels.data(), 5, pe.data(), dl.data());
   if (grads) *grads = est.model().backward(batch, dl.data(), ws);
@@ -82,7 +84,8 @@ double worst_gradient_error(const std::string& activation) {
     if (g.sparse) {
       for (std::size_t k = 0; k < g.count; ++k)
         for (std::size_t j = 0; j < p.row_width; ++j)
-          analytic[static_cast<std::size_t>(g.rows[k]) * p.row_width + j] = g.values[k * p.row_width + j];
+          analytic[static_cast<std::size_t>(g.rows[k]) * p.row_width + j] =
+              g.values[k * p.row_width + j];
     } else {
       analytic.assign(g.dense, g.dense + p.value.size());
     }
@@ -118,7 +121,8 @@ context("DNN model") {
     expect_true((est.find_variable("dnn/hiddenlayer_1/kernel")->shape == std::vector<int>{8, 3}));
     expect_true((est.find_variable("dnn/logits/kernel")->shape == std::vector<int>{6, 1}));
     expect_true((est.find_variable("dnn/logits/bias")->shape == std::vector<int>{1}));
-    expect_true((est.find_variable("dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights")
+    expect_true((est.find_variable(
+                        "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights")
                      ->shape == std::vector<int>{3, 2}));
     // Glorot-uniform kernels within their limit, zero biases
     const VariableRef* k0 = est.find_variable("dnn/hiddenlayer_0/kernel");

@@ -19,7 +19,8 @@ namespace {
 
 // The hook under test: stop when `metric` has not decreased for
 // `max_steps_without` steps, reading the results of `records`.
-std::unique_ptr<EarlyStoppingHook> no_decrease_hook(const std::string& metric, std::int64_t max_steps_without,
+std::unique_ptr<EarlyStoppingHook> no_decrease_hook(const std::string& metric,
+                                                    std::int64_t max_steps_without,
                                                     EvalRecords& records, Services& svc) {
   EarlyStoppingSpec spec;
   spec.rule = StopRule::NoDecrease;
@@ -30,7 +31,9 @@ std::unique_ptr<EarlyStoppingHook> no_decrease_hook(const std::string& metric, s
   return hook;
 }
 
-EvalRecord record(std::int64_t step, double loss) { return {step, {{"average_loss", 0.0}, {"loss", loss}}}; }
+EvalRecord record(std::int64_t step, double loss) {
+  return {step, {{"average_loss", 0.0}, {"loss", loss}}};
+}
 
 }  // namespace
 
@@ -52,7 +55,8 @@ context("Early stopping") {
     }
     expect_true(svc.messages.size() == 2);
     expect_true(svc.messages[0] ==
-                "No decrease in metric \"loss\" for 3 steps, which is greater than or equal to max steps (3) "
+                "No decrease in metric \"loss\" for 3 steps, which is greater than or equal to max "
+                "steps (3) "
                 "configured for early stopping.");
     expect_true(svc.messages[1] == "Requesting early stopping at global step 5");
     // once stopped, later results ask nothing more
@@ -91,6 +95,8 @@ context("Early stopping") {
     auto hook = no_decrease_hook("accuracy", 2, records, svc);
     hook->begin(s);
     std::string msg = error_of([&] { records.add(record(1, 1.0), s, nullptr); });
-    expect_true(msg == "early stopping: metric 'accuracy' is not among the evaluation's metrics (average_loss, loss)");
+    expect_true(msg ==
+                "early stopping: metric 'accuracy' is not among the evaluation's metrics "
+                "(average_loss, loss)");
   }
 }

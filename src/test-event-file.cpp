@@ -95,30 +95,30 @@ context("Event files: CRC-32C") {
 context("Event files: encoding") {
   test_that("a scalar Event is encoded byte for byte") {
     // Event{wall_time: 1.5, step: 3, summary{value{tag: "loss", simple_value: 0.5}}}
-    const std::string expected = bytes_of({
-        0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F,  // 1: double 1.5
-        0x10, 0x03,                                            // 2: varint 3
-        0x2A, 0x0D,                                            // 5: Summary, 13 bytes
-        0x0A, 0x0B,                                            //   1: Value, 11 bytes
-        0x0A, 0x04, 0x6C, 0x6F, 0x73, 0x73,                    //     1: "loss"
-        0x15, 0x00, 0x00, 0x00, 0x3F});                        //     2: float 0.5
+    const std::string expected =
+        bytes_of({0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F,  // 1: double 1.5
+                  0x10, 0x03,                                            // 2: varint 3
+                  0x2A, 0x0D,                                            // 5: Summary, 13 bytes
+                  0x0A, 0x0B,                                            //   1: Value, 11 bytes
+                  0x0A, 0x04, 0x6C, 0x6F, 0x73, 0x73,                    //     1: "loss"
+                  0x15, 0x00, 0x00, 0x00, 0x3F});                        //     2: float 0.5
     const std::string event = encode_scalar_event(1.5, 3, {{"loss", 0.5f}});
     expect_true(event == expected);
 
-    const std::string framed = bytes_of({
-        0x1A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // length 26
-        0x12, 0x9B, 0xD8, 0x2D,                          // masked CRC of the length
-        0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F, 0x10, 0x03, 0x2A, 0x0D, 0x0A, 0x0B,
-        0x0A, 0x04, 0x6C, 0x6F, 0x73, 0x73, 0x15, 0x00, 0x00, 0x00, 0x3F,
-        0x80, 0x65, 0x5E, 0xE3});                        // masked CRC of the data
+    const std::string framed =
+        bytes_of({0x1A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // length 26
+                  0x12, 0x9B, 0xD8, 0x2D,                          // masked CRC of the length
+                  0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F, 0x10, 0x03,
+                  0x2A, 0x0D, 0x0A, 0x0B, 0x0A, 0x04, 0x6C, 0x6F, 0x73, 0x73, 0x15,
+                  0x00, 0x00, 0x00, 0x3F, 0x80, 0x65, 0x5E, 0xE3});  // masked CRC of the data
     expect_true(frame_record(event) == framed);
   }
 
   test_that("the file_version Event and default-valued fields") {
-    const std::string expected = bytes_of({
-        0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F,  // 1: double 1.5
-        0x1A, 0x0D, 0x62, 0x72, 0x61, 0x69, 0x6E, 0x2E, 0x45,  // 3: "brain.Event:2"
-        0x76, 0x65, 0x6E, 0x74, 0x3A, 0x32});
+    const std::string expected =
+        bytes_of({0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F,  // 1: double 1.5
+                  0x1A, 0x0D, 0x62, 0x72, 0x61, 0x69, 0x6E, 0x2E, 0x45,  // 3: "brain.Event:2"
+                  0x76, 0x65, 0x6E, 0x74, 0x3A, 0x32});
     expect_true(encode_file_version_event(1.5) == expected);
     // step 0 and wall_time 0 are omitted; simple_value 0 (a oneof member) is kept.
     const std::string zero = bytes_of({0x2A, 0x07, 0x0A, 0x05, 0x15, 0x00, 0x00, 0x00, 0x00});
@@ -162,8 +162,8 @@ context("Event files: writing and reading") {
                   b.value == static_cast<double>(step * 0.001f - 0.1f) && b.wall_time == t;
     }
     expect_true(all_equal);
-    expect_true((events[600].step == -5 && events[600].tag == "neg" &&
-                 events[600].value == -2.5 && events[600].wall_time == 5.0));
+    expect_true((events[600].step == -5 && events[600].tag == "neg" && events[600].value == -2.5 &&
+                 events[600].wall_time == 5.0));
     expect_true((events[601].step == (std::int64_t(1) << 40) && events[601].tag == "big" &&
                  events[601].value == static_cast<double>(3.0e38f)));
   }
@@ -171,8 +171,8 @@ context("Event files: writing and reading") {
   test_that("records are buffered until flush; flush_if_due honours the interval") {
     TempDir tmp;
     EventWriter w(tmp.path.string(), "h", 100.0);
-    const auto header_size = static_cast<std::uintmax_t>(
-        frame_record(encode_file_version_event(100.0)).size());
+    const auto header_size =
+        static_cast<std::uintmax_t>(frame_record(encode_file_version_event(100.0)).size());
     expect_true(fs::file_size(w.path()) == header_size);  // file_version is flushed at once
     w.add_scalar(1, "x", 1.0f, 101.0);
     expect_true(fs::file_size(w.path()) == header_size);
@@ -218,20 +218,20 @@ context("Event files: writing and reading") {
     // Event with unknown fields of wire types 0, 1, 2, 5 and a group (3/4), a Summary with an
     // unknown field, a Value with node_name and metadata, a Value with only an image, a Value
     // whose simple_value is replaced by a tensor, and the step after the summary.
-    const std::string event = bytes_of({
-        0x48, 0xAC, 0x02,                                      // 9: varint 300
-        0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40,  // 1: wall_time 2.0
-        0x55, 0x01, 0x02, 0x03, 0x04,                          // 10: fixed32
-        0x5B, 0x08, 0x01, 0x12, 0x02, 0x61, 0x62, 0x5C,        // 11: group {1: 1, 2: "ab"}
-        0x61, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // 12: fixed64
-        0x2A, 0x2A,                                            // 5: Summary, 42 bytes
-        0x0A, 0x0F, 0x3A, 0x01, 0x6E, 0x0A, 0x03, 0x61, 0x63, 0x63, 0x4A, 0x00,  // "acc"
-        0x15, 0x00, 0x00, 0x80, 0x3E,                                          // 0.25
-        0x0A, 0x09, 0x0A, 0x03, 0x69, 0x6D, 0x67, 0x22, 0x02, 0x08, 0x01,      // "img", image
-        0x0A, 0x0A, 0x0A, 0x01, 0x74, 0x15, 0x00, 0x00, 0x80, 0x3F, 0x42, 0x00,  // "t", tensor
-        0x10, 0x07,                                            //   2: unknown varint
-        0x6A, 0x01, 0xFF,                                      // 13: bytes
-        0x10, 0xC8, 0x01});                                    // 2: step 200
+    const std::string event = bytes_of(
+        {0x48, 0xAC, 0x02,                                      // 9: varint 300
+         0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40,  // 1: wall_time 2.0
+         0x55, 0x01, 0x02, 0x03, 0x04,                          // 10: fixed32
+         0x5B, 0x08, 0x01, 0x12, 0x02, 0x61, 0x62, 0x5C,        // 11: group {1: 1, 2: "ab"}
+         0x61, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // 12: fixed64
+         0x2A, 0x2A,                                            // 5: Summary, 42 bytes
+         0x0A, 0x0F, 0x3A, 0x01, 0x6E, 0x0A, 0x03, 0x61, 0x63, 0x63, 0x4A, 0x00,  // "acc"
+         0x15, 0x00, 0x00, 0x80, 0x3E,                                            // 0.25
+         0x0A, 0x09, 0x0A, 0x03, 0x69, 0x6D, 0x67, 0x22, 0x02, 0x08, 0x01,        // "img", image
+         0x0A, 0x0A, 0x0A, 0x01, 0x74, 0x15, 0x00, 0x00, 0x80, 0x3F, 0x42, 0x00,  // "t", tensor
+         0x10, 0x07,          //   2: unknown varint
+         0x6A, 0x01, 0xFF,    // 13: bytes
+         0x10, 0xC8, 0x01});  // 2: step 200
     TempDir tmp;
     fs::create_directories(tmp.path);
     const std::string path = (tmp.path / "events.out.tfevents.0.x").string();

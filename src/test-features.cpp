@@ -111,15 +111,16 @@ context("Vocabulary and identity columns") {
   test_that("ids are positions; out-of-vocabulary values get default_value, then are pruned") {
     std::vector<std::string> x{"b", "z", "a", "<NA>", ""};
     expect_true((ids_of(vocab_column("x", {"a", "b"}), one(strings("x", x))) ==
-                (Ids{{1}, {}, {0}, {}, {}})));
+                 (Ids{{1}, {}, {0}, {}, {}})));
     // NA is out of the vocabulary too; "" is TF's missing value
     expect_true((ids_of(vocab_column("x", {"a", "b"}, 0, 1), one(strings("x", x))) ==
-                (Ids{{1}, {1}, {0}, {1}, {}})));
+                 (Ids{{1}, {1}, {0}, {1}, {}})));
   }
   test_that("num_oov_buckets: V + Fingerprint64 mod k") {
     std::vector<std::string> x{"c", "d", "a"};
     // Fingerprint64("c") % 3 = 1, Fingerprint64("d") % 3 = 2; V = 2
-    expect_true((ids_of(vocab_column("x", {"a", "b"}, 3), one(strings("x", x))) == (Ids{{3}, {4}, {0}})));
+    expect_true(
+        (ids_of(vocab_column("x", {"a", "b"}, 3), one(strings("x", x))) == (Ids{{3}, {4}, {0}})));
     expect_true((make_transform(vocab_column("x", {"a", "b"}, 3))->num_buckets() == 5));
   }
   test_that("factors are looked up by their labels") {
@@ -165,9 +166,10 @@ context("Crossed and weighted columns") {
     // default key (so the hash is that + 2^63 - 1), 4847552627144134031 for key + 1. Seen
     // through 2^62 buckets:
     const double big = 4611686018427387904.0;
-    expect_true((ids_of(crossed({raw("a"), raw("b"), raw("c")}, big), d) == (Ids{{1971693436396284975}})));
+    expect_true(
+        (ids_of(crossed({raw("a"), raw("b"), raw("c")}, big), d) == (Ids{{1971693436396284975}})));
     expect_true((ids_of(crossed({raw("a"), raw("b"), raw("c")}, big, 956888297471.0), d) ==
-                (Ids{{235866608716746127}})));  // 4847552627144134031 mod 2^62
+                 (Ids{{235866608716746127}})));  // 4847552627144134031 mod 2^62
   }
   test_that("categorical inputs are hashed first (their ids), then raw features") {
     std::vector<std::string> v{"b"}, r{"a"};
@@ -175,10 +177,12 @@ context("Crossed and weighted columns") {
     d.n = 1;
     d.features = {strings("v", v), strings("r", r)};
     // FingerprintCat64(FingerprintCat64(0xDECAFCAFFE, 1), Fingerprint64("a")) % 1000 = 445
-    expect_true((ids_of(crossed({raw("r"), vocab_column("v", {"a", "b"})}, 1000), d) == (Ids{{445}})));
+    expect_true(
+        (ids_of(crossed({raw("r"), vocab_column("v", {"a", "b"})}, 1000), d) == (Ids{{445}})));
   }
   test_that("hash-bucket inputs are refused") {
-    expect_error_as(make_transform(crossed({raw("r"), hash_column("v", 10)}, 1000)), std::invalid_argument);
+    expect_error_as(make_transform(crossed({raw("r"), hash_column("v", 10)}, 1000)),
+                    std::invalid_argument);
   }
   test_that("weighted: each id takes the row's weight; weights <= 0 are pruned") {
     std::vector<std::string> x{"a", "b", "a"};
@@ -210,7 +214,8 @@ context("Feature sets") {
     d.n = 2;
     d.features = {doubles("b", b), doubles("a", a), strings("c", c)};
     FeatureSet fs({numeric("b"), vocab_column("c", {"y"}), numeric("a")});
-    expect_true((fs.column(0).name() == "a" && fs.column(1).name() == "b" && fs.column(2).name() == "c"));
+    expect_true(
+        (fs.column(0).name() == "a" && fs.column(1).name() == "b" && fs.column(2).name() == "c"));
     expect_true((fs.dense_width() == 2 && fs.sparse_count() == 1));
     auto binding = fs.bind(d);
     FeatureBatch batch;
@@ -218,7 +223,8 @@ context("Feature sets") {
     int rows[2] = {1, 0};
     fs.gather(*binding, rows, 2, batch);
     expect_true((batch.dense == std::vector<float>{4, 2, 3, 1}));
-    expect_true((batch.sparse[0].nnz() == 1 && batch.sparse[0].id(0) == 0 && batch.sparse[0].begin(0) == 0));
+    expect_true((batch.sparse[0].nnz() == 1 && batch.sparse[0].id(0) == 0 &&
+                 batch.sparse[0].begin(0) == 0));
   }
   test_that("dense input layers refuse raw categorical columns, naming the wrappers") {
     Spec b = column("bucketized", "x_bucketized");

@@ -29,7 +29,9 @@ context("Heads") {
     expect_true(std::fabs(dl[0] + 0.5f) < 1e-6);
   }
 
-  test_that("binary: the vectorized loss, gradient and hessian agree with double precision at every scale") {
+  test_that(
+      "binary: the vectorized loss, gradient and hessian agree with double precision at every "
+      "scale") {
     // 1001 logits from -100 to 100 (an odd count: the scalar tail runs too), soft and hard labels
     const int n = 1001;
     std::vector<float> x(n), y(n), pe(n), dl(n), hess(n), hess_only(n);
@@ -37,7 +39,8 @@ context("Heads") {
       x[static_cast<std::size_t>(i)] = -100.0f + 0.2f * static_cast<float>(i) + (i % 7) * 1e-3f;
       y[static_cast<std::size_t>(i)] = (i % 3) * 0.5f;
     }
-    const double total = fast::logistic_loss(x.data(), y.data(), n, pe.data(), dl.data(), hess.data());
+    const double total =
+        fast::logistic_loss(x.data(), y.data(), n, pe.data(), dl.data(), hess.data());
     fast::logistic_hessian(x.data(), n, hess_only.data());
     BinaryHead h;
     std::vector<float> pe2(n), dl2(n), h2(n);
@@ -54,9 +57,11 @@ context("Heads") {
       worst_loss = std::max(worst_loss, std::fabs(pe[k] - loss) / std::max(loss, 1e-30));
       worst_grad = std::max(worst_grad, std::fabs(dl[k] - (p - yd)));
       // relative, absolute under 1e-30 (logits below -87 give 0, not a subnormal)
-      const double e = std::exp(-std::fabs(xd)), ph = e / ((1.0 + e) * (1.0 + e));  // p (1 - p) without cancellation
+      const double e = std::exp(-std::fabs(xd)),
+                   ph = e / ((1.0 + e) * (1.0 + e));  // p (1 - p) without cancellation
       worst_hess = std::max(worst_hess, std::fabs(hess[k] - ph) / std::max(ph, 1e-30));
-      if (hess_only[k] != hess[k] || pe2[k] != pe[k] || dl2[k] != dl[k] || h2[k] != hess[k]) ++differ;
+      if (hess_only[k] != hess[k] || pe2[k] != pe[k] || dl2[k] != dl[k] || h2[k] != hess[k])
+        ++differ;
     }
     expect_true(differ == 0);  // the head's loss and hessian are these
     expect_true(worst_loss < 1e-6);
@@ -83,16 +88,21 @@ context("Heads") {
     // three rows each; logits chosen away from kinks, large enough to exercise
     // the stable forms (|logit| of 4 and more)
     const Case cases[] = {
-        {"regression", 2, {0.3f, -1.2f, 2.5f, 0.1f, -0.7f, 4.0f}, {1.0f, -1.0f, 0.5f, 0.5f, -2.0f, 3.0f}},
+        {"regression",
+         2,
+         {0.3f, -1.2f, 2.5f, 0.1f, -0.7f, 4.0f},
+         {1.0f, -1.0f, 0.5f, 0.5f, -2.0f, 3.0f}},
         {"binary", 2, {0.4f, -4.5f, 2.2f}, {1.0f, 0.0f, 0.0f}},
-        {"multi_class", 4,
+        {"multi_class",
+         4,
          {0.2f, -0.5f, 1.1f, 0.0f, 5.0f, -3.0f, 0.3f, 0.9f, -1.0f, -1.5f, 2.0f, 0.4f},
          {2.0f, 0.0f, 3.0f}},
     };
     for (const Case& c : cases) {
       auto h = make_head(c.head, c.n);
       const int rows = 3, width = h->logits_dim();
-      std::vector<float> logits = c.logits, pe(static_cast<std::size_t>(rows) * h->per_example_dim()),
+      std::vector<float> logits = c.logits,
+                         pe(static_cast<std::size_t>(rows) * h->per_example_dim()),
                          grad(logits.size());
       h->loss(logits.data(), c.labels.data(), rows, pe.data(), grad.data());
       double worst = 0.0;

@@ -38,16 +38,23 @@ inline Spec numeric(const std::string& key, int width = 1) {
 inline Spec optimizer(const std::string& name, double lr) {
   Spec s;
   s.kind = name;
-  s.nums = {{"learning_rate", {lr}}, {"initial_accumulator_value", {0.1}},
-            {"learning_rate_power", {-0.5}}, {"l1_regularization_strength", {0.0}},
-            {"l2_regularization_strength", {0.0}}, {"l2_shrinkage_regularization_strength", {0.0}},
-            {"beta1", {0.9}}, {"beta2", {0.999}}, {"decay", {0.9}}, {"momentum", {0.0}}};
+  s.nums = {{"learning_rate", {lr}},
+            {"initial_accumulator_value", {0.1}},
+            {"learning_rate_power", {-0.5}},
+            {"l1_regularization_strength", {0.0}},
+            {"l2_regularization_strength", {0.0}},
+            {"l2_shrinkage_regularization_strength", {0.0}},
+            {"beta1", {0.9}},
+            {"beta2", {0.999}},
+            {"decay", {0.9}},
+            {"momentum", {0.0}}};
   s.nums["epsilon"] = {name == "Adam" ? 1e-8 : 1e-10};
   return s;
 }
 
-inline EstimatorSpec linear(std::vector<Spec> columns, const std::string& opt = "SGD", double lr = 0.01,
-                            const std::string& head = "regression", int head_n = 1) {
+inline EstimatorSpec linear(std::vector<Spec> columns, const std::string& opt = "SGD",
+                            double lr = 0.01, const std::string& head = "regression",
+                            int head_n = 1) {
   EstimatorSpec e;
   e.model.kind = "linear";
   e.model.lists["feature_columns"] = std::move(columns);
@@ -104,7 +111,8 @@ inline std::vector<std::vector<std::int64_t>> ids_of(const Spec& spec, const Dat
   ids.prune();
   std::vector<std::vector<std::int64_t>> out(rows.size());
   for (int r = 0; r < ids.rows(); ++r)
-    for (int k = ids.begin(r); k < ids.end(r); ++k) out[static_cast<std::size_t>(r)].push_back(ids.id(k));
+    for (int k = ids.begin(r); k < ids.end(r); ++k)
+      out[static_cast<std::size_t>(r)].push_back(ids.id(k));
   return out;
 }
 
@@ -158,7 +166,8 @@ inline void spit(const std::string& path, const std::string& text) {
 // Sorted file names in `dir`.
 inline std::vector<std::string> listing(const std::filesystem::path& dir) {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    out.push_back(e.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -177,7 +186,8 @@ inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) 
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
-inline bool same_checkpoint(const cppestimators::CheckpointData& a, const cppestimators::CheckpointData& b) {
+inline bool same_checkpoint(const cppestimators::CheckpointData& a,
+                            const cppestimators::CheckpointData& b) {
   if (a.global_step != b.global_step || a.tensors.size() != b.tensors.size()) return false;
   for (std::size_t i = 0; i < a.tensors.size(); ++i) {
     const cppestimators::TensorRecord &x = a.tensors[i], &y = b.tensors[i];

@@ -109,7 +109,9 @@ context("Embedding lookups") {
       lookup.reserve(s, ids);
       float out[4] = {-1, -1, -1, -1};
       lookup.forward(ids, s, out);
-      const double scale = std::string(comb) == "sum" ? 1.0 : std::string(comb) == "mean" ? 0.25 : 1 / std::sqrt(10.0);
+      const double scale = std::string(comb) == "sum"    ? 1.0
+                           : std::string(comb) == "mean" ? 0.25
+                                                         : 1 / std::sqrt(10.0);
       expect_true((near(out[0], 16 * scale, 1e-5) && near(out[1], 20 * scale, 1e-5)));
       expect_true((out[2] == 0.0f && out[3] == 0.0f));
     }
@@ -126,7 +128,8 @@ context("Linear model") {
     d.labels = y.data();
     Estimator est(linear({vocab("c", {"a", "b", "z"}), numeric("x")}, "SGD", 0.1));
     expect_true((est.find_variable("linear/linear_model/c/weights") != nullptr));
-    expect_true((est.find_variable("linear/linear_model/c/weights")->shape == (std::vector<int>{3, 1})));
+    expect_true(
+        (est.find_variable("linear/linear_model/c/weights")->shape == (std::vector<int>{3, 1})));
     SessionOptions o;
     o.batch_size = 3;
     Session s(est, d, o);

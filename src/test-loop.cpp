@@ -23,9 +23,7 @@ struct Fixture {
     data.features.push_back(testing::doubles("x", x));
     data.labels = y.data();
   }
-  static EstimatorSpec spec() {
-    return testing::linear({testing::numeric("x")}, "SGD", 0.01);
-  }
+  static EstimatorSpec spec() { return testing::linear({testing::numeric("x")}, "SGD", 0.01); }
   SessionOptions opts(int batch, std::int64_t epochs) {
     SessionOptions o;
     o.batch_size = batch;
@@ -81,9 +79,8 @@ context("Monitored loop") {
     NullServices svc;
     LoopOutcome out = run_monitored(s, {&a, &b}, svc);
     std::vector<std::string> expected = {
-        "A:begin",  "B:begin",  "A:create",   "B:create",          "A:before",
-        "B:before", "A:after:1", "B:after:1", "A:before",          "B:before",
-        "A:after:2", "B:after:2:stop", "A:end", "B:end"};
+        "A:begin",   "B:begin",  "A:create", "B:create",  "A:before",       "B:before", "A:after:1",
+        "B:after:1", "A:before", "B:before", "A:after:2", "B:after:2:stop", "A:end",    "B:end"};
     expect_true(log == expected);
     expect_true(out.steps == 2);
     expect_false(out.end_of_input);

@@ -46,7 +46,8 @@ context("Optimizers") {
       for (std::size_t i = 0; i < slots.size(); ++i) ptrs[i] = slots[i].data();
       opt->apply_dense(w.data(), g.data(), ptrs, 11);
       opt->finish_step();
-      for (int i = 0; i < 11; ++i) expect_true(w[i] == first_update(name, 0.1f, 0.5f - 0.07f * i, g[i]));
+      for (int i = 0; i < 11; ++i)
+        expect_true(w[i] == first_update(name, 0.1f, 0.5f - 0.07f * i, g[i]));
     }
   }
 

@@ -18,7 +18,8 @@ using namespace cppestimators::testing;
 namespace {
 
 // The hook under test: a bar labelled `label` for `total` steps.
-std::unique_ptr<ProgressBarHook> progress_bar(const std::string& label, std::int64_t total, Services& svc) {
+std::unique_ptr<ProgressBarHook> progress_bar(const std::string& label, std::int64_t total,
+                                              Services& svc) {
   return std::make_unique<ProgressBarHook>(label, total, svc);
 }
 
@@ -44,7 +45,8 @@ context("Progress bar") {
     expect_true(out.steps == 2);
     const std::string tail = "] - ETA:  0s - loss: 163.35\n";
     const std::string head = "Training 2/2 [";
-    expect_true(svc.console_text == head + std::string(60 - head.size() - (tail.size() - 1), '=') + tail);
+    expect_true(svc.console_text ==
+                head + std::string(60 - head.size() - (tail.size() - 1), '=') + tail);
     expect_true(svc.console_text.size() == 61);
     expect_true(svc.messages.empty());
   }
@@ -61,12 +63,14 @@ context("Progress bar") {
       RunContext ctx(&run.s);
       bar->after_run(ctx);  // the clock stands still: only the first step draws
     }
-    expect_true(svc.console_text == "\rTraining 1/4 [=====...............] - ETA:  0s - loss: 83.00");
+    expect_true(svc.console_text ==
+                "\rTraining 1/4 [=====...............] - ETA:  0s - loss: 83.00");
     svc.console_text.clear();
     svc.clock = 4.0;
     bar->end(run.s);
     // 2 of 4 steps in 4 s: 4 s to go
-    expect_true(svc.console_text == "\rTraining 2/4 [==========.........] - ETA:  4s - loss: 163.35\n");
+    expect_true(svc.console_text ==
+                "\rTraining 2/4 [==========.........] - ETA:  4s - loss: 163.35\n");
     expect_true(svc.messages.size() == 1);
     expect_true(svc.messages[0] == "Training completed after 2 steps but 4 steps was specified");
   }

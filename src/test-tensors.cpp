@@ -37,7 +37,8 @@ context("Tensor registry") {
     expect_true(read_tensor(s, "average_loss", v));
     expect_true(std::fabs(v.data[0] - 83.0 / 3.0) < 1e-5);
     expect_true(read_tensor(s, "logits", v));
-    expect_true(v.data == (std::vector<double>{0.0, 0.0, 0.0}));  // the forward pass before the update
+    expect_true(v.data ==
+                (std::vector<double>{0.0, 0.0, 0.0}));  // the forward pass before the update
     // SGD from zero: w = 0.01 * 2 * (3 + 10 + 21) = 0.68
     expect_true(read_tensor(s, "linear/linear_model/x/weights", v));
     expect_true(v.shape == (std::vector<int>{1, 1}));
@@ -57,10 +58,13 @@ context("Tensor registry") {
     expect_true(!read_tensor(s, "no_such_tensor", v));
     expect_true(!tensor_exists(s, "no_such_tensor:0"));
     expect_true(tensor_exists(s, "linear/linear_model/bias_weights:0"));
-    const std::string msg = error_of([&] { require_tensor(s, "no_such_tensor", "hook_logging_tensor"); });
+    const std::string msg =
+        error_of([&] { require_tensor(s, "no_such_tensor", "hook_logging_tensor"); });
     expect_true(msg ==
-                "hook_logging_tensor(): 'no_such_tensor' is not a tensor of this session; known names are loss, "
-                "per_example_loss, average_loss, global_step, learning_rate, logits, predictions, labels, and the "
+                "hook_logging_tensor(): 'no_such_tensor' is not a tensor of this session; known "
+                "names are loss, "
+                "per_example_loss, average_loss, global_step, learning_rate, logits, predictions, "
+                "labels, and the "
                 "estimator's variables");
     expect_error_as(require_tensor(s, "labels", "hook_logging_tensor"), std::invalid_argument);
   }

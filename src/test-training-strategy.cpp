@@ -82,7 +82,8 @@ EstimatorSpec stump(const std::string& column) {
   EstimatorSpec e;
   e.model.kind = "boosted_trees";
   e.model.lists["feature_columns"] = {numeric(column)};
-  e.model.nums = {{"n_trees", {1}}, {"max_depth", {1}}, {"n_batches_per_layer", {1}}, {"learning_rate", {0.1}}};
+  e.model.nums = {
+      {"n_trees", {1}}, {"max_depth", {1}}, {"n_batches_per_layer", {1}}, {"learning_rate", {0.1}}};
   e.optimizers.push_back(optimizer("SGD", 0.1));
   return e;
 }
@@ -96,7 +97,8 @@ context("Training strategies: statistics, then their application") {
     d.n = 3;
     d.features = {doubles("x", x)};
     d.labels = y.data();
-    Estimator by_session(linear({numeric("x")}, "Adagrad", 0.1)), by_parts(linear({numeric("x")}, "Adagrad", 0.1));
+    Estimator by_session(linear({numeric("x")}, "Adagrad", 0.1)),
+        by_parts(linear({numeric("x")}, "Adagrad", 0.1));
     session_step(by_session, d);
 
     ManualStep step(by_parts, d);
@@ -107,16 +109,21 @@ context("Training strategies: statistics, then their application") {
     expect_true((snapshot(by_parts) == before));  // computing changes nothing
     // the summed loss's gradients: dlogits = 2 (0 - 1) per row
     for (const Gradient& g : *stats.gradients) {
-      if (g.param->views.front().name == "linear/linear_model/x/weights") expect_true((near(g.dense[0], -12.0)));
-      if (g.param->views.front().name == "linear/linear_model/bias_weights") expect_true((near(g.dense[0], -6.0)));
+      if (g.param->views.front().name == "linear/linear_model/x/weights")
+        expect_true((near(g.dense[0], -12.0)));
+      if (g.param->views.front().name == "linear/linear_model/bias_weights")
+        expect_true((near(g.dense[0], -6.0)));
     }
     step.apply(stats);
     expect_true((snapshot(by_parts) == snapshot(by_session)));
-    expect_true((!by_parts.model().training().finished() && !by_parts.model().training().loss_is_batch_mean()));
+    expect_true((!by_parts.model().training().finished() &&
+                 !by_parts.model().training().loss_is_batch_mean()));
     expect_true((by_parts.model().training().importances().empty()));
   }
 
-  test_that("a boosting layer's statistics, summed with an empty process's and applied, grow the session's split") {
+  test_that(
+      "a boosting layer's statistics, summed with an empty process's and applied, grow the "
+      "session's split") {
     std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8}, y{0, 0, 0, 0, 1, 1, 1, 1};
     Dataset d;
     d.n = 8;
@@ -133,7 +140,8 @@ context("Training strategies: statistics, then their application") {
     expect_true((stats.gradients == nullptr && stats.sums != nullptr && !stats.empty()));
     expect_true((snapshot(by_parts) == before));  // computing changes nothing
     // the root's totals close its statistics: G = sum 2 (0 - y) / 8 = -1, H = 8 x 2 / 8 = 2
-    expect_true((near(stats.sums[stats.sum_count - 2], -1.0) && near(stats.sums[stats.sum_count - 1], 2.0)));
+    expect_true((near(stats.sums[stats.sum_count - 2], -1.0) &&
+                 near(stats.sums[stats.sum_count - 1], 2.0)));
     // another process's statistics of an empty share, added in
     const std::vector<double> other(stats.sum_count, 0.0);
     for (std::size_t i = 0; i < stats.sum_count; ++i) stats.sums[i] += other[i];
@@ -158,7 +166,8 @@ context("Training strategies: statistics, then their application") {
     expect_true((snapshot(by_parts) == done));
   }
 
-  test_that("layers grown through the strategy's two calls match a session's over several batches") {
+  test_that(
+      "layers grown through the strategy's two calls match a session's over several batches") {
     std::vector<double> x, z, y;
     for (int i = 0; i < 64; ++i) {
       x.push_back((i * 37) % 64);

@@ -84,7 +84,8 @@ context("Boosted tree splits") {
     expect_true(best.feature == 2);
   }
 
-  test_that("bucket_of() counts the boundaries <= x, as upper_bound does, duplicates and ends included") {
+  test_that(
+      "bucket_of() counts the boundaries <= x, as upper_bound does, duplicates and ends included") {
     std::mt19937 rng(7);
     int wrong = 0;
     for (int count = 0; count <= 300; count += 7) {
@@ -102,8 +103,8 @@ context("Boosted tree splits") {
 
   test_that("empty buckets skipped in the threshold search change nothing") {
     // the search without the skip, for comparison
-    const auto reference = [](const std::vector<double>& g, const std::vector<double>& h, double G, double H,
-                              const Regularization& r, Split& best) {
+    const auto reference = [](const std::vector<double>& g, const std::vector<double>& h, double G,
+                              double H, const Regularization& r, Split& best) {
       double gl = 0.0, hl = 0.0, top = -std::numeric_limits<double>::infinity();
       int at = -1;
       LeafFit tl, tr;
@@ -128,7 +129,8 @@ context("Boosted tree splits") {
     int differ = 0;
     for (int trial = 0; trial < 200; ++trial) {
       const int buckets = 1 + static_cast<int>(rng() % 40);
-      std::vector<double> g(static_cast<std::size_t>(buckets), 0.0), h(static_cast<std::size_t>(buckets), 0.0);
+      std::vector<double> g(static_cast<std::size_t>(buckets), 0.0),
+          h(static_cast<std::size_t>(buckets), 0.0);
       double G = 0.0, H = 0.0;
       for (int b = 0; b < buckets; ++b) {
         if (rng() % 3 == 0) continue;  // an empty bucket, the first ones included
@@ -143,8 +145,8 @@ context("Boosted tree splits") {
       Split want, got;
       reference(g, h, G, H, r, want);
       offer_feature(0, g.data(), h.data(), buckets, G, H, r, got);
-      if (got.bucket != want.bucket || got.gain != want.gain || got.left_weight != want.left_weight ||
-          got.right_weight != want.right_weight)
+      if (got.bucket != want.bucket || got.gain != want.gain ||
+          got.left_weight != want.left_weight || got.right_weight != want.right_weight)
         ++differ;
     }
     expect_true(differ == 0);

@@ -15,10 +15,13 @@ namespace cppestimators {
 class Batcher {
  public:
   // num_epochs < 0 repeats forever.
-  Batcher(std::int64_t n, int batch_size, std::int64_t num_epochs, bool shuffle,
-          std::uint64_t seed)
-      : n_(n), batch_size_(batch_size), num_epochs_(num_epochs), shuffle_(shuffle),
-        rng_(seed), order_(static_cast<std::size_t>(n)) {
+  Batcher(std::int64_t n, int batch_size, std::int64_t num_epochs, bool shuffle, std::uint64_t seed)
+      : n_(n),
+        batch_size_(batch_size),
+        num_epochs_(num_epochs),
+        shuffle_(shuffle),
+        rng_(seed),
+        order_(static_cast<std::size_t>(n)) {
     if (n < 0) throw std::invalid_argument("number of rows must be >= 0");
     if (batch_size <= 0) throw std::invalid_argument("`batch_size` must be a positive integer");
     std::iota(order_.begin(), order_.end(), 0);
@@ -49,8 +52,8 @@ class Batcher {
       }
       // the rest of this epoch's run that fits, in one copy
       const std::int64_t take = std::min<std::int64_t>(batch_size_ - count, n_ - pos_);
-      std::copy(order_.begin() + static_cast<std::ptrdiff_t>(pos_), order_.begin() + static_cast<std::ptrdiff_t>(pos_ + take),
-                out + count);
+      std::copy(order_.begin() + static_cast<std::ptrdiff_t>(pos_),
+                order_.begin() + static_cast<std::ptrdiff_t>(pos_ + take), out + count);
       count += static_cast<int>(take);
       pos_ += take;
       ++segments;

@@ -18,11 +18,16 @@ enum class ColumnType { Double, Integer, Logical, Factor, String };
 
 inline const char* column_type_name(ColumnType t) {
   switch (t) {
-    case ColumnType::Double: return "double";
-    case ColumnType::Integer: return "integer";
-    case ColumnType::Logical: return "logical";
-    case ColumnType::Factor: return "a factor";
-    case ColumnType::String: return "character";
+    case ColumnType::Double:
+      return "double";
+    case ColumnType::Integer:
+      return "integer";
+    case ColumnType::Logical:
+      return "logical";
+    case ColumnType::Factor:
+      return "a factor";
+    case ColumnType::String:
+      return "character";
   }
   return "";
 }
@@ -41,8 +46,8 @@ using StringBatchReader = void (*)(const void* vector, std::int64_t offset, cons
 struct ColumnView {
   std::string key;
   ColumnType type = ColumnType::Double;
-  std::int64_t n = 0;  // rows
-  int width = 1;       // values per row (matrix columns)
+  std::int64_t n = 0;               // rows
+  int width = 1;                    // values per row (matrix columns)
   const double* doubles = nullptr;  // Double
   const int* ints = nullptr;        // Integer, Logical, Factor (1-based codes)
   std::vector<std::string> levels;  // Factor
@@ -50,7 +55,9 @@ struct ColumnView {
   StringReader read_string = nullptr;
   StringBatchReader read_strings = nullptr;  // optional
 
-  std::int64_t index(std::int64_t row, int j) const { return row + static_cast<std::int64_t>(j) * n; }
+  std::int64_t index(std::int64_t row, int j) const {
+    return row + static_cast<std::int64_t>(j) * n;
+  }
   bool numeric() const {
     return type == ColumnType::Double || type == ColumnType::Integer || type == ColumnType::Logical;
   }
@@ -58,12 +65,14 @@ struct ColumnView {
   bool missing(std::int64_t row, int j = 0) const {
     const std::int64_t i = index(row, j);
     switch (type) {
-      case ColumnType::Double: return std::isnan(doubles[i]);
+      case ColumnType::Double:
+        return std::isnan(doubles[i]);
       case ColumnType::String: {
         std::string_view s;
         return !read_string(strings, i, &s);
       }
-      default: return ints[i] == kNaInteger;
+      default:
+        return ints[i] == kNaInteger;
     }
   }
   // A numeric value (Double, Integer, Logical); NaN when missing.

@@ -51,7 +51,8 @@ class BucketizedTransform : public FeatureTransform {
       const std::int64_t per = static_cast<std::int64_t>(t_.boundaries_.size()) + 1;
       for (int r = 0; r < count; ++r) {
         for (int j = 0; j < width_; ++j)
-          out.push(bucket_of(t_.boundaries_, values_[static_cast<std::size_t>(r) * width_ + j]) + per * j);
+          out.push(bucket_of(t_.boundaries_, values_[static_cast<std::size_t>(r) * width_ + j]) +
+                   per * j);
         out.end_row();
       }
     }

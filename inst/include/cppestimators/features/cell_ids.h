@@ -22,7 +22,8 @@ class CellIds : public BoundIds {
 
   void gather(const int* rows, int count, SparseIds& out) override {
     if (c_.type == ColumnType::String)
-      for (int j = 0; j < c_.width; ++j) text_[static_cast<std::size_t>(j)].read(c_, rows, count, j);
+      for (int j = 0; j < c_.width; ++j)
+        text_[static_cast<std::size_t>(j)].read(c_, rows, count, j);
     for (int r = 0; r < count; ++r) {
       for (int j = 0; j < c_.width; ++j) {
         std::int64_t id;
@@ -55,7 +56,8 @@ class CellIds : public BoundIds {
   // Subclass constructors call this once their mapping works.
   void map_levels() {
     if (c_.type != ColumnType::Factor) return;
-    for (const auto& level : c_.levels) level_ids_.push_back(level.empty() ? empty_text_id() : text_id(level));
+    for (const auto& level : c_.levels)
+      level_ids_.push_back(level.empty() ? empty_text_id() : text_id(level));
   }
 
   const ColumnView& c_;

@@ -49,8 +49,10 @@ class CrossedTransform : public FeatureTransform {
  public:
   static constexpr std::uint64_t kDefaultHashKey = 0xDECAFCAFFEULL;  // TF's default hash_key
   explicit CrossedTransform(const Spec& spec)
-      : FeatureTransform(spec), size_(static_cast<std::int64_t>(spec.num("hash_bucket_size"))),
-        hash_key_(spec.has("hash_key") ? static_cast<std::uint64_t>(spec.num("hash_key")) : kDefaultHashKey) {
+      : FeatureTransform(spec),
+        size_(static_cast<std::int64_t>(spec.num("hash_bucket_size"))),
+        hash_key_(spec.has("hash_key") ? static_cast<std::uint64_t>(spec.num("hash_key"))
+                                       : kDefaultHashKey) {
     if (size_ <= 1) throw std::invalid_argument("hash_bucket_size must be > 1");
     std::vector<std::unique_ptr<FeatureTransform>> raw;
     for (const Spec& k : spec.children("keys")) {
@@ -62,7 +64,8 @@ class CrossedTransform : public FeatureTransform {
                                       k.str("name") + "'");
         if (k.kind == "hash_bucket")
           throw std::invalid_argument(
-              "column_categorical_with_hash_bucket() is not supported in column_crossed(). Instead, "
+              "column_categorical_with_hash_bucket() is not supported in column_crossed(). "
+              "Instead, "
               "use the feature name as a string.");
         inputs_.push_back(make_categorical(k, "column_crossed()"));
       }
@@ -92,7 +95,8 @@ class CrossedTransform : public FeatureTransform {
     }
     void gather(const int* rows, int count, SparseIds& out) override {
       if (reserved_ < count) {  // once: the first batch is the largest
-        for (std::size_t i = 0; i < inputs.size(); ++i) parts[i].reserve(count, inputs[i]->max_ids_per_row());
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+          parts[i].reserve(count, inputs[i]->max_ids_per_row());
         reserved_ = count;
       }
       for (std::size_t i = 0; i < inputs.size(); ++i) {

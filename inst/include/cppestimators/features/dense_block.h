@@ -18,7 +18,8 @@ namespace cppestimators {
 class DenseBlock : public DenseRows {
  public:
   // Chunks of rows go to `threads` threads (the dense readers are stateless).
-  DenseBlock(const FeatureSet& features, FeatureSet::Binding& binding, std::int64_t n, int threads = 1)
+  DenseBlock(const FeatureSet& features, FeatureSet::Binding& binding, std::int64_t n,
+             int threads = 1)
       : width_(features.dense_width()), n_(n) {
     data_.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(width_));
     constexpr int kChunk = 4096;
@@ -31,7 +32,8 @@ class DenseBlock : public DenseRows {
         const std::int64_t start = static_cast<std::int64_t>(c) * kChunk;
         const int count = static_cast<int>(std::min<std::int64_t>(kChunk, n - start));
         std::iota(idx.begin(), idx.begin() + count, static_cast<int>(start));
-        features.gather_dense(binding, idx.data(), count, data_.data() + static_cast<std::size_t>(start) * width_);
+        features.gather_dense(binding, idx.data(), count,
+                              data_.data() + static_cast<std::size_t>(start) * width_);
       }
     });
     ++live_count();
@@ -42,7 +44,9 @@ class DenseBlock : public DenseRows {
 
   int width() const { return width_; }
   std::int64_t rows() const { return n_; }
-  const float* row(std::int64_t r) const override { return data_.data() + static_cast<std::size_t>(r) * width_; }
+  const float* row(std::int64_t r) const override {
+    return data_.data() + static_cast<std::size_t>(r) * width_;
+  }
   std::size_t bytes() const { return data_.size() * sizeof(float); }
 
   // Blocks alive in this process (tests check that unused ones are freed).

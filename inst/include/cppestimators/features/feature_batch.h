@@ -31,7 +31,8 @@ class SparseIds {
   }
   // Closes the row in progress.
   void end_row() {
-    row_ptr_[static_cast<std::size_t>(rows_) + 1] = row_ptr_[static_cast<std::size_t>(rows_)] + open_;
+    row_ptr_[static_cast<std::size_t>(rows_) + 1] =
+        row_ptr_[static_cast<std::size_t>(rows_)] + open_;
     ++rows_;
     open_ = 0;
   }
@@ -39,10 +40,13 @@ class SparseIds {
   void prune() {
     int out = 0;
     for (int r = 0; r < rows_; ++r) {
-      const int b = row_ptr_[static_cast<std::size_t>(r)], e = row_ptr_[static_cast<std::size_t>(r) + 1];
+      const int b = row_ptr_[static_cast<std::size_t>(r)],
+                e = row_ptr_[static_cast<std::size_t>(r) + 1];
       row_ptr_[static_cast<std::size_t>(r)] = out;
       for (int k = b; k < e; ++k) {
-        if (ids_[static_cast<std::size_t>(k)] < 0 || !(weights_[static_cast<std::size_t>(k)] > 0.0f)) continue;
+        if (ids_[static_cast<std::size_t>(k)] < 0 ||
+            !(weights_[static_cast<std::size_t>(k)] > 0.0f))
+          continue;
         ids_[static_cast<std::size_t>(out)] = ids_[static_cast<std::size_t>(k)];
         weights_[static_cast<std::size_t>(out)] = weights_[static_cast<std::size_t>(k)];
         ++out;

@@ -45,10 +45,10 @@ class FeatureSet {
         dense_width_ += columns_[i]->dense_width();
       } else {
         if (columns_[i]->num_buckets() > std::numeric_limits<int>::max())
-          throw std::invalid_argument("column '" + columns_[i]->name() + "' has " +
-                                      std::to_string(columns_[i]->num_buckets()) +
-                                      " buckets; at most " + std::to_string(std::numeric_limits<int>::max()) +
-                                      " are supported");
+          throw std::invalid_argument(
+              "column '" + columns_[i]->name() + "' has " +
+              std::to_string(columns_[i]->num_buckets()) + " buckets; at most " +
+              std::to_string(std::numeric_limits<int>::max()) + " are supported");
         dense_offset_.push_back(-1);
         sparse_slot_.push_back(sparse_count_++);
       }
@@ -70,9 +70,10 @@ class FeatureSet {
       if ((only.empty() || std::find(only.begin(), only.end(), c->name()) != only.end()) &&
           c->role() == ColumnRole::Categorical && !c->one_hot_ok())
         throw std::invalid_argument(
-            model + ": items of feature_columns must be dense columns. You can wrap a categorical "
-            "column with column_embedding() or column_indicator(). Given: " + c->constructor() +
-            " '" + c->name() + "'");
+            model +
+            ": items of feature_columns must be dense columns. You can wrap a categorical "
+            "column with column_embedding() or column_indicator(). Given: " +
+            c->constructor() + " '" + c->name() + "'");
   }
 
   std::unique_ptr<Binding> bind(const Dataset& data) const {
@@ -99,13 +100,15 @@ class FeatureSet {
     batch.sparse.assign(static_cast<std::size_t>(sparse_count_), SparseIds());
     for (std::size_t i = 0; i < columns_.size(); ++i)
       if (sparse_slot_[i] >= 0)
-        batch.sparse[static_cast<std::size_t>(sparse_slot_[i])].reserve(rows, b.ids[i]->max_ids_per_row());
+        batch.sparse[static_cast<std::size_t>(sparse_slot_[i])].reserve(
+            rows, b.ids[i]->max_ids_per_row());
   }
 
   // The dense columns of the given rows into `out` (count x dense_width).
   void gather_dense(Binding& b, const int* rows, int count, float* out) const {
     for (std::size_t i = 0; i < columns_.size(); ++i)
-      if (dense_offset_[i] >= 0) b.dense[i]->gather(rows, count, out + dense_offset_[i], dense_width_);
+      if (dense_offset_[i] >= 0)
+        b.dense[i]->gather(rows, count, out + dense_offset_[i], dense_width_);
   }
 
   // `block`: the dense columns of every row, or null to gather them from the
@@ -123,14 +126,15 @@ class FeatureSet {
         batch.dense_rows = batch.dense.data();
       } else if (rows[count - 1] - rows[0] == count - 1 && contiguous(rows, count)) {
         batch.dense_rows = block->row(rows[0]);  // in place
-      } else if (batch.dense.empty()) {  // the model reads the block's rows by index
+      } else if (batch.dense.empty()) {          // the model reads the block's rows by index
         batch.dense_rows = nullptr;
         batch.dense_block = block;
         batch.dense_index = rows;
       } else {
         const std::size_t w = static_cast<std::size_t>(dense_width_);
         for (int r = 0; r < count; ++r)
-          std::memcpy(batch.dense.data() + static_cast<std::size_t>(r) * w, block->row(rows[r]), w * sizeof(float));
+          std::memcpy(batch.dense.data() + static_cast<std::size_t>(r) * w, block->row(rows[r]),
+                      w * sizeof(float));
         batch.dense_rows = batch.dense.data();
       }
     }

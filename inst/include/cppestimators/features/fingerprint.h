@@ -165,9 +165,7 @@ inline std::uint64_t fingerprint64(const char* s, std::size_t len) {
   return hash_over_64(s, len);
 }
 
-inline std::uint64_t fingerprint64(std::string_view s) {
-  return fingerprint64(s.data(), s.size());
-}
+inline std::uint64_t fingerprint64(std::string_view s) { return fingerprint64(s.data(), s.size()); }
 
 // TensorFlow's FingerprintCat64: order-dependent combination of two
 // fingerprints (sparse_cross's hashed crosses).
@@ -185,8 +183,7 @@ inline std::string int64_decimal(std::int64_t v) { return std::to_string(v); }
 
 // string_to_hash_bucket_fast: Fingerprint64 modulo num_buckets (num_buckets > 0).
 inline std::int64_t hash_bucket(const char* s, std::size_t len, std::int64_t num_buckets) {
-  return static_cast<std::int64_t>(fingerprint64(s, len) %
-                                   static_cast<std::uint64_t>(num_buckets));
+  return static_cast<std::int64_t>(fingerprint64(s, len) % static_cast<std::uint64_t>(num_buckets));
 }
 
 }  // namespace cppestimators

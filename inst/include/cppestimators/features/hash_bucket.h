@@ -16,7 +16,8 @@ namespace cppestimators {
 class HashBucketTransform : public FeatureTransform {
  public:
   explicit HashBucketTransform(const Spec& spec)
-      : FeatureTransform(spec), key_(spec.str("key")),
+      : FeatureTransform(spec),
+        key_(spec.str("key")),
         size_(static_cast<std::int64_t>(spec.num("hash_bucket_size"))) {
     if (size_ <= 1) throw std::invalid_argument("hash_bucket_size must be larger than 1");
   }

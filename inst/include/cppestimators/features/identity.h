@@ -13,7 +13,8 @@ namespace cppestimators {
 class IdentityTransform : public FeatureTransform {
  public:
   explicit IdentityTransform(const Spec& spec)
-      : FeatureTransform(spec), key_(spec.str("key")),
+      : FeatureTransform(spec),
+        key_(spec.str("key")),
         buckets_(static_cast<std::int64_t>(spec.num("num_buckets"))),
         has_default_(spec.nums.count("default_value") > 0),
         default_(spec.int_or("default_value", -1)) {
@@ -35,12 +36,13 @@ class IdentityTransform : public FeatureTransform {
           std::int64_t v;
           const Cell cell = int_cell(c, r, j, &v);
           if (cell == Cell::NA)
-            throw std::invalid_argument(where(c, r) + " is NA; set `default_value` of " + constructor() +
-                                        " '" + name() + "' to map missing values");
+            throw std::invalid_argument(where(c, r) + " is NA; set `default_value` of " +
+                                        constructor() + " '" + name() + "' to map missing values");
           if (cell == Cell::Value && (v < 0 || v >= buckets_))
-            throw std::invalid_argument(
-                where(c, r) + " is " + std::to_string(v) + ", outside [0, " + std::to_string(buckets_) +
-                ") of " + constructor() + " '" + name() + "'; set `default_value` to map such values");
+            throw std::invalid_argument(where(c, r) + " is " + std::to_string(v) +
+                                        ", outside [0, " + std::to_string(buckets_) + ") of " +
+                                        constructor() + " '" + name() +
+                                        "'; set `default_value` to map such values");
         }
     }
     return std::make_unique<Bound>(*this, c);

@@ -13,7 +13,8 @@ class NumericTransform : public FeatureTransform {
  public:
   explicit NumericTransform(const Spec& spec)
       : FeatureTransform(spec), key_(spec.str("key")), width_(static_cast<int>(spec.num("width"))) {
-    if (width_ <= 0) throw std::invalid_argument("column '" + name() + "' must have a positive shape");
+    if (width_ <= 0)
+      throw std::invalid_argument("column '" + name() + "' must have a positive shape");
   }
   std::string constructor() const override { return "column_numeric()"; }
   ColumnRole role() const override { return ColumnRole::Dense; }
@@ -25,7 +26,8 @@ class NumericTransform : public FeatureTransform {
       throw std::invalid_argument(
           "feature '" + name() + "' is " + column_type_name(c.type) +
           ": column_numeric() needs numbers. For categories use a categorical column "
-          "(column_categorical_with_vocabulary_list(), column_categorical_with_hash_bucket(), ...), "
+          "(column_categorical_with_vocabulary_list(), column_categorical_with_hash_bucket(), "
+          "...), "
           "wrapped in column_indicator() or column_embedding() for a DNN");
     if (c.width != width_)
       throw std::invalid_argument("feature '" + name() + "' has " + std::to_string(c.width) +
@@ -45,10 +47,13 @@ class NumericTransform : public FeatureTransform {
           const double v = c.doubles[static_cast<std::int64_t>(j) * c.n + r];
           if (std::isinf(v))
             throw std::invalid_argument("feature '" + name() + "' contains infinite values (" +
-                                        (v > 0 ? "Inf" : "-Inf") + "), first at row " + std::to_string(r + 1));
-          if (std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
-            throw std::invalid_argument("feature '" + name() + "' contains values beyond the float32 range (|x| > 3.4e38), first at row " +
+                                        (v > 0 ? "Inf" : "-Inf") + "), first at row " +
                                         std::to_string(r + 1));
+          if (std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+            throw std::invalid_argument(
+                "feature '" + name() +
+                "' contains values beyond the float32 range (|x| > 3.4e38), first at row " +
+                std::to_string(r + 1));
         }
     return std::make_unique<Bound>(c);
   }
@@ -65,10 +70,12 @@ class NumericTransform : public FeatureTransform {
         float* o = out + j;
         if (c_.type == ColumnType::Double) {
           const double* src = c_.doubles + base;
-          for (int r = 0; r < count; ++r) o[static_cast<std::size_t>(r) * stride] = static_cast<float>(src[rows[r]]);
+          for (int r = 0; r < count; ++r)
+            o[static_cast<std::size_t>(r) * stride] = static_cast<float>(src[rows[r]]);
         } else {
           const int* src = c_.ints + base;
-          for (int r = 0; r < count; ++r) o[static_cast<std::size_t>(r) * stride] = static_cast<float>(src[rows[r]]);
+          for (int r = 0; r < count; ++r)
+            o[static_cast<std::size_t>(r) * stride] = static_cast<float>(src[rows[r]]);
         }
       }
     }

@@ -30,7 +30,7 @@ struct EmbeddingParams {
   std::string combiner = "mean";  // "mean", "sqrtn" or "sum"
   double max_norm = 0.0;          // <= 0: no clipping
   bool trainable = true;
-  double init_stddev = 1.0;       // truncated normal, redrawn beyond 2 sd
+  double init_stddev = 1.0;  // truncated normal, redrawn beyond 2 sd
 };
 
 class BoundDense {
@@ -84,7 +84,8 @@ class FeatureTransform {
 inline std::unique_ptr<FeatureTransform> make_transform(const Spec& spec);
 
 // A transform that must yield ids (the input of a wrapper or a cross).
-inline std::unique_ptr<FeatureTransform> make_categorical(const Spec& spec, const std::string& user) {
+inline std::unique_ptr<FeatureTransform> make_categorical(const Spec& spec,
+                                                          const std::string& user) {
   auto t = make_transform(spec);
   if (t->role() != ColumnRole::Categorical)
     throw std::invalid_argument(user + " needs a categorical column, not '" + t->name() + "' (" +

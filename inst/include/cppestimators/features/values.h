@@ -70,7 +70,8 @@ class TextBatch {
       c.read_strings(c.strings, offset, rows, count, text_.data(), ok_.data());
       return;
     }
-    for (int r = 0; r < count; ++r) ok_[static_cast<std::size_t>(r)] = c.text_at(rows[r], j, &text_[static_cast<std::size_t>(r)]);
+    for (int r = 0; r < count; ++r)
+      ok_[static_cast<std::size_t>(r)] = c.text_at(rows[r], j, &text_[static_cast<std::size_t>(r)]);
   }
   // The text of row r.
   Cell cell(int r, std::string_view* out) const {

@@ -20,8 +20,11 @@ namespace cppestimators {
 class VocabularyTransform : public FeatureTransform {
  public:
   explicit VocabularyTransform(const Spec& spec)
-      : FeatureTransform(spec), kind_(spec.kind), key_(spec.str("key")),
-        default_(spec.int_or("default_value", -1)), oov_(spec.int_or("num_oov_buckets", 0)) {
+      : FeatureTransform(spec),
+        kind_(spec.kind),
+        key_(spec.str("key")),
+        default_(spec.int_or("default_value", -1)),
+        oov_(spec.int_or("num_oov_buckets", 0)) {
     if (spec.strs.count("vocabulary")) {
       words_ = spec.strings("vocabulary");  // never resized: word_ids_ holds views of it
       for (std::size_t i = 0; i < words_.size(); ++i)
@@ -34,19 +37,21 @@ class VocabularyTransform : public FeatureTransform {
       const auto& v = spec.numbers("vocabulary");
       for (std::size_t i = 0; i < v.size(); ++i)
         if (!int_ids_.emplace(static_cast<std::int64_t>(v[i]), static_cast<std::int64_t>(i)).second)
-          throw std::invalid_argument("Duplicate keys in the vocabulary of column '" + name() + "'");
+          throw std::invalid_argument("Duplicate keys in the vocabulary of column '" + name() +
+                                      "'");
       size_ = static_cast<std::int64_t>(v.size());
       input_ = InputKind::Integer;
     }
     if (size_ == 0) throw std::invalid_argument("vocabulary of column '" + name() + "' is empty");
     if (oov_ < 0) throw std::invalid_argument("num_oov_buckets must be >= 0");
     if (default_ < -1 || default_ >= size_)
-      throw std::invalid_argument("default_value " + std::to_string(default_) + " of column '" + name() +
-                                  "' is not -1 or an id of its vocabulary [0, " + std::to_string(size_) + ")");
+      throw std::invalid_argument("default_value " + std::to_string(default_) + " of column '" +
+                                  name() + "' is not -1 or an id of its vocabulary [0, " +
+                                  std::to_string(size_) + ")");
   }
   std::string constructor() const override {
-    return "column_categorical_with_" + std::string(kind_ == "vocabulary_file" ? "vocabulary_file()"
-                                                                                 : "vocabulary_list()");
+    return "column_categorical_with_" +
+           std::string(kind_ == "vocabulary_file" ? "vocabulary_file()" : "vocabulary_list()");
   }
   ColumnRole role() const override { return ColumnRole::Categorical; }
   std::int64_t num_buckets() const override { return size_ + oov_; }
@@ -54,7 +59,8 @@ class VocabularyTransform : public FeatureTransform {
   std::int64_t lookup(std::string_view s) const {
     auto it = word_ids_.find(s);
     if (it != word_ids_.end()) return it->second;
-    return oov_ > 0 ? size_ + static_cast<std::int64_t>(fingerprint64(s) % static_cast<std::uint64_t>(oov_))
+    return oov_ > 0 ? size_ + static_cast<std::int64_t>(fingerprint64(s) %
+                                                        static_cast<std::uint64_t>(oov_))
                     : default_;
   }
   std::int64_t lookup_na() const { return lookup(std::string_view("NA")); }

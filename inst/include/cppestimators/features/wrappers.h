@@ -14,7 +14,8 @@ namespace cppestimators {
 class WrapperTransform : public FeatureTransform {
  public:
   WrapperTransform(const Spec& spec, const char* ctor)
-      : FeatureTransform(spec), ctor_(ctor),
+      : FeatureTransform(spec),
+        ctor_(ctor),
         inner_(make_categorical(spec.child("categorical_column"), ctor)) {}
   std::string constructor() const override { return ctor_; }
   std::int64_t num_buckets() const override { return inner_->num_buckets(); }
@@ -38,14 +39,16 @@ class EmbeddingTransform : public WrapperTransform {
  public:
   explicit EmbeddingTransform(const Spec& spec) : WrapperTransform(spec, "column_embedding()") {
     p_.dimension = static_cast<int>(spec.num("dimension"));
-    if (p_.dimension < 1) throw std::invalid_argument("Invalid dimension " + std::to_string(p_.dimension) + ".");
+    if (p_.dimension < 1)
+      throw std::invalid_argument("Invalid dimension " + std::to_string(p_.dimension) + ".");
     p_.combiner = spec.str_or("combiner", "mean");
     if (p_.combiner != "mean" && p_.combiner != "sqrtn" && p_.combiner != "sum")
       throw std::invalid_argument("combiner must be one of \"mean\", \"sqrtn\" or \"sum\", not \"" +
                                   p_.combiner + "\"");
     p_.max_norm = spec.num_or("max_norm", 0.0);
     p_.trainable = spec.flag_or("trainable", true);
-    p_.init_stddev = spec.num_or("initializer_stddev", 1.0 / std::sqrt(static_cast<double>(p_.dimension)));
+    p_.init_stddev =
+        spec.num_or("initializer_stddev", 1.0 / std::sqrt(static_cast<double>(p_.dimension)));
   }
   ColumnRole role() const override { return ColumnRole::Embedding; }
   const EmbeddingParams* embedding() const override { return &p_; }
@@ -57,7 +60,8 @@ class EmbeddingTransform : public WrapperTransform {
 class WeightedTransform : public WrapperTransform {
  public:
   explicit WeightedTransform(const Spec& spec)
-      : WrapperTransform(spec, "column_categorical_weighted()"), weight_key_(spec.str("weight_feature_key")) {}
+      : WrapperTransform(spec, "column_categorical_weighted()"),
+        weight_key_(spec.str("weight_feature_key")) {}
   ColumnRole role() const override { return ColumnRole::Categorical; }
 
   std::unique_ptr<BoundIds> bind_ids(const Dataset& data) const override {
@@ -77,7 +81,8 @@ class WeightedTransform : public WrapperTransform {
       throw std::invalid_argument("column_categorical_weighted() '" + name() +
                                   "' supports one value and one weight per row; feature '" +
                                   weight_key_ + "' has " + std::to_string(w.width) + " and '" +
-                                  inner().name() + "' up to " + std::to_string(ids->max_ids_per_row()));
+                                  inner().name() + "' up to " +
+                                  std::to_string(ids->max_ids_per_row()));
     return std::make_unique<Bound>(std::move(ids), w);
   }
 

@@ -40,8 +40,12 @@ class CheckpointSaverHook : public Hook {
                       std::string basename, int keep_max,
                       std::vector<std::unique_ptr<CheckpointListener>> listeners, Services& svc,
                       bool verbose)
-      : dir_(std::move(dir)), basename_(std::move(basename)), keep_max_(keep_max),
-        timer_(save_secs, save_steps), listeners_(std::move(listeners)), svc_(svc),
+      : dir_(std::move(dir)),
+        basename_(std::move(basename)),
+        keep_max_(keep_max),
+        timer_(save_secs, save_steps),
+        listeners_(std::move(listeners)),
+        svc_(svc),
         verbose_(verbose) {}
   // spec: checkpoint_dir, save_secs, save_steps, checkpoint_basename,
   // keep_checkpoint_max, verbose, listeners (specs the host builds)

@@ -32,8 +32,8 @@ enum class StopRule { Higher, Lower, NoIncrease, NoDecrease };
 struct EarlyStoppingSpec {
   StopRule rule = StopRule::NoDecrease;
   std::string metric;
-  double threshold = 0;                    // Higher / Lower
-  std::int64_t max_steps_without = 0;      // NoIncrease / NoDecrease
+  double threshold = 0;                // Higher / Lower
+  std::int64_t max_steps_without = 0;  // NoIncrease / NoDecrease
   std::int64_t min_steps = 0;
   double min_delta = 0;
   double every_secs = -1;
@@ -95,8 +95,8 @@ inline std::vector<std::pair<std::int64_t, double>> read_metric_series(const std
     auto it = kv.second.find(metric);
     if (it == kv.second.end())
       throw std::runtime_error("early stopping: metric '" + metric +
-                               "' not found in the evaluation at step " +
-                               std::to_string(kv.first) + " in " + dir);
+                               "' not found in the evaluation at step " + std::to_string(kv.first) +
+                               " in " + dir);
     out.emplace_back(kv.first, it->second);
   }
   return out;
@@ -106,7 +106,8 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
  public:
   EarlyStoppingHook(EarlyStoppingSpec spec, Services& svc)
       : spec_(std::move(spec)), timer_(spec_.every_secs, spec_.every_steps), svc_(svc) {}
-  EarlyStoppingHook(const Spec& s, HookEnv& env) : EarlyStoppingHook(early_stopping_spec(s), env.services()) {}
+  EarlyStoppingHook(const Spec& s, HookEnv& env)
+      : EarlyStoppingHook(early_stopping_spec(s), env.services()) {}
   std::string kind() const override { return "early_stopping"; }
 
   // Uses an in-memory evaluator's results instead of the event files.
@@ -197,7 +198,8 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
   }
   bool improves(double v) const {
     if (!has_best_) return true;
-    return lower_is_better() ? v < best_value_ - spec_.min_delta : v > best_value_ + spec_.min_delta;
+    return lower_is_better() ? v < best_value_ - spec_.min_delta
+                             : v > best_value_ + spec_.min_delta;
   }
 
   // The rule of TF's stop_if_* predicates over the results so far.
@@ -225,8 +227,8 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
     std::int64_t best_step = 0;
     for (const auto& sv : series_) {
       if (sv.first < spec_.min_steps) continue;
-      if (!have || (decrease ? sv.second < best - spec_.min_delta
-                             : sv.second > best + spec_.min_delta)) {
+      if (!have ||
+          (decrease ? sv.second < best - spec_.min_delta : sv.second > best + spec_.min_delta)) {
         have = true;
         best = sv.second;
         best_step = sv.first;
@@ -248,8 +250,10 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
   void stop(std::int64_t step, RunContext* ctx) {
     svc_.message("Requesting early stopping at global step " + std::to_string(step));
     stopped_ = true;
-    if (ctx) ctx->request_stop();
-    else pending_stop_ = true;
+    if (ctx)
+      ctx->request_stop();
+    else
+      pending_stop_ = true;
   }
 
   EarlyStoppingSpec spec_;

@@ -23,8 +23,8 @@ class GlobalStepWaiterHook : public Hook {
       : wait_(wait_until_step), read_step_(std::move(read_step)), svc_(svc), poll_(poll_secs) {}
   // spec: wait_until_step, model_dir (absent: only the session's own step counts)
   GlobalStepWaiterHook(const Spec& s, HookEnv& env)
-      : GlobalStepWaiterHook(s.int_or("wait_until_step", 0), checkpoint_step(s.str_or("model_dir", "")),
-                             env.services()) {}
+      : GlobalStepWaiterHook(s.int_or("wait_until_step", 0),
+                             checkpoint_step(s.str_or("model_dir", "")), env.services()) {}
   std::string kind() const override { return "hook_global_step_waiter"; }
 
   // Reads the global step of the latest checkpoint in `dir` (-1: none).

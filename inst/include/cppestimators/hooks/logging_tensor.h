@@ -25,8 +25,13 @@ class LoggingTensorHook : public Hook {
   LoggingTensorHook(std::vector<std::string> tags, std::vector<std::string> names,
                     std::int64_t every_n_iter, double every_n_secs, bool at_end,
                     Formatter formatter, Services& svc)
-      : tags_(std::move(tags)), names_(std::move(names)), timer_(every_n_secs, every_n_iter),
-        at_end_(at_end), formatter_(std::move(formatter)), svc_(svc), values_(names_.size()) {}
+      : tags_(std::move(tags)),
+        names_(std::move(names)),
+        timer_(every_n_secs, every_n_iter),
+        at_end_(at_end),
+        formatter_(std::move(formatter)),
+        svc_(svc),
+        values_(names_.size()) {}
   // spec: tags, names, every_n_iter, every_n_secs, at_end, formatter (a host callable)
   LoggingTensorHook(const Spec& s, HookEnv& env)
       : LoggingTensorHook(s.strings("tags"), s.strings("names"), s.int_or("every_n_iter", -1),

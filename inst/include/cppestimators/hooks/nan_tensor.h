@@ -32,9 +32,7 @@ class NanTensorHook : public Hook {
   bool fails() const { return fail_; }
 
   void begin(Session&) override { last_finite_ = NAN; }
-  void after_create_session(Session& s) override {
-    require_tensor(s, name_, "hook_nan_tensor");
-  }
+  void after_create_session(Session& s) override { require_tensor(s, name_, "hook_nan_tensor"); }
   void after_run(RunContext& ctx) override {
     read_tensor(*ctx.session, name_, value_);
     const double v = value_.data.empty() ? NAN : value_.data[0];
@@ -54,8 +52,8 @@ class NanTensorHook : public Hook {
                     static_cast<long long>(ctx.session->global_step()),
                     format_number(last_finite_, false).c_str());
     if (fail_) throw NanLossError(std::string(what) + " loss during training " + buf + ".");
-    svc_.message(std::string("Model diverged with loss = ") + (std::isnan(v) ? "NaN " : "Inf ") + buf +
-                 "; stopping training with the weights of the last finite step.");
+    svc_.message(std::string("Model diverged with loss = ") + (std::isnan(v) ? "NaN " : "Inf ") +
+                 buf + "; stopping training with the weights of the last finite step.");
     ctx.request_stop();
   }
 

@@ -27,10 +27,14 @@ inline std::string format_eta(double secs) {
   if (!(secs >= 0) || std::isinf(secs)) return "  ?";
   char buf[32];
   const double s = std::round(secs);
-  if (s < 60) std::snprintf(buf, sizeof buf, "%2.0fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%2.0fm", std::round(s / 60));
-  else if (s < 86400) std::snprintf(buf, sizeof buf, "%2.0fh", std::round(s / 3600));
-  else std::snprintf(buf, sizeof buf, "%2.0fd", std::round(s / 86400));
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%2.0fs", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%2.0fm", std::round(s / 60));
+  else if (s < 86400)
+    std::snprintf(buf, sizeof buf, "%2.0fh", std::round(s / 3600));
+  else
+    std::snprintf(buf, sizeof buf, "%2.0fd", std::round(s / 86400));
   return buf;
 }
 
@@ -79,13 +83,14 @@ class ProgressBarHook : public Hook {
     const int width = std::min(svc_.console_width(), 80);
     if (total_ < 0) {
       static const char spin[] = {'-', '\\', '|', '/'};
-      return std::string("[") + spin[n_ % 4] + "] " + label_ + " -- loss: " +
-             format_fixed2(loss_) + ", step: " + std::to_string(n_);
+      return std::string("[") + spin[n_ % 4] + "] " + label_ + " -- loss: " + format_fixed2(loss_) +
+             ", step: " + std::to_string(n_);
     }
     const double elapsed = now - start_;
     const double ratio = total_ > 0 ? std::min(1.0, static_cast<double>(n_) / total_) : 1.0;
     const double eta = n_ > 0 ? elapsed / n_ * std::max<std::int64_t>(0, total_ - n_) : NAN;
-    const std::string head = label_ + " " + std::to_string(n_) + "/" + std::to_string(total_) + " [";
+    const std::string head =
+        label_ + " " + std::to_string(n_) + "/" + std::to_string(total_) + " [";
     const std::string tail = "] - ETA: " + format_eta(eta) + " - loss: " + format_fixed2(loss_);
     const int bar = std::max(0, width - static_cast<int>(head.size() + tail.size()));
     const int done = static_cast<int>(std::lround(bar * ratio));

@@ -42,8 +42,7 @@ inline const HookRegistry& hook_registry() {
         .add<InMemoryEvaluatorHook>("in_memory_evaluator")
         .add<EarlyStoppingHook>("early_stopping")
         // callbacks supplied by the host (session_run_hook() in R)
-        .add("session_run_hook",
-             [](const Spec& s, HookEnv& env) { return env.custom_hook(s); });
+        .add("session_run_hook", [](const Spec& s, HookEnv& env) { return env.custom_hook(s); });
     return r;
   }();
   return registry;

@@ -20,8 +20,8 @@ class StepCounterHook : public Hook {
       : timer_(every_n_secs, every_n_steps), svc_(svc), verbose_(verbose), sink_(sink) {}
   // spec: every_n_steps, every_n_secs, verbose, output_dir (summaries; absent: none)
   StepCounterHook(const Spec& s, HookEnv& env)
-      : StepCounterHook(s.int_or("every_n_steps", -1), s.num_or("every_n_secs", -1),
-                        env.services(), s.flag_or("verbose", true), env.events(s, "output_dir")) {}
+      : StepCounterHook(s.int_or("every_n_steps", -1), s.num_or("every_n_secs", -1), env.services(),
+                        s.flag_or("verbose", true), env.events(s, "output_dir")) {}
   std::string kind() const override { return "hook_step_counter"; }
 
   void begin(Session&) override { timer_.reset(); }

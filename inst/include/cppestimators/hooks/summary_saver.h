@@ -25,9 +25,10 @@ class SummarySaverHook : public Hook {
   }
   // spec: save_steps, save_secs, tensors (absent: none), output_dir
   SummarySaverHook(const Spec& s, HookEnv& env)
-      : SummarySaverHook(s.int_or("save_steps", -1), s.num_or("save_secs", -1),
-                         s.strs.count("tensors") ? s.strings("tensors") : std::vector<std::string>(),
-                         env.events(s, "output_dir"), env.services()) {}
+      : SummarySaverHook(
+            s.int_or("save_steps", -1), s.num_or("save_secs", -1),
+            s.strs.count("tensors") ? s.strings("tensors") : std::vector<std::string>(),
+            env.events(s, "output_dir"), env.services()) {}
   std::string kind() const override { return "hook_summary_saver"; }
 
   void begin(Session&) override { timer_.reset(); }

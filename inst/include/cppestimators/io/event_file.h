@@ -143,7 +143,8 @@ class EventWriter {
 // "<path>: malformed Event at offset N"; or "<path>: cannot open"/"read error".
 // With `truncated_tail`, an incomplete last record is skipped and its offset
 // reported there (see for_each_record()).
-inline std::vector<ScalarEvent> read_scalar_events(const std::string& path, std::size_t* truncated_tail = nullptr) {
+inline std::vector<ScalarEvent> read_scalar_events(const std::string& path,
+                                                   std::size_t* truncated_tail = nullptr) {
   std::string bytes;
   int err = 0;
   const detail::ReadResult r = detail::read_whole_file(path, &bytes, &err);
@@ -152,7 +153,8 @@ inline std::vector<ScalarEvent> read_scalar_events(const std::string& path, std:
   if (r == detail::ReadResult::read_error) throw std::runtime_error(path + ": read error");
   std::vector<ScalarEvent> out;
   event_detail::for_each_record(
-      bytes, path, [&](const unsigned char* data, std::size_t size, std::size_t offset) {
+      bytes, path,
+      [&](const unsigned char* data, std::size_t size, std::size_t offset) {
         if (!event_detail::parse_event(event_detail::WireReader(data, data + size), out))
           throw event_detail::record_error(path, "malformed Event", offset);
       },

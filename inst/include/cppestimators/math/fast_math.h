@@ -35,8 +35,10 @@ inline T exp_nonpositive(T x) {
   p = p * r + 1.0f;
   p = p * r + 1.0f;
   I bits;  // 2^k in the exponent bits (k >= -126: a normal float)
-  if constexpr (sizeof(T) == sizeof(float)) bits = (static_cast<I>(k) + 127) << 23;
-  else bits = (__builtin_convertvector(k, I) + 127) << 23;
+  if constexpr (sizeof(T) == sizeof(float))
+    bits = (static_cast<I>(k) + 127) << 23;
+  else
+    bits = (__builtin_convertvector(k, I) + 127) << 23;
   T scale;
   __builtin_memcpy(&scale, &bits, sizeof scale);
   return x < -87.0f ? T{} : p * scale;
@@ -73,7 +75,8 @@ inline void logistic_lanes(T x, T y, T& pe, T& dl, T& h) {
 
 // Per example i < n: the loss into pe, the gradient into dl and the hessian
 // into hess (pe, dl and hess may each be null). Returns the summed loss.
-inline double logistic_loss(const float* x, const float* y, int n, float* pe, float* dl, float* hess) {
+inline double logistic_loss(const float* x, const float* y, int n, float* pe, float* dl,
+                            float* hess) {
   double total = 0.0;
   int i = 0;
 #ifdef CPPESTIMATORS_VECTOR_TYPES

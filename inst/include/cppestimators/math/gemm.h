@@ -21,8 +21,8 @@ enum class Kernel { Portable = 0, Avx2 = 1, Avx512 = 2 };
 // A is row-major m x k (lda), or k x m when trans_a. op(B) is k x n: B is
 // row-major k x n (ldb), or n x k when trans_b. Uses no heap after the first
 // call of a thread with a given size.
-void multiply(Kernel kernel, bool trans_a, bool trans_b, int m, int n, int k, const float* a, int lda,
-              const float* b, int ldb, float* c, int ldc, bool accumulate);
+void multiply(Kernel kernel, bool trans_a, bool trans_b, int m, int n, int k, const float* a,
+              int lda, const float* b, int ldb, float* c, int ldc, bool accumulate);
 
 // Whether the CPU (and its operating system) can run a kernel.
 bool available(Kernel kernel);

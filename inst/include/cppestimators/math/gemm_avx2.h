@@ -12,8 +12,8 @@ namespace {
 constexpr int kAvx2Rows = 6, kAvx2Cols = 16;
 
 template <bool Rows>
-__attribute__((target("avx2,fma"))) void micro_avx2(int kc, PanelA a, PanelB b, float* c, int ldc, int mr, int nr,
-                                                    bool add) {
+__attribute__((target("avx2,fma"))) void micro_avx2(int kc, PanelA a, PanelB b, float* c, int ldc,
+                                                    int mr, int nr, bool add) {
   __m256 acc[kAvx2Rows][2];
   for (int i = 0; i < kAvx2Rows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
   const float* bp = b.b;
@@ -48,10 +48,10 @@ __attribute__((target("avx2,fma"))) void micro_avx2(int kc, PanelA a, PanelB b, 
   store_partial<kAvx2Cols>(tile, c, ldc, mr, nr, add);
 }
 
-void multiply_avx2(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                   float* c, int ldc, bool accumulate) {
-  blocked<kAvx2Rows, kAvx2Cols>({micro_avx2<true>, micro_avx2<false>}, ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
-                                accumulate);
+void multiply_avx2(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b,
+                   int ldb, float* c, int ldc, bool accumulate) {
+  blocked<kAvx2Rows, kAvx2Cols>({micro_avx2<true>, micro_avx2<false>}, ta, tb, m, n, k, a, lda, b,
+                                ldb, c, ldc, accumulate);
 }
 
 }  // namespace

@@ -12,8 +12,8 @@ namespace {
 constexpr int kAvx512Rows = 12, kAvx512Cols = 32;
 
 template <bool Rows>
-__attribute__((target("avx512f"))) void micro_avx512(int kc, PanelA a, PanelB b, float* c, int ldc, int mr, int nr,
-                                                     bool add) {
+__attribute__((target("avx512f"))) void micro_avx512(int kc, PanelA a, PanelB b, float* c, int ldc,
+                                                     int mr, int nr, bool add) {
   __m512 acc[kAvx512Rows][2];
   for (int i = 0; i < kAvx512Rows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   const float* bp = b.b;
@@ -54,10 +54,10 @@ __attribute__((target("avx512f"))) void micro_avx512(int kc, PanelA a, PanelB b,
   store_partial<kAvx512Cols>(tile, c, ldc, mr, nr, add);
 }
 
-void multiply_avx512(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                     float* c, int ldc, bool accumulate) {
-  blocked<kAvx512Rows, kAvx512Cols>({micro_avx512<true>, micro_avx512<false>}, ta, tb, m, n, k, a, lda, b, ldb, c,
-                                    ldc, accumulate);
+void multiply_avx512(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b,
+                     int ldb, float* c, int ldc, bool accumulate) {
+  blocked<kAvx512Rows, kAvx512Cols>({micro_avx512<true>, micro_avx512<false>}, ta, tb, m, n, k, a,
+                                    lda, b, ldb, c, ldc, accumulate);
 }
 
 }  // namespace

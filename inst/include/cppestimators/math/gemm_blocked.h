@@ -104,7 +104,8 @@ struct PanelB {
 // depth kc, plus C when `add`. Kernels come in two forms: `rows` reads A row
 // by row (depth stride 1), `depths` reads the MR values of a depth together
 // (row stride 1; packed panels and transposed A).
-using MicroKernel = void (*)(int kc, PanelA a, PanelB b, float* c, int ldc, int mr, int nr, bool add);
+using MicroKernel = void (*)(int kc, PanelA a, PanelB b, float* c, int ldc, int mr, int nr,
+                             bool add);
 
 template <int MR, int NR>
 struct Micro {
@@ -115,8 +116,8 @@ struct Micro {
 // kernel can walk them: A always (row-major or transposed), B when it is not
 // transposed. Partial panels and transposed B are packed (zero-padded) first.
 template <int MR, int NR>
-void blocked(Micro<MR, NR> micro, bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b,
-             int ldb, float* c, int ldc, bool accumulate) {
+void blocked(Micro<MR, NR> micro, bool ta, bool tb, int m, int n, int k, const float* a, int lda,
+             const float* b, int ldb, float* c, int ldc, bool accumulate) {
   PackSpace& space = pack_space();
   const int full_rows = m / MR * MR;
   for (int p0 = 0; p0 < k; p0 += kDepthBlock) {
@@ -143,9 +144,11 @@ void blocked(Micro<MR, NR> micro, bool ta, bool tb, int m, int n, int k, const f
         if (i0 == full_rows) {
           micro.depths(kc, {edge_a, 1, MR}, pb, tile, ldc, m - i0, nr, add);
         } else if (ta) {
-          micro.depths(kc, {a + static_cast<std::size_t>(p0) * lda + i0, 1, lda}, pb, tile, ldc, MR, nr, add);
+          micro.depths(kc, {a + static_cast<std::size_t>(p0) * lda + i0, 1, lda}, pb, tile, ldc, MR,
+                       nr, add);
         } else {
-          micro.rows(kc, {a + static_cast<std::size_t>(i0) * lda + p0, lda, 1}, pb, tile, ldc, MR, nr, add);
+          micro.rows(kc, {a + static_cast<std::size_t>(i0) * lda + p0, lda, 1}, pb, tile, ldc, MR,
+                     nr, add);
         }
       }
     }

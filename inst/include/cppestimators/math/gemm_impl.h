@@ -49,13 +49,14 @@ const char* name(Kernel kernel) {
   }
 }
 
-void multiply(Kernel kernel, bool trans_a, bool trans_b, int m, int n, int k, const float* a, int lda,
-              const float* b, int ldb, float* c, int ldc, bool accumulate) {
+void multiply(Kernel kernel, bool trans_a, bool trans_b, int m, int n, int k, const float* a,
+              int lda, const float* b, int ldb, float* c, int ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate)
       for (int i = 0; i < m; ++i)
-        std::fill(c + static_cast<std::size_t>(i) * ldc, c + static_cast<std::size_t>(i) * ldc + n, 0.0f);
+        std::fill(c + static_cast<std::size_t>(i) * ldc, c + static_cast<std::size_t>(i) * ldc + n,
+                  0.0f);
     return;
   }
   switch (kernel) {

@@ -10,8 +10,8 @@ namespace cppestimators {
 namespace gemm {
 namespace {
 
-void multiply_portable(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                       float* c, int ldc, bool accumulate) {
+void multiply_portable(bool ta, bool tb, int m, int n, int k, const float* a, int lda,
+                       const float* b, int ldb, float* c, int ldc, bool accumulate) {
   using Rows = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using In = Eigen::Map<const Rows, 0, Eigen::OuterStride<>>;
   using Out = Eigen::Map<Rows, 0, Eigen::OuterStride<>>;
@@ -19,10 +19,14 @@ void multiply_portable(bool ta, bool tb, int m, int n, int k, const float* a, in
   const In B(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
   Out C(c, m, n, Eigen::OuterStride<>(ldc));
   if (!accumulate) C.setZero();
-  if (!ta && !tb) C.noalias() += A * B;
-  else if (ta && !tb) C.noalias() += A.transpose() * B;
-  else if (!ta && tb) C.noalias() += A * B.transpose();
-  else C.noalias() += A.transpose() * B.transpose();
+  if (!ta && !tb)
+    C.noalias() += A * B;
+  else if (ta && !tb)
+    C.noalias() += A.transpose() * B;
+  else if (!ta && tb)
+    C.noalias() += A * B.transpose();
+  else
+    C.noalias() += A.transpose() * B.transpose();
 }
 
 }  // namespace

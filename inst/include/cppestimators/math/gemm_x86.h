@@ -12,8 +12,8 @@
 #include <immintrin.h>
 
 // One row of a tile: broadcast A(i, p), multiply-add with both B vectors.
-#define CPPESTIMATORS_TILE_ROW(set1, fmadd, i)                     \
-  x = set1(Rows ? a.a[(i) * a.row + p] : a.a[p * a.depth + (i)]); \
-  acc[i][0] = fmadd(x, b0, acc[i][0]);                            \
+#define CPPESTIMATORS_TILE_ROW(set1, fmadd, i)                  \
+  x = set1(Rows ? a.a[(i)*a.row + p] : a.a[p * a.depth + (i)]); \
+  acc[i][0] = fmadd(x, b0, acc[i][0]);                          \
   acc[i][1] = fmadd(x, b1, acc[i][1]);
 #endif

@@ -37,8 +37,9 @@ class BoostedTreesModel : public Model {
 
   BoostedTreesModel(const Spec& spec, int units) : Model(spec, units) {
     if (units != 1)
-      throw std::invalid_argument("boosted trees support one logit: regression with label_dimension = 1 or "
-                                  "binary classification");
+      throw std::invalid_argument(
+          "boosted trees support one logit: regression with label_dimension = 1 or "
+          "binary classification");
     const int n_trees = whole(spec, "n_trees", 1);
     const int max_depth = whole(spec, "max_depth", 1);
     batches_per_layer_ = whole(spec, "n_batches_per_layer", 1);
@@ -50,9 +51,10 @@ class BoostedTreesModel : public Model {
     if (max_depth > 20) throw std::invalid_argument("max_depth must be at most 20");
     const std::int64_t nodes = (std::int64_t{1} << (max_depth + 1)) - 1;
     if (static_cast<double>(n_trees) * nodes > static_cast<double>(1 << 24))
-      throw std::invalid_argument("n_trees x 2^(max_depth + 1) must be at most 2^24 tree nodes (got n_trees = " +
-                                  std::to_string(n_trees) + ", max_depth = " + std::to_string(max_depth) +
-                                  "); lower one of them");
+      throw std::invalid_argument(
+          "n_trees x 2^(max_depth + 1) must be at most 2^24 tree nodes (got n_trees = " +
+          std::to_string(n_trees) + ", max_depth = " + std::to_string(max_depth) +
+          "); lower one of them");
     ensemble_ = trees::Ensemble(n_trees, max_depth);
     buckets_.build(features_, [this](const std::string& name) { return uses(name); });
     const int t = n_trees, n = static_cast<int>(nodes);
@@ -77,21 +79,23 @@ class BoostedTreesModel : public Model {
   bool reads_dense_rows_by_index() const override { return true; }
 
   // The numeric features' quantile buckets, from the first training session.
-  void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block, Mode mode,
-                     int threads) override {
-    if (mode != Mode::Train || buckets_.numeric_count() == 0 || ensemble_.state(trees::Ensemble::kBoundariesReady) != 0.0f ||
-        n == 0)
+  void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
+                     Mode mode, int threads) override {
+    if (mode != Mode::Train || buckets_.numeric_count() == 0 ||
+        ensemble_.state(trees::Ensemble::kBoundariesReady) != 0.0f || n == 0)
       return;
     buckets_.fit(features_, binding, n, block, threads);
     ensemble_.set_state(trees::Ensemble::kBoundariesReady, 1.0f);
   }
 
-  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows, int threads) const override {
+  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
+                                           int threads) const override {
     auto ws = std::make_unique<Work>();
     ws->threads = std::max(1, threads);
     const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
     ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows);
-    ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1), buckets_.total_bins());
+    ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1),
+                      buckets_.total_bins());
     return ws;
   }
 
@@ -100,7 +104,8 @@ class BoostedTreesModel : public Model {
     ensemble_.forward(batch, buckets_, ws.rows, ws.threads, logits);
   }
 
-  const std::vector<Gradient>& backward(const FeatureBatch&, const float*, Workspace& base) override {
+  const std::vector<Gradient>& backward(const FeatureBatch&, const float*,
+                                        Workspace& base) override {
     static_cast<Work&>(base).grads.clear();
     return static_cast<Work&>(base).grads;
   }
@@ -130,8 +135,8 @@ class BoostedTreesModel : public Model {
    public:
     explicit Boosting(BoostedTreesModel& model) : m_(model) {}
 
-    StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
-                      Workspace& base) override {
+    StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits,
+                      const Head& head, Workspace& base) override {
       if (m_.training_finished()) return {};
       Work& ws = static_cast<Work&>(base);
       const trees::Ensemble& e = m_.ensemble_;
@@ -141,10 +146,10 @@ class BoostedTreesModel : public Model {
       const int threads = batch.rows >= 4096 ? ws.threads : 1;
       const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
       if (m_.buckets_.narrow())
-        return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(), ws.rows.bins8.data(), m_.buckets_,
-                               first, slots, threads, exists);
-      return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(), ws.rows.bins16.data(), m_.buckets_,
-                             first, slots, threads, exists);
+        return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(),
+                               ws.rows.bins8.data(), m_.buckets_, first, slots, threads, exists);
+      return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(),
+                             ws.rows.bins16.data(), m_.buckets_, first, slots, threads, exists);
     }
 
     void apply(const StepStats& stats, const Optimizers&, Workspace& base) override {
@@ -155,12 +160,13 @@ class BoostedTreesModel : public Model {
       const int tree = static_cast<int>(e.finished_trees());
       const int first = (1 << layer) - 1, slots = 1 << layer;
       const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
-      m_.accumulator_.add(stats, m_.buckets_.total_bins(), first, slots, std::max(1, ws.hist.threads_used),
+      m_.accumulator_.add(stats, m_.buckets_.total_bins(), first, slots,
+                          std::max(1, ws.hist.threads_used),
                           e.state(trees::Ensemble::kBatches) == 0.0f, exists);
       e.set_state(trees::Ensemble::kBatches, e.state(trees::Ensemble::kBatches) + 1.0f);
       if (e.state(trees::Ensemble::kBatches) < static_cast<float>(m_.batches_per_layer_)) return;
-      e.grow_layer(tree, layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_, m_.learning_rate_,
-                   m_.batches_per_layer_);
+      e.grow_layer(tree, layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_,
+                   m_.learning_rate_, m_.batches_per_layer_);
     }
 
     bool finished() const override { return m_.training_finished(); }
@@ -176,7 +182,8 @@ class BoostedTreesModel : public Model {
   static int whole(const Spec& spec, const char* name, double min) {
     const double v = spec.num_or(name, min);
     if (!(v >= min) || v != std::floor(v) || v > 1e9)
-      throw std::invalid_argument(std::string(name) + " must be a whole number >= " + std::to_string(static_cast<int>(min)));
+      throw std::invalid_argument(std::string(name) + " must be a whole number >= " +
+                                  std::to_string(static_cast<int>(min)));
     return static_cast<int>(v);
   }
 

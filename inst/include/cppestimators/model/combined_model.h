@@ -19,7 +19,8 @@ class CombinedModel : public Model {
     linear_ = part<LinearModel>(spec, "linear");
     dnn_ = part<DnnModel>(spec, "dnn");
     if (groups_.empty())
-      throw std::invalid_argument("Either linear_feature_columns or dnn_feature_columns must be defined.");
+      throw std::invalid_argument(
+          "Either linear_feature_columns or dnn_feature_columns must be defined.");
   }
 
   std::string kind() const override { return "combined"; }
@@ -32,7 +33,8 @@ class CombinedModel : public Model {
     return out;
   }
 
-  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows, int threads) const override {
+  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
+                                           int threads) const override {
     auto ws = std::make_unique<Work>();
     ws->threads = threads;
     if (linear_) ws->linear = linear_->new_workspace(batch, max_rows, threads);
@@ -41,7 +43,8 @@ class CombinedModel : public Model {
     return ws;
   }
 
-  void forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const override {
+  void forward(const FeatureBatch& batch, Mode mode, Workspace& base,
+               float* logits) const override {
     Work& ws = static_cast<Work&>(base);
     if (!ws.seeded && ws.dnn) {  // the session seeds the outer workspace after creating it
       ws.dnn->rng = ws.rng;
@@ -59,7 +62,8 @@ class CombinedModel : public Model {
     for (std::size_t i = 0; i < m; ++i) logits[i] += ws.logits[i];
   }
 
-  const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits, Workspace& base) override {
+  const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
+                                        Workspace& base) override {
     Work& ws = static_cast<Work&>(base);
     ws.grads.clear();
     if (linear_) {

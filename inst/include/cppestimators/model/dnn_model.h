@@ -23,14 +23,17 @@ namespace cppestimators {
 class DnnModel : public Model {
  public:
   DnnModel(const Spec& spec, int units)
-      : Model(spec, units), act_(spec.str_or("activation_fn", "relu")), dropout_(spec.num_or("dropout", 0.0)) {
+      : Model(spec, units),
+        act_(spec.str_or("activation_fn", "relu")),
+        dropout_(spec.num_or("dropout", 0.0)) {
     features_.require_dense("a DNN", use_);
     for (double h : spec.numbers("hidden_units")) {
       if (!(h >= 1)) throw std::invalid_argument("hidden_units must be positive whole numbers");
       hidden_.push_back(static_cast<int>(h));
     }
     if (hidden_.empty()) throw std::invalid_argument("hidden_units must not be empty");
-    if (!(dropout_ >= 0.0 && dropout_ < 1.0)) throw std::invalid_argument("dropout must be in [0, 1)");
+    if (!(dropout_ >= 0.0 && dropout_ < 1.0))
+      throw std::invalid_argument("dropout must be in [0, 1)");
     const std::string input_scope = "dnn/input_from_feature_columns/input_layer/";
     for (std::size_t i = 0; i < features_.size(); ++i) {
       const FeatureTransform& c = features_.column(i);
@@ -65,7 +68,8 @@ class DnnModel : public Model {
     for (std::size_t k = 0; k <= hidden_.size(); ++k) {
       const bool logits = k == hidden_.size();
       const int out = logits ? units_ : hidden_[k];
-      const std::string scope = logits ? "dnn/logits/" : "dnn/hiddenlayer_" + std::to_string(k) + "/";
+      const std::string scope =
+          logits ? "dnn/logits/" : "dnn/hiddenlayer_" + std::to_string(k) + "/";
       Parameter w = Parameter::single(scope + "kernel", {fan_in, out});
       w.init = Init::GlorotUniform;
       w.init_scale = std::sqrt(6.0 / (fan_in + out));
@@ -79,7 +83,8 @@ class DnnModel : public Model {
   std::vector<std::string> groups() const override { return {"dnn"}; }
   int input_width() const { return input_width_; }
 
-  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows, int threads) const override {
+  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
+                                           int threads) const override {
     auto ws = std::make_unique<Work>();
     ws->threads = std::max(1, threads);
     const std::size_t rows = static_cast<std::size_t>(max_rows);
@@ -93,7 +98,8 @@ class DnnModel : public Model {
       ws->kept.emplace_back(dropout_ > 0.0 ? rows * h * act_.width_factor() : 0, 0);
     }
     std::size_t widest = static_cast<std::size_t>(std::max(units_, input_width_));
-    for (int h : hidden_) widest = std::max(widest, static_cast<std::size_t>(h) * act_.width_factor());
+    for (int h : hidden_)
+      widest = std::max(widest, static_cast<std::size_t>(h) * act_.width_factor());
     ws->da.assign(rows * widest, 0.0f);
     ws->dz.assign(rows * widest, 0.0f);
     ws->dz2.assign(rows * widest, 0.0f);
@@ -112,7 +118,8 @@ class DnnModel : public Model {
     return ws;
   }
 
-  void forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const override {
+  void forward(const FeatureBatch& batch, Mode mode, Workspace& base,
+               float* logits) const override {
     Work& ws = static_cast<Work&>(base);
     const int rows = batch.rows;
     build_input(batch, ws);
@@ -139,7 +146,8 @@ class DnnModel : public Model {
     dense(prev, rows, fan_in, hidden_.size(), logits, ws);
   }
 
-  const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits, Workspace& base) override {
+  const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
+                                        Workspace& base) override {
     Work& ws = static_cast<Work&>(base);
     const int rows = batch.rows;
     ws.grads.clear();
@@ -158,7 +166,8 @@ class DnnModel : public Model {
         const int c0 = span * t / threads, c = span * (t + 1) / threads - c0;
         if (c == 0) return;
         if (by_columns)
-          gemm::multiply(ws.kernel, true, false, fan_in, c, rows, in, fan_in, dz + c0, out, ws.gw[k].data() + c0, out, false);
+          gemm::multiply(ws.kernel, true, false, fan_in, c, rows, in, fan_in, dz + c0, out,
+                         ws.gw[k].data() + c0, out, false);
         else
           gemm::multiply(ws.kernel, true, false, c, out, rows, in + c0, fan_in, dz, out,
                          ws.gw[k].data() + static_cast<std::size_t>(c0) * out, out, false);
@@ -186,17 +195,20 @@ class DnnModel : public Model {
         const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
         if (n == 0) return;
         float* da_rows = da + static_cast<std::size_t>(r0) * fan_in;
-        gemm::multiply(ws.kernel, false, true, n, fan_in, out, dz + static_cast<std::size_t>(r0) * out, out, W, out, da_rows,
-                       fan_in, false);
+        gemm::multiply(ws.kernel, false, true, n, fan_in, out,
+                       dz + static_cast<std::size_t>(r0) * out, out, W, out, da_rows, fan_in,
+                       false);
         if (k == 0) return;
-        const std::size_t first = static_cast<std::size_t>(r0) * fan_in, m = static_cast<std::size_t>(n) * fan_in;
+        const std::size_t first = static_cast<std::size_t>(r0) * fan_in,
+                          m = static_cast<std::size_t>(n) * fan_in;
         if (ws.last_dropout) {
           const float scale = static_cast<float>(1.0 / (1.0 - dropout_));
           const unsigned char* kept = ws.kept[k - 1].data() + first;
           for (std::size_t i = 0; i < m; ++i) da_rows[i] = kept[i] ? da_rows[i] * scale : 0.0f;
         }
-        act_.backward(ws.z[k - 1].data() + static_cast<std::size_t>(r0) * h, ws.a[k - 1].data() + first, da_rows, n,
-                      h, next_dz + static_cast<std::size_t>(r0) * h);
+        act_.backward(ws.z[k - 1].data() + static_cast<std::size_t>(r0) * h,
+                      ws.a[k - 1].data() + first, da_rows, n, h,
+                      next_dz + static_cast<std::size_t>(r0) * h);
       });
       if (k == 0) break;
       dz = next_dz;
@@ -209,10 +221,11 @@ class DnnModel : public Model {
       EmbeddedWork& e = ws.emb[i];
       for (int r = 0; r < rows; ++r)
         std::memcpy(e.values.data() + static_cast<std::size_t>(r) * in.width,
-                    ws.dx.data() + static_cast<std::size_t>(r) * input_width_ + in.offset, in.width * sizeof(float));
+                    ws.dx.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
+                    in.width * sizeof(float));
       ws.grads.emplace_back();
-      in.lookup->backward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch, e.values.data(),
-                          ws.grads.back());
+      in.lookup->backward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch,
+                          e.values.data(), ws.grads.back());
     }
     return ws.grads;
   }
@@ -254,24 +267,27 @@ class DnnModel : public Model {
       const Input& in = inputs_[i];
       if (in.kind == Input::Dense) {
         for (int r = 0; r < rows; ++r) {
-          const float* src = batch.dense_rows != nullptr
-                                 ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
-                                 : batch.dense_block->row(batch.dense_index[r]);
-          std::memcpy(ws.x.data() + static_cast<std::size_t>(r) * input_width_ + in.offset, src + in.source,
-                      in.width * sizeof(float));
+          const float* src =
+              batch.dense_rows != nullptr
+                  ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
+                  : batch.dense_block->row(batch.dense_index[r]);
+          std::memcpy(ws.x.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
+                      src + in.source, in.width * sizeof(float));
         }
       } else if (in.kind == Input::Hot) {
         const SparseIds& ids = batch.sparse[static_cast<std::size_t>(in.source)];
         for (int r = 0; r < rows; ++r)
           for (int k = ids.begin(r); k < ids.end(r); ++k)
-            ws.x[static_cast<std::size_t>(r) * input_width_ + in.offset + static_cast<std::size_t>(ids.id(k))] +=
-                ids.weight(k);
+            ws.x[static_cast<std::size_t>(r) * input_width_ + in.offset +
+                 static_cast<std::size_t>(ids.id(k))] += ids.weight(k);
       } else {
         EmbeddedWork& e = ws.emb[i];
-        in.lookup->forward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch, e.values.data());
+        in.lookup->forward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch,
+                           e.values.data());
         for (int r = 0; r < rows; ++r)
           std::memcpy(ws.x.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
-                      e.values.data() + static_cast<std::size_t>(r) * in.width, in.width * sizeof(float));
+                      e.values.data() + static_cast<std::size_t>(r) * in.width,
+                      in.width * sizeof(float));
       }
     }
   }
@@ -289,11 +305,13 @@ class DnnModel : public Model {
       const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
       if (n == 0) return;
       float* Z = out + static_cast<std::size_t>(r0) * units;
-      for (int r = 0; r < n; ++r) std::memcpy(Z + static_cast<std::size_t>(r) * units, b, units * sizeof(float));
-      gemm::multiply(ws.kernel, false, false, n, units, fan_in, in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z,
-                     units, true);
+      for (int r = 0; r < n; ++r)
+        std::memcpy(Z + static_cast<std::size_t>(r) * units, b, units * sizeof(float));
+      gemm::multiply(ws.kernel, false, false, n, units, fan_in,
+                     in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z, units, true);
       if (activated != nullptr)
-        act_.forward(Z, n, units, activated + static_cast<std::size_t>(r0) * units * act_.width_factor());
+        act_.forward(Z, n, units,
+                     activated + static_cast<std::size_t>(r0) * units * act_.width_factor());
     });
   }
 
@@ -305,7 +323,6 @@ class DnnModel : public Model {
     return ws.threads;
   }
   static constexpr double kParallelMacs = 1 << 18;
-
 
   Activation act_;
   double dropout_;

@@ -41,7 +41,8 @@ class EmbeddingLookup {
       float norm = 1.0f;
       if (p_.combiner != "sum") {
         float sw = 0.0f;
-        for (int k = b; k < e; ++k) sw += p_.combiner == "mean" ? ids.weight(k) : ids.weight(k) * ids.weight(k);
+        for (int k = b; k < e; ++k)
+          sw += p_.combiner == "mean" ? ids.weight(k) : ids.weight(k) * ids.weight(k);
         norm = p_.combiner == "mean" ? 1.0f / sw : 1.0f / std::sqrt(sw);
       }
       for (int k = b; k < e; ++k) {
@@ -63,7 +64,8 @@ class EmbeddingLookup {
   void backward(const SparseIds& ids, Scratch& s, const float* dout, Gradient& g) const {
     s.grad.begin();
     for (int r = 0; r < ids.rows(); ++r)
-      for (int k = ids.begin(r); k < ids.end(r); ++k) s.grad.add(ids.id(k), r, s.coef[static_cast<std::size_t>(k)]);
+      for (int k = ids.begin(r); k < ids.end(r); ++k)
+        s.grad.add(ids.id(k), r, s.coef[static_cast<std::size_t>(k)]);
     s.grad.finish(dout, *table_, g);
   }
 

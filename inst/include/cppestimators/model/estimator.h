@@ -19,11 +19,11 @@
 namespace cppestimators {
 
 struct EstimatorSpec {
-  Spec model;                   // kind ("linear") and its feature columns
+  Spec model;  // kind ("linear") and its feature columns
   std::string head = "regression";
-  int head_n = 1;               // label_dimension (regression) or n_classes
-  std::vector<Spec> optimizers; // one per parameter group of the model
-  std::uint64_t seed = 0;       // initial values of random initializers
+  int head_n = 1;                // label_dimension (regression) or n_classes
+  std::vector<Spec> optimizers;  // one per parameter group of the model
+  std::uint64_t seed = 0;        // initial values of random initializers
 };
 
 // A named view into a parameter, one of its slots or an optimizer variable.
@@ -38,21 +38,24 @@ struct VariableRef {
 class Estimator {
  public:
   explicit Estimator(const EstimatorSpec& spec)
-      : spec_(spec), head_(make_head(spec.head, spec.head_n)),
+      : spec_(spec),
+        head_(make_head(spec.head, spec.head_n)),
         model_(make_model(spec.model, head_->logits_dim())) {
     const auto groups = model_->groups();
     if (spec.optimizers.size() != groups.size())
-      throw std::invalid_argument("internal: the model has " + std::to_string(groups.size()) +
-                                  " parameter groups but " + std::to_string(spec.optimizers.size()) +
-                                  " optimizers were given");
+      throw std::invalid_argument(
+          "internal: the model has " + std::to_string(groups.size()) + " parameter groups but " +
+          std::to_string(spec.optimizers.size()) + " optimizers were given");
     for (std::size_t g = 0; g < groups.size(); ++g)
-      optimizers_.push_back(make_optimizer(spec.optimizers[g], groups.size() > 1 ? groups[g] + "/" : ""));
+      optimizers_.push_back(
+          make_optimizer(spec.optimizers[g], groups.size() > 1 ? groups[g] + "/" : ""));
     for (Parameter* pp : model_->parameters()) {
       Parameter& p = *pp;
       const Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
       p.slots.clear();
       if (p.trainable)
-        for (std::size_t s = 0; s < opt.slot_names().size(); ++s) p.slots.emplace_back(p.value.size(), 0.0f);
+        for (std::size_t s = 0; s < opt.slot_names().size(); ++s)
+          p.slots.emplace_back(p.value.size(), 0.0f);
     }
     build_variable_table();
     initialize();
@@ -76,7 +79,8 @@ class Estimator {
       Parameter& p = *pp;
       if (p.slots.empty()) continue;
       const auto init = optimizers_[static_cast<std::size_t>(p.group)]->slot_initial_values();
-      for (std::size_t s = 0; s < p.slots.size(); ++s) std::fill(p.slots[s].begin(), p.slots[s].end(), init[s]);
+      for (std::size_t s = 0; s < p.slots.size(); ++s)
+        std::fill(p.slots[s].begin(), p.slots[s].end(), init[s]);
     }
     for (auto& o : optimizers_) o->reset_extra();
     global_step_ = 0;
@@ -84,7 +88,8 @@ class Estimator {
 
   // One training step from the last forward pass: the model's training
   // strategy computes the step's statistics, then applies them.
-  void train_step(const FeatureBatch& batch, const float* logits, const float* dlogits, Workspace& ws) {
+  void train_step(const FeatureBatch& batch, const float* logits, const float* dlogits,
+                  Workspace& ws) {
     TrainingStrategy& training = model_->training();
     training.apply(training.compute(batch, logits, dlogits, *head_, ws), optimizers_, ws);
     ++global_step_;
@@ -110,11 +115,13 @@ class Estimator {
       for (const ParamView& v : p.views) {
         variables_.push_back({v.name, v.shape, p.value.data() + v.offset, v.size, p.trainable});
         for (std::size_t s = 0; s < p.slots.size(); ++s)
-          variables_.push_back({v.name + "/" + slots[s], v.shape, p.slots[s].data() + v.offset, v.size, false});
+          variables_.push_back(
+              {v.name + "/" + slots[s], v.shape, p.slots[s].data() + v.offset, v.size, false});
       }
     }
     for (auto& o : optimizers_)
-      for (auto& ev : o->extra_variables()) variables_.push_back({ev.first, {}, ev.second, 1, false});
+      for (auto& ev : o->extra_variables())
+        variables_.push_back({ev.first, {}, ev.second, 1, false});
     std::sort(variables_.begin(), variables_.end(),
               [](const VariableRef& a, const VariableRef& b) { return a.name < b.name; });
   }

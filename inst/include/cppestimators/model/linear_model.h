@@ -22,7 +22,8 @@ class LinearModel : public Model {
  public:
   static constexpr const char* kScope = "linear/linear_model/";
   static constexpr int kChunk = 256;  // rows per product: a chunk of copied rows stays in cache
-  static constexpr std::size_t kParallelValues = 1 << 16;  // dense values of a batch worth 2 threads
+  static constexpr std::size_t kParallelValues = 1
+                                                 << 16;  // dense values of a batch worth 2 threads
 
   LinearModel(const Spec& spec, int units) : Model(spec, units) {
     const std::string scope = kScope;
@@ -37,8 +38,10 @@ class LinearModel : public Model {
       if (c.role() != ColumnRole::Dense) continue;
       const std::size_t offset = static_cast<std::size_t>(features_.dense_offset(i)) * u;
       const std::size_t size = static_cast<std::size_t>(c.dense_width()) * u;
-      if (uses(c.name())) p.views.push_back({scope + c.name() + "/weights", {c.dense_width(), u}, offset, size});
-      else unused_dense_.push_back({offset, size});
+      if (uses(c.name()))
+        p.views.push_back({scope + c.name() + "/weights", {c.dense_width(), u}, offset, size});
+      else
+        unused_dense_.push_back({offset, size});
     }
     if (!p.views.empty()) dense_ = &add(std::move(p));
     for (std::size_t i = 0; i < features_.size(); ++i) {
@@ -48,7 +51,8 @@ class LinearModel : public Model {
       const int buckets = static_cast<int>(c.num_buckets());
       if (c.role() == ColumnRole::Embedding) {
         const EmbeddingParams& ep = *c.embedding();
-        Parameter table = Parameter::single(scope + c.name() + "/embedding_weights", {buckets, ep.dimension});
+        Parameter table =
+            Parameter::single(scope + c.name() + "/embedding_weights", {buckets, ep.dimension});
         table.init = Init::TruncatedNormal;
         table.init_scale = ep.init_stddev;
         table.trainable = ep.trainable;
@@ -75,7 +79,8 @@ class LinearModel : public Model {
     if (dense_) ws->g_dense.assign(dense_->value.size(), 0.0f);
     if (dense_ && batch.dense.empty())  // dense rows come by index from a cached block
       ws->chunk.assign(static_cast<std::size_t>(ws->threads) * std::min(kChunk, max_rows) *
-                           features_.dense_width(), 0.0f);
+                           features_.dense_width(),
+                       0.0f);
     if (dense_ && ws->threads > 1)
       ws->partial.assign(static_cast<std::size_t>(ws->threads) * dense_->value.size(), 0.0f);
     ws->g_bias.assign(u, 0.0f);
@@ -127,7 +132,8 @@ class LinearModel : public Model {
       const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.slot)];
       const float* W = c.weights->value.data();
       // a large table's rows are scattered: ask for all of them before summing
-      for (int k = 0; k < ids.nnz(); ++k) __builtin_prefetch(W + static_cast<std::size_t>(ids.id(k)) * u);
+      for (int k = 0; k < ids.nnz(); ++k)
+        __builtin_prefetch(W + static_cast<std::size_t>(ids.id(k)) * u);
       for (int r = 0; r < rows; ++r) {
         float* l = logits + static_cast<std::size_t>(r) * u;
         for (int k = ids.begin(r); k < ids.end(r); ++k) {
@@ -163,7 +169,8 @@ class LinearModel : public Model {
       const int threads = sp.threads;
       const std::size_t size = dense_->value.size();
       parallel_for(threads, threads, [&](int t) {
-        float* g = threads == 1 ? ws.g_dense.data() : ws.partial.data() + static_cast<std::size_t>(t) * size;
+        float* g = threads == 1 ? ws.g_dense.data()
+                                : ws.partial.data() + static_cast<std::size_t>(t) * size;
         RowMap gW(g, d, u);
         gW.setZero();
         for (int c = sp.chunks * (t + 1) / threads - 1; c >= sp.chunks * t / threads; --c) {
@@ -178,12 +185,15 @@ class LinearModel : public Model {
         }
       });
       if (threads > 1) {
-        std::copy(ws.partial.begin(), ws.partial.begin() + static_cast<std::ptrdiff_t>(size), ws.g_dense.begin());
+        std::copy(ws.partial.begin(), ws.partial.begin() + static_cast<std::ptrdiff_t>(size),
+                  ws.g_dense.begin());
         for (int t = 1; t < threads; ++t)
-          for (std::size_t i = 0; i < size; ++i) ws.g_dense[i] += ws.partial[static_cast<std::size_t>(t) * size + i];
+          for (std::size_t i = 0; i < size; ++i)
+            ws.g_dense[i] += ws.partial[static_cast<std::size_t>(t) * size + i];
       }
       for (const auto& range : unused_dense_)
-        std::fill_n(ws.g_dense.begin() + static_cast<std::ptrdiff_t>(range.first), range.second, 0.0f);
+        std::fill_n(ws.g_dense.begin() + static_cast<std::ptrdiff_t>(range.first), range.second,
+                    0.0f);
       ws.grads.push_back(dense_gradient(*dense_, ws.g_dense));
     }
     for (std::size_t c = 0; c < sparse_.size(); ++c) {
@@ -258,8 +268,8 @@ class LinearModel : public Model {
       ws.chunk_start = start;
     }
     for (int r = 0; r < count; ++r)
-      std::memcpy(buf + static_cast<std::size_t>(r) * d, b.dense_block->row(b.dense_index[start + r]),
-                  d * sizeof(float));
+      std::memcpy(buf + static_cast<std::size_t>(r) * d,
+                  b.dense_block->row(b.dense_index[start + r]), d * sizeof(float));
     return buf;
   }
   // How a batch's dense products are cut: chunks of at most kChunk rows, and

@@ -7,9 +7,12 @@ enum class Mode { Train, Eval, Predict };
 
 inline const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::Train: return "train";
-    case Mode::Eval: return "eval";
-    case Mode::Predict: return "infer";
+    case Mode::Train:
+      return "train";
+    case Mode::Eval:
+      return "eval";
+    case Mode::Predict:
+      return "infer";
   }
   return "";
 }

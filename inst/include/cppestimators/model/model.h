@@ -55,7 +55,8 @@ class Model {
   // FeatureBatch) rather than as one contiguous block.
   virtual bool reads_dense_rows_by_index() const { return false; }
   // logits: rows x units, row-major.
-  virtual void forward(const FeatureBatch& batch, Mode mode, Workspace& ws, float* logits) const = 0;
+  virtual void forward(const FeatureBatch& batch, Mode mode, Workspace& ws,
+                       float* logits) const = 0;
   // Gradients of the summed loss, given dlogits (rows x units) of the batch
   // the last forward() saw; the list lives in `ws`.
   virtual const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
@@ -64,8 +65,8 @@ class Model {
   // Called when a session over `n` rows starts, before its first step, with
   // the data's binding and cached dense block (or null), and the threads
   // the session may use.
-  virtual void begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/, const DenseRows* /*block*/,
-                             Mode /*mode*/, int /*threads*/) {}
+  virtual void begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/,
+                             const DenseRows* /*block*/, Mode /*mode*/, int /*threads*/) {}
 
   // How the model trains (training_strategy.h): gradient steps through the
   // optimizers unless the model chose otherwise.
@@ -95,14 +96,19 @@ class Model {
     for (Parameter* pp : parameters()) {
       Parameter& p = *pp;
       switch (p.init) {
-        case Init::Zeros: std::fill(p.value.begin(), p.value.end(), 0.0f); break;
+        case Init::Zeros:
+          std::fill(p.value.begin(), p.value.end(), 0.0f);
+          break;
         case Init::TruncatedNormal:
           for (float& v : p.value) v = static_cast<float>(rng.truncated_normal(p.init_scale));
           break;
         case Init::GlorotUniform:
-          for (float& v : p.value) v = static_cast<float>((2.0 * rng.uniform() - 1.0) * p.init_scale);
+          for (float& v : p.value)
+            v = static_cast<float>((2.0 * rng.uniform() - 1.0) * p.init_scale);
           break;
-        case Init::Constant: std::fill(p.value.begin(), p.value.end(), static_cast<float>(p.init_scale)); break;
+        case Init::Constant:
+          std::fill(p.value.begin(), p.value.end(), static_cast<float>(p.init_scale));
+          break;
       }
     }
   }
@@ -124,8 +130,8 @@ class Model {
   TrainingStrategy* training_ = &gradient_step_;
 };
 
-inline StepStats GradientStep::compute(const FeatureBatch& batch, const float* /*logits*/, const float* dlogits,
-                                       const Head& /*head*/, Workspace& ws) {
+inline StepStats GradientStep::compute(const FeatureBatch& batch, const float* /*logits*/,
+                                       const float* dlogits, const Head& /*head*/, Workspace& ws) {
   StepStats stats;
   stats.gradients = &model_.backward(batch, dlogits, ws);
   return stats;

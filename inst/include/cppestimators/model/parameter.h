@@ -10,7 +10,12 @@
 
 namespace cppestimators {
 
-enum class Init { Zeros, TruncatedNormal, GlorotUniform, Constant };  // Constant: init_scale everywhere
+enum class Init {
+  Zeros,
+  TruncatedNormal,
+  GlorotUniform,
+  Constant
+};  // Constant: init_scale everywhere
 
 struct ParamView {
   std::string name;        // TF variable name, e.g. "linear/linear_model/x/weights"
@@ -46,9 +51,9 @@ struct Parameter {
 struct Gradient {
   Parameter* param = nullptr;
   bool sparse = false;
-  const float* dense = nullptr;           // param->value.size() values
-  const std::int64_t* rows = nullptr;     // sparse: distinct, ascending row indices
-  const float* values = nullptr;          // sparse: count x row_width
+  const float* dense = nullptr;        // param->value.size() values
+  const std::int64_t* rows = nullptr;  // sparse: distinct, ascending row indices
+  const float* values = nullptr;       // sparse: count x row_width
   std::size_t count = 0;
 };
 

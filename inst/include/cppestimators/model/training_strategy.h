@@ -49,8 +49,8 @@ class TrainingStrategy {
   // (a) The statistics of one step from the last forward pass over `batch`:
   // its `logits` and `dlogits` (the gradients of the loss as the session
   // reports it), the head for second derivatives.
-  virtual StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
-                            Workspace& ws) = 0;
+  virtual StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits,
+                            const Head& head, Workspace& ws) = 0;
   // (b) Applies statistics from compute() (possibly summed with other
   // processes' since).
   virtual void apply(const StepStats& stats, const Optimizers& optimizers, Workspace& ws) = 0;
@@ -71,7 +71,8 @@ class GradientStep : public TrainingStrategy {
  public:
   explicit GradientStep(Model& model) : model_(model) {}
 
-  StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
+  StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits,
+                    const Head& head,
                     Workspace& ws) override;  // in model.h, after Model
 
   void apply(const StepStats& stats, const Optimizers& optimizers, Workspace&) override {

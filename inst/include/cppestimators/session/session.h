@@ -31,7 +31,8 @@ struct SessionOptions {
   bool shuffle = false;
   std::uint64_t seed = 0;
   int threads = 1;  // for the model's products on large batches
-  gemm::Kernel kernel = gemm::Kernel::Portable;  // the model's matrix products (gemm::available() ones only)
+  gemm::Kernel kernel =
+      gemm::Kernel::Portable;  // the model's matrix products (gemm::available() ones only)
 };
 
 struct RunContext;
@@ -43,9 +44,13 @@ class Session {
   // columns (features/dense_block.h), or null to gather them batch by batch.
   Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
           std::shared_ptr<const DenseRows> block = nullptr)
-      : est_(est), data_(data), opt_(opt), block_(std::move(block)),
+      : est_(est),
+        data_(data),
+        opt_(opt),
+        block_(std::move(block)),
         batcher_(data.n, opt.batch_size, opt.num_epochs, opt.shuffle, opt.seed),
-        binding_(est.model().features().bind(data)), metrics_(est.head().new_metrics()) {
+        binding_(est.model().features().bind(data)),
+        metrics_(est.head().new_metrics()) {
     const Head& head = est.head();
     if (opt.mode != Mode::Predict) {
       if (data.labels == nullptr)
@@ -55,17 +60,19 @@ class Session {
     }
     if (opt.mode == Mode::Predict && opt.num_epochs < 0)
       throw std::invalid_argument(
-          "predict() needs an `input_fn` with a finite `num_epochs` (got NULL, which repeats forever)");
+          "predict() needs an `input_fn` with a finite `num_epochs` (got NULL, which repeats "
+          "forever)");
     // a batch never holds more rows than the whole input delivers
     std::int64_t rows_max = opt.batch_size;
     if (opt.num_epochs >= 0) rows_max = std::min<std::int64_t>(rows_max, data.n * opt.num_epochs);
     // buffers are sized up front: refuse sizes no machine holds before trying
-    const double per_row = 4.0 * (est.model().features().dense_width() + 3.0 * head.logits_dim() + head.label_dim() +
-                                  head.per_example_dim() + 2.0);
+    const double per_row = 4.0 * (est.model().features().dense_width() + 3.0 * head.logits_dim() +
+                                  head.label_dim() + head.per_example_dim() + 2.0);
     if (static_cast<double>(rows_max) * per_row > memory_limit())
-      throw std::invalid_argument("`batch_size` of " + std::to_string(rows_max) + " rows would need " +
-                                  std::to_string(static_cast<long long>(rows_max * per_row / (1ull << 30))) +
-                                  " GiB of batch buffers; use a smaller batch_size (or a finite num_epochs)");
+      throw std::invalid_argument(
+          "`batch_size` of " + std::to_string(rows_max) + " rows would need " +
+          std::to_string(static_cast<long long>(rows_max * per_row / (1ull << 30))) +
+          " GiB of batch buffers; use a smaller batch_size (or a finite num_epochs)");
     const std::size_t b = static_cast<std::size_t>(std::max<std::int64_t>(rows_max, 1));
     idx_.assign(b, 0);
     est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
@@ -75,7 +82,8 @@ class Session {
     workspace_ = est.model().new_workspace(batch_, static_cast<int>(b), opt.threads);
     workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
     if (!gemm::available(opt.kernel))
-      throw std::invalid_argument(std::string("this CPU cannot run the ") + gemm::name(opt.kernel) + " kernel");
+      throw std::invalid_argument(std::string("this CPU cannot run the ") + gemm::name(opt.kernel) +
+                                  " kernel");
     workspace_->kernel = opt.kernel;
     y_.assign(b * head.label_dim(), 0.0f);
     logits_.assign(b * head.logits_dim(), 0.0f);
@@ -106,7 +114,8 @@ class Session {
   // One step. Returns false at end of input, leaving the previous step's
   // buffers untouched.
   bool run_step() {
-    if (opt_.mode == Mode::Train && est_.model().training().finished()) return false;  // nothing left to train
+    if (opt_.mode == Mode::Train && est_.model().training().finished())
+      return false;  // nothing left to train
     const int rows = batcher_.next(idx_.data());
     if (rows == 0) return false;
     rows_ = rows;
@@ -122,8 +131,10 @@ class Session {
         if (est_.model().training().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
         // A non-finite loss never reaches the weights: the step counts, the
         // update is skipped (the NaN hook decides whether to stop or fail).
-        if (std::isfinite(loss_)) est_.train_step(batch_, logits_.data(), dlogits_.data(), *workspace_);
-        else est_.advance_global_step();
+        if (std::isfinite(loss_))
+          est_.train_step(batch_, logits_.data(), dlogits_.data(), *workspace_);
+        else
+          est_.advance_global_step();
         break;
       case Mode::Eval:
         loss_ = static_cast<float>(batch_loss(rows, nullptr));
@@ -131,8 +142,9 @@ class Session {
         metrics_->update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
         break;
       case Mode::Predict:
-        predictions_.insert(predictions_.end(), logits_.begin(),
-                            logits_.begin() + static_cast<std::ptrdiff_t>(rows) * head.logits_dim());
+        predictions_.insert(
+            predictions_.end(), logits_.begin(),
+            logits_.begin() + static_cast<std::ptrdiff_t>(rows) * head.logits_dim());
         break;
     }
     ++steps_;
@@ -145,7 +157,8 @@ class Session {
     double limit = 64.0 * (1ull << 30);
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) limit = std::min(limit, static_cast<double>(pages) * static_cast<double>(page));
+    if (pages > 0 && page > 0)
+      limit = std::min(limit, static_cast<double>(pages) * static_cast<double>(page));
 #endif
     return limit;
   }
@@ -160,7 +173,8 @@ class Session {
     const float rows_f = static_cast<float>(rows);
     const auto scale = [&](float* dl, int n) {
       if (dl == nullptr || !mean_gradients) return;
-      const std::size_t m = static_cast<std::size_t>(n) * static_cast<std::size_t>(head.logits_dim());
+      const std::size_t m =
+          static_cast<std::size_t>(n) * static_cast<std::size_t>(head.logits_dim());
       for (std::size_t i = 0; i < m; ++i) dl[i] /= rows_f;
     };
     if (threads == 1) {
@@ -170,13 +184,15 @@ class Session {
     }
     double partial[64] = {0.0};
     const int t_count = std::min(threads, 64);
-    const std::size_t lw = static_cast<std::size_t>(head.logits_dim()), yw = static_cast<std::size_t>(head.label_dim()),
+    const std::size_t lw = static_cast<std::size_t>(head.logits_dim()),
+                      yw = static_cast<std::size_t>(head.label_dim()),
                       pw = static_cast<std::size_t>(head.per_example_dim());
     parallel_for(t_count, t_count, [&](int t) {
       const int r0 = rows * t / t_count, n = rows * (t + 1) / t_count - r0;
       const std::size_t r = static_cast<std::size_t>(r0);
       float* dl = dlogits != nullptr ? dlogits + r * lw : nullptr;
-      partial[t] = head.loss(logits_.data() + r * lw, y_.data() + r * yw, n, per_example_.data() + r * pw, dl);
+      partial[t] = head.loss(logits_.data() + r * lw, y_.data() + r * yw, n,
+                             per_example_.data() + r * pw, dl);
       scale(dl, n);
     });
     double total = 0.0;
@@ -193,7 +209,8 @@ class Session {
   double average_loss() const {
     const int m = rows_ * est_.head().per_example_dim();
     if (m <= 0) return 0.0;
-    const double sum = est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows_ : loss_;
+    const double sum =
+        est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows_ : loss_;
     return sum / m;
   }
   const float* per_example_losses() const { return per_example_.data(); }

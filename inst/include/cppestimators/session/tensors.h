@@ -21,7 +21,8 @@ struct TensorValue {
 
 // Strips a trailing ":0" so that TF-style names work (a view: no copy).
 inline std::string_view tensor_base_view(std::string_view name) {
-  if (name.size() > 2 && name.substr(name.size() - 2) == ":0") return name.substr(0, name.size() - 2);
+  if (name.size() > 2 && name.substr(name.size() - 2) == ":0")
+    return name.substr(0, name.size() - 2);
   return name;
 }
 inline std::string tensor_base_name(const std::string& name) {
@@ -36,8 +37,10 @@ inline void set_scalar(TensorValue& out, double v, bool integer = false) {
 }
 // rows x cols row-major floats; a vector when cols == 1 and !matrix.
 inline void set_rows(TensorValue& out, const float* p, int rows, int cols, bool matrix) {
-  if (cols == 1 && !matrix) out.shape.assign(1, rows);
-  else out.shape = {rows, cols};
+  if (cols == 1 && !matrix)
+    out.shape.assign(1, rows);
+  else
+    out.shape = {rows, cols};
   out.data.assign(p, p + static_cast<std::size_t>(rows) * cols);
   out.integer = false;
 }
@@ -61,7 +64,8 @@ inline const std::vector<TensorEntry>& tensor_registry() {
        [](const Session& s, TensorValue& out) {
          set_rows(out, s.per_example_losses(), s.rows(), s.head().per_example_dim(), false);
        }},
-      {"average_loss", always, [](const Session& s, TensorValue& out) { set_scalar(out, s.average_loss()); }},
+      {"average_loss", always,
+       [](const Session& s, TensorValue& out) { set_scalar(out, s.average_loss()); }},
       {"global_step", always,
        [](const Session& s, TensorValue& out) {
          set_scalar(out, static_cast<double>(s.global_step()), true);
@@ -79,8 +83,10 @@ inline const std::vector<TensorEntry>& tensor_registry() {
          const int w = head.key_width(key), rows = s.rows();
          out.data.resize(static_cast<std::size_t>(rows) * w);
          head.predict(key, s.logits(), rows, out.data.data());
-         if (w == 1) out.shape.assign(1, rows);
-         else out.shape = {rows, w};
+         if (w == 1)
+           out.shape.assign(1, rows);
+         else
+           out.shape = {rows, w};
          out.integer = false;
        }},
       {"labels", has_labels,

@@ -32,8 +32,8 @@ class ThresholdAuc {
   // One example: predicted probability p, whether its label is positive.
   void add(float p, bool positive) {
     // number of thresholds strictly below p: p is predicted positive at those
-    const int k = static_cast<int>(
-        std::lower_bound(thresholds().begin(), thresholds().end(), p) - thresholds().begin());
+    const int k = static_cast<int>(std::lower_bound(thresholds().begin(), thresholds().end(), p) -
+                                   thresholds().begin());
     (positive ? pos_hist_ : neg_hist_)[k] += 1.0;
   }
 

@@ -71,10 +71,12 @@ class BinaryHead : public Head {
   void check_labels(const double* y, std::int64_t n, int width) const override {
     if (width != 1) throw std::invalid_argument("a classifier needs a single response column");
     for (std::int64_t i = 0; i < n; ++i) {
-      if (std::isnan(y[i])) throw std::invalid_argument("the response contains missing values (NA)");
+      if (std::isnan(y[i]))
+        throw std::invalid_argument("the response contains missing values (NA)");
       if (y[i] < 0.0 || y[i] > 1.0)
-        throw std::invalid_argument("Labels must be in [0, 1] for a binary classifier (n_classes = 2); got " +
-                                    std::to_string(y[i]));
+        throw std::invalid_argument(
+            "Labels must be in [0, 1] for a binary classifier (n_classes = 2); got " +
+            std::to_string(y[i]));
     }
   }
   double loss(const float* x, const float* y, int rows, float* pe, float* dl) const override {
@@ -92,11 +94,17 @@ class BinaryHead : public Head {
   void predict(const std::string& key, const float* x, int rows, double* out) const override {
     for (int i = 0; i < rows; ++i) {
       const float p = sigmoid(x[i]);
-      if (key == "logits") out[i] = x[i];
-      else if (key == "logistic") out[i] = p;
-      else if (key == "probabilities") { out[2 * i] = 1.0f - p; out[2 * i + 1] = p; }
-      else if (key == "class_ids" || key == "classes") out[i] = x[i] > 0.0f ? 1.0 : 0.0;
-      else throw std::invalid_argument("unknown prediction key: " + key);
+      if (key == "logits")
+        out[i] = x[i];
+      else if (key == "logistic")
+        out[i] = p;
+      else if (key == "probabilities") {
+        out[2 * i] = 1.0f - p;
+        out[2 * i + 1] = p;
+      } else if (key == "class_ids" || key == "classes")
+        out[i] = x[i] > 0.0f ? 1.0 : 0.0;
+      else
+        throw std::invalid_argument("unknown prediction key: " + key);
     }
   }
   std::unique_ptr<MetricAccumulator> new_metrics() const override {

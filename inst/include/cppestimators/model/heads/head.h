@@ -30,7 +30,8 @@ class Head {
                       float* dlogits) const = 0;
   // Second derivative of each example's loss with respect to its logit
   // (rows x logits_dim); false when the head has none (boosted trees need it).
-  virtual bool hessian(const float* /*logits*/, const float* /*labels*/, int /*rows*/, float* /*out*/) const {
+  virtual bool hessian(const float* /*logits*/, const float* /*labels*/, int /*rows*/,
+                       float* /*out*/) const {
     return false;
   }
   // The prediction keys this head emits, in TF's order.
@@ -40,7 +41,8 @@ class Head {
   // Number of values per example for a key.
   virtual int key_width(const std::string& key) const = 0;
   // Writes [rows x key_width] values of `key` (row-major).
-  virtual void predict(const std::string& key, const float* logits, int rows, double* out) const = 0;
+  virtual void predict(const std::string& key, const float* logits, int rows,
+                       double* out) const = 0;
   // A fresh (reset) accumulator of this head's evaluation metrics.
   virtual std::unique_ptr<MetricAccumulator> new_metrics() const = 0;
 };

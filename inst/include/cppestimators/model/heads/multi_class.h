@@ -39,7 +39,8 @@ class MultiClassMetrics : public MetricAccumulator {
 class MultiClassHead : public Head {
  public:
   explicit MultiClassHead(int n_classes) : k_(n_classes) {
-    if (k_ < 3) throw std::invalid_argument("`n_classes` must be at least 3 for a multi-class head");
+    if (k_ < 3)
+      throw std::invalid_argument("`n_classes` must be at least 3 for a multi-class head");
   }
   std::string name() const override { return "multi_class"; }
   int logits_dim() const override { return k_; }
@@ -48,9 +49,12 @@ class MultiClassHead : public Head {
   void check_labels(const double* y, std::int64_t n, int width) const override {
     if (width != 1) throw std::invalid_argument("a classifier needs a single response column");
     for (std::int64_t i = 0; i < n; ++i) {
-      if (std::isnan(y[i])) throw std::invalid_argument("the response contains missing values (NA)");
+      if (std::isnan(y[i]))
+        throw std::invalid_argument("the response contains missing values (NA)");
       if (y[i] != std::floor(y[i]))
-        throw std::invalid_argument("Labels dtype should be integer: a multi-class response must hold class ids 0..n_classes-1 (or be a factor)");
+        throw std::invalid_argument(
+            "Labels dtype should be integer: a multi-class response must hold class ids "
+            "0..n_classes-1 (or be a factor)");
       if (y[i] < 0 || y[i] > k_ - 1)
         throw std::invalid_argument("Labels must be in [0, n_classes - 1] = [0, " +
                                     std::to_string(k_ - 1) + "]; got " + std::to_string(y[i]));

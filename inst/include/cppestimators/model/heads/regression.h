@@ -54,15 +54,20 @@ class RegressionHead : public Head {
     for (std::int64_t i = 0; i < n * width; ++i) {
       if (std::fabs(y[i]) <= static_cast<double>(std::numeric_limits<float>::max())) continue;
       const std::string row = std::to_string(i % n + 1);
-      if (std::isnan(y[i])) throw std::invalid_argument("the response contains missing values (NA), first at row " + row);
+      if (std::isnan(y[i]))
+        throw std::invalid_argument("the response contains missing values (NA), first at row " +
+                                    row);
       if (std::isinf(y[i]))
         throw std::invalid_argument("the response contains infinite values, first at row " + row);
       if (std::fabs(y[i]) > static_cast<double>(std::numeric_limits<float>::max()))
-        throw std::invalid_argument("the response contains values beyond the float32 range (|y| > 3.4e38), first at row " + row);
+        throw std::invalid_argument(
+            "the response contains values beyond the float32 range (|y| > 3.4e38), first at row " +
+            row);
     }
   }
   bool hessian(const float*, const float*, int rows, float* out) const override {
-    std::fill(out, out + static_cast<std::size_t>(rows) * label_dim(), 2.0f);  // of the squared error
+    std::fill(out, out + static_cast<std::size_t>(rows) * label_dim(),
+              2.0f);  // of the squared error
     return true;
   }
   double loss(const float* logits, const float* labels, int rows, float* pe,

@@ -27,7 +27,8 @@ class AdagradOptimizer : public Optimizer {
       const __m128 gi = _mm_loadu_ps(g + i);
       const __m128 ai = _mm_add_ps(_mm_loadu_ps(acc + i), _mm_mul_ps(gi, gi));
       _mm_storeu_ps(acc + i, ai);
-      _mm_storeu_ps(p + i, _mm_sub_ps(_mm_loadu_ps(p + i), _mm_div_ps(_mm_mul_ps(lr, gi), _mm_sqrt_ps(ai))));
+      _mm_storeu_ps(
+          p + i, _mm_sub_ps(_mm_loadu_ps(p + i), _mm_div_ps(_mm_mul_ps(lr, gi), _mm_sqrt_ps(ai))));
     }
 #endif
     for (; i < n; ++i) {

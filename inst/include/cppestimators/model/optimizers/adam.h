@@ -13,7 +13,9 @@ namespace cppestimators {
 class AdamOptimizer : public Optimizer {
  public:
   AdamOptimizer(const Spec& spec, std::string scope)
-      : Optimizer(spec, std::move(scope)), b1_(param("beta1")), b2_(param("beta2")),
+      : Optimizer(spec, std::move(scope)),
+        b1_(param("beta1")),
+        b2_(param("beta2")),
         eps_(param("epsilon")) {
     reset_extra();
   }

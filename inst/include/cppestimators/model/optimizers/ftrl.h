@@ -9,8 +9,10 @@ namespace cppestimators {
 class FtrlOptimizer : public Optimizer {
  public:
   FtrlOptimizer(const Spec& spec, std::string scope)
-      : Optimizer(spec, std::move(scope)), power_(param("learning_rate_power")),
-        init_(param("initial_accumulator_value")), l1_(param("l1_regularization_strength")),
+      : Optimizer(spec, std::move(scope)),
+        power_(param("learning_rate_power")),
+        init_(param("initial_accumulator_value")),
+        l1_(param("l1_regularization_strength")),
         l2_(param("l2_regularization_strength")),
         shrink_(param("l2_shrinkage_regularization_strength")) {}
   std::vector<std::string> slot_names() const override { return {"Ftrl", "Ftrl_1"}; }

@@ -19,10 +19,11 @@ using OptimizerRegistry = Registry<Optimizer, const std::string&>;
 
 inline const OptimizerRegistry& optimizer_registry() {
   static const OptimizerRegistry registry = [] {
-    OptimizerRegistry r("optimizer", [](const std::string& kind, const std::vector<std::string>& known) {
-      return "Unsupported optimizer name: " + kind +  // TensorFlow's wording
-             ". Supported names are: " + OptimizerRegistry::join(known);
-    });
+    OptimizerRegistry r("optimizer",
+                        [](const std::string& kind, const std::vector<std::string>& known) {
+                          return "Unsupported optimizer name: " + kind +  // TensorFlow's wording
+                                 ". Supported names are: " + OptimizerRegistry::join(known);
+                        });
     r.add<AdagradOptimizer>("Adagrad")
         .add<AdamOptimizer>("Adam")
         .add<FtrlOptimizer>("Ftrl")

@@ -10,7 +10,9 @@ namespace cppestimators {
 class RmsPropOptimizer : public Optimizer {
  public:
   RmsPropOptimizer(const Spec& spec, std::string scope)
-      : Optimizer(spec, std::move(scope)), decay_(param("decay")), momentum_(param("momentum")),
+      : Optimizer(spec, std::move(scope)),
+        decay_(param("decay")),
+        momentum_(param("momentum")),
         eps_(param("epsilon")) {}
   std::vector<std::string> slot_names() const override { return {"RMSProp", "RMSProp_1"}; }
   std::vector<float> slot_initial_values() const override { return {1.0f, 0.0f}; }

@@ -32,16 +32,18 @@ struct RowCache {
   std::vector<std::uint8_t> bins8;
   std::vector<std::uint16_t> bins16;
   std::vector<unsigned char> have_bins;
-  std::vector<double> base;         // per data row: the sum of finished trees' leaves
-  std::vector<int> base_trees;      // how many finished trees `base` holds
+  std::vector<double> base;             // per data row: the sum of finished trees' leaves
+  std::vector<int> base_trees;          // how many finished trees `base` holds
   std::vector<int> node_of, node_tree;  // per data row: the node it last reached, in which tree
   double attempted_seen = 0.0;
   float bins_version = -1.0f;
-  std::vector<int> node;            // per batch row: node reached in the tree being grown
+  std::vector<int> node;  // per batch row: node reached in the tree being grown
 
   void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows) {
-    if (narrow) bins8.assign(data_rows * features, 0);
-    else bins16.assign(data_rows * features, 0);
+    if (narrow)
+      bins8.assign(data_rows * features, 0);
+    else
+      bins16.assign(data_rows * features, 0);
     have_bins.assign(data_rows, 0);
     base.assign(data_rows, 0.0);
     base_trees.assign(data_rows, 0);
@@ -57,7 +59,9 @@ class Ensemble {
 
   Ensemble() = default;
   Ensemble(int n_trees, int max_depth)
-      : n_trees_(n_trees), max_depth_(max_depth), nodes_((std::int64_t{1} << (max_depth + 1)) - 1) {}
+      : n_trees_(n_trees),
+        max_depth_(max_depth),
+        nodes_((std::int64_t{1} << (max_depth + 1)) - 1) {}
 
   // The variables: n_trees x nodes each, and the state (kStateSize).
   void attach(Parameter& feature, Parameter& threshold, Parameter& value, Parameter& gain) {
@@ -88,20 +92,24 @@ class Ensemble {
   int node_threshold(int tree, int node) const {
     return static_cast<int>(threshold_->value[static_cast<std::size_t>(tree * nodes_ + node)]);
   }
-  float node_gain(int tree, int node) const { return gain_->value[static_cast<std::size_t>(tree * nodes_ + node)]; }
+  float node_gain(int tree, int node) const {
+    return gain_->value[static_cast<std::size_t>(tree * nodes_ + node)];
+  }
   // Whether `node` of `tree` exists: the root, or a child of a split node.
   bool node_exists(int tree, int node) const {
-    return node == 0 || feature_->value[static_cast<std::size_t>(tree * nodes_ + (node - 1) / 2)] >= 0.0f;
+    return node == 0 ||
+           feature_->value[static_cast<std::size_t>(tree * nodes_ + (node - 1) / 2)] >= 0.0f;
   }
 
   // The logits of a batch (rows bucketized by `buckets` when first seen):
   // the finished trees' leaves plus the node each row reaches in the tree
   // being grown, which `cache.node` keeps for the histograms.
-  void forward(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache, int session_threads,
-               float* logits) const {
+  void forward(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache,
+               int session_threads, float* logits) const {
     const int rows = batch.rows;
     const float version = state(kBoundariesReady);
-    if (version != cache.bins_version) {  // buckets of numeric features changed: recompute every row's
+    if (version !=
+        cache.bins_version) {  // buckets of numeric features changed: recompute every row's
       std::fill(cache.have_bins.begin(), cache.have_bins.end(), 0);
       cache.bins_version = version;
     }
@@ -122,16 +130,22 @@ class Ensemble {
     parallel_for(threads, threads, [&](int t) {
       const std::size_t lo = distinct ? 0 : n * static_cast<std::size_t>(t) / threads,
                         hi = distinct ? n : n * static_cast<std::size_t>(t + 1) / threads;
-      const int r0 = distinct ? rows * t / threads : 0, r1 = distinct ? rows * (t + 1) / threads : rows;
-      if (buckets.narrow()) walk_rows(batch, buckets, cache, cache.bins8.data(), r0, r1, lo, hi, finished, current, logits);
-      else walk_rows(batch, buckets, cache, cache.bins16.data(), r0, r1, lo, hi, finished, current, logits);
+      const int r0 = distinct ? rows * t / threads : 0,
+                r1 = distinct ? rows * (t + 1) / threads : rows;
+      if (buckets.narrow())
+        walk_rows(batch, buckets, cache, cache.bins8.data(), r0, r1, lo, hi, finished, current,
+                  logits);
+      else
+        walk_rows(batch, buckets, cache, cache.bins16.data(), r0, r1, lo, hi, finished, current,
+                  logits);
     });
   }
 
   // One layer of `tree` from the accumulated statistics of
   // `batches_per_layer` batches (averaged), then the state moves on.
-  void grow_layer(int tree, int layer, int threads, const Accumulator& acc, const Bucketizer& buckets,
-                  const Regularization& reg, double learning_rate, int batches_per_layer) {
+  void grow_layer(int tree, int layer, int threads, const Accumulator& acc,
+                  const Bucketizer& buckets, const Regularization& reg, double learning_rate,
+                  int batches_per_layer) {
     const std::vector<Feature>& feats = buckets.features();
     const int total_bins = buckets.total_bins();
     const int first = (1 << layer) - 1, slots = 1 << layer;
@@ -145,33 +159,34 @@ class Ensemble {
     std::vector<unsigned char> split(static_cast<std::size_t>(slots), 0);
     const int t_count = slots >= 4 ? std::max(1, threads) : 1;
     parallel_for(t_count, t_count, [&](int part) {
-    std::vector<double> g(kMaxBuckets), h(kMaxBuckets);
-    for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
-      const int node = first + s;
-      if (node > 0 && feature[(node - 1) / 2] < 0.0f) continue;  // its parent did not split: no such node
-      const float* st = acc.bins(s, total_bins);
-      const double G = acc.node(s)[0] * per;
-      const double H = acc.node(s)[1] * per;
-      if (H < reg.min_node_weight) continue;
-      Split best;
-      for (std::size_t f = 0; f < feats.size(); ++f) {
-        const Feature& ft = feats[f];
-        g.resize(static_cast<std::size_t>(ft.buckets));
-        h.resize(static_cast<std::size_t>(ft.buckets));
-        for (int b = 0; b < ft.buckets; ++b) {
-          g[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b)] * per;
-          h[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b) + 1] * per;
+      std::vector<double> g(kMaxBuckets), h(kMaxBuckets);
+      for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
+        const int node = first + s;
+        if (node > 0 && feature[(node - 1) / 2] < 0.0f)
+          continue;  // its parent did not split: no such node
+        const float* st = acc.bins(s, total_bins);
+        const double G = acc.node(s)[0] * per;
+        const double H = acc.node(s)[1] * per;
+        if (H < reg.min_node_weight) continue;
+        Split best;
+        for (std::size_t f = 0; f < feats.size(); ++f) {
+          const Feature& ft = feats[f];
+          g.resize(static_cast<std::size_t>(ft.buckets));
+          h.resize(static_cast<std::size_t>(ft.buckets));
+          for (int b = 0; b < ft.buckets; ++b) {
+            g[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b)] * per;
+            h[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b) + 1] * per;
+          }
+          offer_feature(static_cast<int>(f), g.data(), h.data(), ft.buckets, G, H, reg, best);
         }
-        offer_feature(static_cast<int>(f), g.data(), h.data(), ft.buckets, G, H, reg, best);
+        if (best.feature < 0) continue;
+        feature[node] = static_cast<float>(best.feature);
+        threshold[node] = static_cast<float>(best.bucket);
+        gain[node] = static_cast<float>(best.gain);
+        value[2 * node + 1] = static_cast<float>(value[node] + learning_rate * best.left_weight);
+        value[2 * node + 2] = static_cast<float>(value[node] + learning_rate * best.right_weight);
+        split[static_cast<std::size_t>(s)] = 1;
       }
-      if (best.feature < 0) continue;
-      feature[node] = static_cast<float>(best.feature);
-      threshold[node] = static_cast<float>(best.bucket);
-      gain[node] = static_cast<float>(best.gain);
-      value[2 * node + 1] = static_cast<float>(value[node] + learning_rate * best.left_weight);
-      value[2 * node + 2] = static_cast<float>(value[node] + learning_rate * best.right_weight);
-      split[static_cast<std::size_t>(s)] = 1;
-    }
     });
     const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
     set_state(kBatches, 0.0f);
@@ -190,7 +205,8 @@ class Ensemble {
   // Each feature's summed split gains over the trees grown so far.
   std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const {
     std::vector<double> sum(feats.size(), 0.0);
-    const int trees = static_cast<int>(std::min<double>(finished_trees() + 1, static_cast<double>(n_trees_)));
+    const int trees =
+        static_cast<int>(std::min<double>(finished_trees() + 1, static_cast<double>(n_trees_)));
     for (int t = 0; t < trees; ++t)
       for (std::int64_t n = 0; n < nodes_; ++n) {
         const std::size_t i = static_cast<std::size_t>(t * nodes_ + n);
@@ -205,8 +221,9 @@ class Ensemble {
  private:
   // forward() for batch rows [r0, r1) whose data row lies in [lo, hi).
   template <class B>
-  void walk_rows(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache, B* all_bins, int r0, int r1,
-                 std::size_t lo, std::size_t hi, int finished, int current, float* logits) const {
+  void walk_rows(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache, B* all_bins,
+                 int r0, int r1, std::size_t lo, std::size_t hi, int finished, int current,
+                 float* logits) const {
     const std::size_t n_feats = buckets.features().size();
     for (int r = r0; r < r1; ++r) {
       const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
@@ -217,16 +234,17 @@ class Ensemble {
         cache.have_bins[id] = 1;
       }
       for (int k = cache.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
-        cache.base[id] +=
-            value_->value[leaf(k, bins, cache.node_tree[id] == k ? static_cast<std::size_t>(cache.node_of[id]) : 0)];
+        cache.base[id] += value_->value[leaf(
+            k, bins, cache.node_tree[id] == k ? static_cast<std::size_t>(cache.node_of[id]) : 0)];
       cache.base_trees[id] = finished;
       float cur = 0.0f;
       int node = -1;
       if (current >= 0) {
         // resume from the node the row reached at the last step in this tree
         const int from = cache.node_tree[id] == current ? cache.node_of[id] : 0;
-        node = static_cast<int>(leaf(current, bins, static_cast<std::size_t>(from)) -
-                                static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
+        node =
+            static_cast<int>(leaf(current, bins, static_cast<std::size_t>(from)) -
+                             static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
         cache.node_of[id] = node;
         cache.node_tree[id] = current;
         cur = node_value(current, node);
@@ -253,7 +271,8 @@ class Ensemble {
 
   int n_trees_ = 100, max_depth_ = 6;
   std::int64_t nodes_ = 127;
-  Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr, *state_ = nullptr;
+  Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
+            *state_ = nullptr;
 };
 
 }  // namespace trees

@@ -22,11 +22,13 @@ namespace trees {
 
 // (g, h) per bin, then the node's totals: the values one node of a layer
 // holds in a histogram and in the step's statistics.
-inline std::size_t node_stride(int total_bins) { return static_cast<std::size_t>(total_bins) * 2 + 2; }
+inline std::size_t node_stride(int total_bins) {
+  return static_cast<std::size_t>(total_bins) * 2 + 2;
+}
 
 // A session's buffers for one batch's statistics, sized once.
 struct Histograms {
-  std::vector<float> hess;               // per batch row
+  std::vector<float> hess;  // per batch row
   bool no_hessian = false;
   std::vector<std::vector<float>> hist;  // per thread: layer slots x (bins x (g, h), 2 unused)
   std::vector<double> totals;            // per thread and slot: the node's (g, h)
@@ -47,24 +49,30 @@ struct Histograms {
   // could not split) and has buckets `all_bins` (data rows x features), on
   // `threads` threads. Nodes `exists(node)` denies get zeros.
   template <class B, class Exists>
-  StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
-                    const int* node, const B* all_bins, const Bucketizer& buckets, int first, int slots, int threads,
-                    Exists exists) {
+  StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits,
+                    const Head& head, const int* node, const B* all_bins, const Bucketizer& buckets,
+                    int first, int slots, int threads, Exists exists) {
     const int rows = batch.rows;
     const std::size_t stride = node_stride(buckets.total_bins());
-    const float scale = 1.0f / static_cast<float>(rows);  // hessians of the batch-mean loss (gradients come scaled)
+    const float scale =
+        1.0f / static_cast<float>(rows);  // hessians of the batch-mean loss (gradients come scaled)
     // Each thread adds a range of the batch's rows to its own histograms, in
     // float (as TensorFlow sums them), with the nodes' totals in double.
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
       if (!head.hessian(logits + r0, nullptr, r1 - r0, hess.data() + r0)) no_hessian = true;
       std::vector<float>& h = hist[static_cast<std::size_t>(t)];
-      std::fill(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride), 0.0f);
-      double* tot = totals.data() + static_cast<std::size_t>(t) * 2 * static_cast<std::size_t>(slots);
+      std::fill(h.begin(),
+                h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride),
+                0.0f);
+      double* tot =
+          totals.data() + static_cast<std::size_t>(t) * 2 * static_cast<std::size_t>(slots);
       std::fill(tot, tot + 2 * slots, 0.0);
-      add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale, h.data(), tot);
+      add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale, h.data(),
+               tot);
     });
-    if (no_hessian) throw std::invalid_argument("this head has no second derivative for boosted trees");
+    if (no_hessian)
+      throw std::invalid_argument("this head has no second derivative for boosted trees");
     parallel_for(threads, threads, [&](int part) {  // slots split over the threads
       for (int s = slots * part / threads; s < slots * (part + 1) / threads; ++s) {
         double* out = sums.data() + static_cast<std::size_t>(s) * stride;
@@ -75,10 +83,13 @@ struct Histograms {
         for (std::size_t i = 0; i < stride; ++i) {
           double sum = 0.0;
           if (i + 2 < stride)
-            for (int t = 0; t < threads; ++t) sum += hist[static_cast<std::size_t>(t)][static_cast<std::size_t>(s) * stride + i];
+            for (int t = 0; t < threads; ++t)
+              sum += hist[static_cast<std::size_t>(t)][static_cast<std::size_t>(s) * stride + i];
           else
             for (int t = 0; t < threads; ++t)
-              sum += totals[(static_cast<std::size_t>(t) * slots + static_cast<std::size_t>(s)) * 2 + (i + 2 - stride)];
+              sum +=
+                  totals[(static_cast<std::size_t>(t) * slots + static_cast<std::size_t>(s)) * 2 +
+                         (i + 2 - stride)];
           out[i] = sum;
         }
       }
@@ -94,9 +105,9 @@ struct Histograms {
   // Batch rows [r0, r1) into one thread's histograms (slots of the layer
   // starting at node `first`) and node totals.
   template <class B>
-  void add_rows(const FeatureBatch& batch, const int* node, const B* all_bins, const Bucketizer& buckets, int r0,
-                int r1, int first, std::size_t stride, const float* dlogits, float scale, float* hist_t,
-                double* totals_t) const {
+  void add_rows(const FeatureBatch& batch, const int* node, const B* all_bins,
+                const Bucketizer& buckets, int r0, int r1, int first, std::size_t stride,
+                const float* dlogits, float scale, float* hist_t, double* totals_t) const {
     const std::size_t n_feats = buckets.features().size();
     const int* offset = buckets.bin_offsets().data();
     // the node totals of a run of rows in one slot stay in registers (a sum
@@ -142,7 +153,8 @@ struct Accumulator {
   // `first`, computed on `threads` threads) to the accumulator, emptied
   // first when `fresh`; nodes `exists` denies are left alone.
   template <class Exists>
-  void add(const StepStats& step, int total_bins, int first, int slots, int threads, bool fresh, Exists exists) {
+  void add(const StepStats& step, int total_bins, int first, int slots, int threads, bool fresh,
+           Exists exists) {
     const std::size_t stride = node_stride(total_bins);
     if (step.sum_count != static_cast<std::size_t>(slots) * stride)
       throw std::logic_error("internal: boosted trees statistics of another layer");

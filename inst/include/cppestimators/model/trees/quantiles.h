@@ -40,9 +40,9 @@ inline int bucket_of(const float* boundaries, int count, float x) {
 struct Feature {
   enum Kind { Numeric, Bucketized, Indicator } kind = Numeric;
   std::string name;
-  int source = 0;      // dense offset (numeric) or sparse slot
-  int category = 0;    // indicator: the category this 0/1 feature tests
-  int numeric = -1;    // numeric: its row in bucket_boundaries
+  int source = 0;    // dense offset (numeric) or sparse slot
+  int category = 0;  // indicator: the category this 0/1 feature tests
+  int numeric = -1;  // numeric: its row in bucket_boundaries
   int buckets = 0;
   int bin_offset = 0;  // first bin in a node's histogram
 };
@@ -85,11 +85,13 @@ class Bucketizer {
           push(f);
         }
       } else {
-        throw std::invalid_argument("For now, only bucketized_column and indicator_column is supported but got: " +
-                                    ctor + " '" + c.name() + "' (numeric columns are accepted too)");
+        throw std::invalid_argument(
+            "For now, only bucketized_column and indicator_column is supported but got: " + ctor +
+            " '" + c.name() + "' (numeric columns are accepted too)");
       }
     }
-    if (feats_.empty()) throw std::invalid_argument("boosted trees need at least one feature column");
+    if (feats_.empty())
+      throw std::invalid_argument("boosted trees need at least one feature column");
   }
 
   // The variables holding the numeric features' boundaries
@@ -100,7 +102,9 @@ class Bucketizer {
   }
 
   const std::vector<Feature>& features() const { return feats_; }
-  const std::vector<int>& bin_offsets() const { return bin_offsets_; }  // features()[f].bin_offset, contiguous
+  const std::vector<int>& bin_offsets() const {
+    return bin_offsets_;
+  }  // features()[f].bin_offset, contiguous
   int total_bins() const { return total_bins_; }
   int numeric_count() const { return numeric_count_; }
   bool narrow() const { return narrow_; }  // every feature's buckets fit in a byte
@@ -108,8 +112,8 @@ class Bucketizer {
   // The numeric features' quantile buckets from the data (every row up to
   // 200,000, else 200,000 evenly spaced ones), read from `block` or gathered
   // through `binding`.
-  void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
-           int threads) {
+  void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
+           const DenseRows* block, int threads) {
     const std::int64_t m = std::min<std::int64_t>(n, 200000);
     const int width = columns.dense_width();
     std::vector<std::vector<float>> values(static_cast<std::size_t>(numeric_count_));
@@ -119,13 +123,15 @@ class Bucketizer {
     std::vector<float> dense(static_cast<std::size_t>(chunk) * width);
     for (std::int64_t i0 = 0; i0 < m; i0 += chunk) {
       const int count = static_cast<int>(std::min<std::int64_t>(chunk, m - i0));
-      for (int k = 0; k < count; ++k) rows[static_cast<std::size_t>(k)] = static_cast<int>((i0 + k) * n / m);
+      for (int k = 0; k < count; ++k)
+        rows[static_cast<std::size_t>(k)] = static_cast<int>((i0 + k) * n / m);
       if (block == nullptr) columns.gather_dense(binding, rows.data(), count, dense.data());
       for (int k = 0; k < count; ++k) {
         const float* row = block != nullptr ? block->row(rows[static_cast<std::size_t>(k)])
                                             : dense.data() + static_cast<std::size_t>(k) * width;
         for (const Feature& f : feats_)
-          if (f.kind == Feature::Numeric) values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
+          if (f.kind == Feature::Numeric)
+            values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
       }
     }
     // each feature's values sorted on its own (features split over the threads)
@@ -135,11 +141,12 @@ class Bucketizer {
       float* b = boundaries_->value.data() + static_cast<std::size_t>(j) * (kMaxBuckets - 1);
       int count = 0;
       for (int q = 1; q < kMaxBuckets && !v.empty(); ++q) {
-        const float x = v[static_cast<std::size_t>(static_cast<std::int64_t>(q) * static_cast<std::int64_t>(v.size()) /
-                                                   kMaxBuckets)];
+        const float x = v[static_cast<std::size_t>(
+            static_cast<std::int64_t>(q) * static_cast<std::int64_t>(v.size()) / kMaxBuckets)];
         if (count == 0 || x > b[count - 1]) b[count++] = x;
       }
-      for (int k = count; k < kMaxBuckets - 1; ++k) b[k] = 0.0f;  // unused (checkpoints hold finite values)
+      for (int k = count; k < kMaxBuckets - 1; ++k)
+        b[k] = 0.0f;  // unused (checkpoints hold finite values)
       counts_->value[static_cast<std::size_t>(j)] = static_cast<float>(count);
     });
   }
@@ -149,12 +156,14 @@ class Bucketizer {
   void fill(const FeatureBatch& batch, int r, B* out) const {
     const float* dense = nullptr;
     if (batch.dense_width > 0)
-      dense = batch.dense_rows != nullptr ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
-                                          : batch.dense_block->row(batch.dense_index[r]);
+      dense = batch.dense_rows != nullptr
+                  ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
+                  : batch.dense_block->row(batch.dense_index[r]);
     for (std::size_t k = 0; k < feats_.size(); ++k) {
       const Feature& f = feats_[k];
       if (f.kind == Feature::Numeric) {
-        const float* b = boundaries_->value.data() + static_cast<std::size_t>(f.numeric) * (kMaxBuckets - 1);
+        const float* b =
+            boundaries_->value.data() + static_cast<std::size_t>(f.numeric) * (kMaxBuckets - 1);
         const int count = static_cast<int>(counts_->value[static_cast<std::size_t>(f.numeric)]);
         out[k] = static_cast<B>(bucket_of(b, count, dense[f.source]));
       } else {
@@ -172,7 +181,8 @@ class Bucketizer {
 
  private:
   void push(Feature f) {
-    if (f.buckets > 65535) throw std::invalid_argument("boosted trees: a feature has more than 65535 buckets");
+    if (f.buckets > 65535)
+      throw std::invalid_argument("boosted trees: a feature has more than 65535 buckets");
     if (f.buckets > 256) narrow_ = false;
     f.bin_offset = total_bins_;
     bin_offsets_.push_back(total_bins_);

@@ -21,9 +21,12 @@ struct LeafFit {
 // denominator gives 0 too.
 inline LeafFit leaf_fit(double g, double h, const Regularization& r) {
   if (r.l1 > 0.0) {
-    if (g > r.l1) g -= r.l1;
-    else if (g < -r.l1) g += r.l1;
-    else return {};
+    if (g > r.l1)
+      g -= r.l1;
+    else if (g < -r.l1)
+      g += r.l1;
+    else
+      return {};
   }
   const double d = h + r.l2;
   if (d <= 1e-15) return {};
@@ -33,7 +36,8 @@ inline LeafFit leaf_fit(double g, double h, const Regularization& r) {
 struct Split {
   int feature = -1;  // -1: no split
   int bucket = -1;   // examples with bucket <= this go left
-  double gain = -std::numeric_limits<double>::infinity();  // left + right - parent - tree_complexity
+  double gain =
+      -std::numeric_limits<double>::infinity();  // left + right - parent - tree_complexity
   double left_weight = 0.0, right_weight = 0.0;
 };
 
@@ -42,8 +46,8 @@ struct Split {
 // threshold maximizes left + right gain (ties keep the lower bucket); it
 // replaces `best` when its split gain is higher (ties keep the earlier
 // feature, so call in feature order).
-inline void offer_feature(int feature, const double* g, const double* h, int buckets, double G, double H,
-                          const Regularization& r, Split& best) {
+inline void offer_feature(int feature, const double* g, const double* h, int buckets, double G,
+                          double H, const Regularization& r, Split& best) {
   const double parent = leaf_fit(G, H, r).gain;
   double gl = 0.0, hl = 0.0, top = -std::numeric_limits<double>::infinity();
   double top_gl = 0.0, top_hl = 0.0;
