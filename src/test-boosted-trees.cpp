@@ -80,7 +80,7 @@ context("Boosted trees") {
     expect_true(m.node_feature(0, 2) == -1);
     expect_true(m.finished_trees() == 1);
     expect_true(!s.run_step());  // every tree is grown: training is over
-    const auto imp = m.importances();
+    const auto imp = m.training().importances();
     expect_true(imp.size() == 2);
     expect_true(imp[0].first == "a");
     expect_true(imp[0].second == 0.0);
