@@ -40,6 +40,38 @@ Spec hook_spec(const std::string& kind) {
   return s;
 }
 
+// y = 2x over `n` rows, a linear regressor and a session over them.
+struct LineFit {
+  std::vector<double> x, y;
+  Dataset data;
+  Estimator est;
+  Session session;
+  LineFit(int n, int batch, std::int64_t epochs)
+      : x(rows(n, 1)),
+        y(rows(n, 2)),
+        data(dataset(x, y)),
+        est(testing::linear({testing::numeric("x")}, "SGD", 0.01)),
+        session(est, data, options(batch, epochs)) {}
+  static std::vector<double> rows(int n, double slope) {
+    std::vector<double> v;
+    for (int i = 1; i <= n; ++i) v.push_back(slope * i);
+    return v;
+  }
+  static Dataset dataset(const std::vector<double>& x, const std::vector<double>& y) {
+    Dataset d;
+    d.n = static_cast<std::int64_t>(x.size());
+    d.features.push_back(testing::doubles("x", x));
+    d.labels = y.data();
+    return d;
+  }
+  static SessionOptions options(int batch, std::int64_t epochs) {
+    SessionOptions o;
+    o.batch_size = batch;
+    o.num_epochs = epochs;
+    return o;
+  }
+};
+
 // Collects message() lines.
 class Messages : public NullServices {
  public:
@@ -122,16 +154,8 @@ context("Registries") {
 
 context("Hooks built from their specs") {
   test_that("spec fields reach the hook: stop_at_step and the history saver") {
-    std::vector<double> x{1, 2, 3, 4}, y{2, 4, 6, 8};
-    Dataset data;
-    data.n = 4;
-    data.features.push_back(testing::doubles("x", x));
-    data.labels = y.data();
-    Estimator est(testing::linear({testing::numeric("x")}, "SGD", 0.01));
-    SessionOptions o;
-    o.batch_size = 1;
-    o.num_epochs = -1;
-    Session s(est, data, o);
+    LineFit fit(4, 1, -1);
+    Session& s = fit.session;
     Messages svc;
     PlainHookEnv env(svc);
     Spec stop = hook_spec("stop_at_step");
@@ -161,16 +185,8 @@ context("Hooks built from their specs") {
   }
 
   test_that("an early stopper finds the evaluator at begin() and stops on its results") {
-    std::vector<double> x{1, 2, 3, 4}, y{2, 4, 6, 8};
-    Dataset data;
-    data.n = 4;
-    data.features.push_back(testing::doubles("x", x));
-    data.labels = y.data();
-    Estimator est(testing::linear({testing::numeric("x")}, "SGD", 0.01));
-    SessionOptions o;
-    o.batch_size = 2;
-    o.num_epochs = -1;
-    Session s(est, data, o);
+    LineFit fit(4, 2, -1);
+    Session& s = fit.session;
     Messages svc;
     // evaluations at steps 0, 2, 4, 6, ...: the loss stops decreasing at step 2
     ScriptedEvalEnv env(svc, {5, 3, 4, 4, 4, 4, 4, 4});
@@ -200,15 +216,8 @@ context("Hooks built from their specs") {
   }
 
   test_that("restore_best without an evaluator is refused at begin()") {
-    std::vector<double> x{1, 2}, y{2, 4};
-    Dataset data;
-    data.n = 2;
-    data.features.push_back(testing::doubles("x", x));
-    data.labels = y.data();
-    Estimator est(testing::linear({testing::numeric("x")}, "SGD", 0.01));
-    SessionOptions o;
-    o.batch_size = 2;
-    Session s(est, data, o);
+    LineFit fit(2, 2, 1);
+    Session& s = fit.session;
     Messages svc;
     PlainHookEnv env(svc);
     Spec stopper = hook_spec("early_stopping");
