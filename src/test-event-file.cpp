@@ -15,29 +15,19 @@
 #include <cppestimators/io/crc32c.h>
 #include <cppestimators/io/event_file.h>
 
+#include "test-helpers.h"
+
 using namespace cppestimators;
 namespace fs = std::filesystem;
+
+using testing::contains;
+using testing::TempDir;
 
 namespace {
 
 std::string bytes_of(std::initializer_list<unsigned char> b) {
   return std::string(b.begin(), b.end());
 }
-
-// A unique path under the system temp directory, removed (recursively) on destruction.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    const auto tick = std::chrono::steady_clock::now().time_since_epoch().count();
-    path = fs::temp_directory_path() /
-           ("cppestimators-events-" + std::to_string(tick) + "-" + std::to_string(rd()));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string read_file(const std::string& path) {
   std::string out;
@@ -65,10 +55,6 @@ std::string read_error(const std::string& path) {
     return e.what();
   }
   return "";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
 }
 
 // Writes 3 records (file_version + 2 scalar events) and returns the file's path.

@@ -19,19 +19,12 @@
 
 using namespace cppestimators;
 
+using testing::error_of;
+
 namespace {
 
 bool lists(const std::vector<std::string>& kinds, const std::string& kind) {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 Spec hook_spec(const std::string& kind) {
