@@ -46,7 +46,8 @@ format:
 
 # Fails when a C++ file differs from .clang-format (make format fixes it).
 format-check: deps
-	clang-format --dry-run -Werror $(CXX_SOURCES)
+	@echo "clang-format --dry-run -Werror: $(words $(CXX_SOURCES)) C++ files"
+	@clang-format --dry-run -Werror $(CXX_SOURCES)
 
 bench: install
 	Rscript bench/run.R
