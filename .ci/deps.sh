@@ -5,7 +5,7 @@
 # `deps.sh lint` installs only what `make lint` needs (lintr), which the
 # build and the tests do not need.
 set -euo pipefail
-pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
+pkgs="Rcpp RcppEigen generics magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
 # builds the engine's C++ tests with cmake; make format-check runs

@@ -24,7 +24,9 @@
 #' @param name `NULL`, or a name for this evaluation: its summaries go to
 #'   `model_dir/eval_<name>` instead of `model_dir/eval`.
 #' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
-#' @return A one-row data frame of metrics (or a named list).
+#' @return A one-row data frame of metrics, of class `tf_estimator_metrics`
+#'   (or a named list); [tidy()][tidy.tf_estimator_metrics()] turns it into
+#'   yardstick's long form.
 #' @family estimator methods
 #' @export
 #' @examples
@@ -56,7 +58,9 @@ evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_pat
   metrics$global_step <- run$global_step
   write_eval_summaries(object, metrics, name)
   if (!isTRUE(simplify)) return(metrics)
-  as.data.frame(metrics, check.names = FALSE, stringsAsFactors = FALSE)
+  out <- as.data.frame(metrics, check.names = FALSE, stringsAsFactors = FALSE)
+  class(out) <- c("tf_estimator_metrics", class(out))
+  out
 }
 
 # Evaluates the engine `ptr` as it is, for `object`'s head and input: no
