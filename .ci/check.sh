@@ -6,6 +6,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/check"
 rm -rf "$out" && mkdir -p "$out"
 cd "$out"
+# both R CMD build (which installs the package to build the vignettes) and
+# R CMD check compile the package: on both cores unless MAKEFLAGS says else
+export MAKEFLAGS="${MAKEFLAGS:--j2}"
 R CMD build "$root" >build.log 2>&1 || { cat build.log; exit 1; }
 tarball=$(ls cppestimators_*.tar.gz)
 export _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false
