@@ -14,6 +14,9 @@ tarball=$(ls cppestimators_*.tar.gz)
 export _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false _R_CHECK_SYSTEM_CLOCK_=0
 export NOT_CRAN=true
+# without TZ, R asks timedatectl for the time zone, which warns on machines
+# without systemd when a package reads it (recipes does, on loading)
+export TZ="${TZ:-UTC}"
 # strip the debugging information of R's default -g from the installed
 # library (R CMD INSTALL's own switch; R's compiler flags stay as they are);
 # --strip-debug keeps the symbol table the check's nm reads
