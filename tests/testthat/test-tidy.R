@@ -285,3 +285,23 @@ test_that("augment() appends the prediction columns to the data", {
   expect_error(augment(cl), "`new_data` must be a data frame", class = "cppestimators_error")
   expect_error(augment(cl, as.list(ir)), "`new_data` must be a data frame", class = "cppestimators_error")
 })
+
+test_that("on columns read off a data frame: factor levels as categories, parsnip's columns from augment()", {
+  mt <- mtcars
+  mt$am <- factor(mt$am, labels = c("auto", "manual"))
+  mt$cyl <- factor(mt$cyl)
+  est <- suppressMessages(linear_classifier(feature_columns_from_data(mt, c(wt, cyl), response = am),
+                                            config = tidy_quiet))
+  quietly(train(est, mt, steps = 4, batch_size = 8))
+  td <- tidy(est)
+  expect_identical(td$category[td$column == "cyl"], c("4", "6", "8"))
+  expect_identical(td$term, names(coef(est)))
+  expect_identical(td$estimate, unname(coef(est)))
+  aug <- quietly(augment(est, mt))
+  expect_identical(names(aug), c(names(mt), ".pred_class", ".pred_auto", ".pred_manual"))
+  expect_identical(levels(aug$.pred_class), c("auto", "manual"))
+  expect_identical(rownames(aug), rownames(mt))
+  expect_equal(aug$.pred_auto + aug$.pred_manual, rep(1, 32), tolerance = 1e-6)
+  ev <- quietly(evaluate(est, mt))
+  expect_identical(tidy(ev)$.estimate[tidy(ev)$.metric == "roc_auc"], ev$auc)
+})
