@@ -1,9 +1,9 @@
 # The two quick-start commands:
 #   make demo  - installs what is missing, installs the package, runs the seed examples
-#   make test  - installs what is missing, then R CMD build + R CMD check (all tests)
+#   make test  - installs what is missing (the tidymodels packages too), then R CMD build + R CMD check (all tests)
 #   make lint  - installs lintr if missing, then lints the package (.lintr); fails on any lint
 #   make test-engine - the engine's C++ tests alone, built by CMake without R's headers
-.PHONY: deps demo test test-engine lint format format-check install document bench bench-peer clean
+.PHONY: deps deps-test demo test test-engine lint format format-check install document bench bench-peer clean
 
 # where `make test-engine` configures and builds (default: a temporary directory, removed after)
 ENGINE_BUILD ?=
@@ -11,13 +11,17 @@ ENGINE_BUILD ?=
 deps:
 	bash .ci/deps.sh
 
+# what make test needs beyond make demo: the tidymodels packages
+deps-test:
+	bash .ci/deps.sh test
+
 install: deps
 	_R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug" R CMD INSTALL --preclean --no-test-load . >install.log 2>&1 || (tail -50 install.log; exit 1)
 
 demo: install
 	Rscript inst/examples/seeds.R
 
-test: deps format-check test-engine
+test: deps-test format-check test-engine
 	bash .ci/check.sh
 
 lint:

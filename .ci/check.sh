@@ -6,11 +6,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/check"
 rm -rf "$out" && mkdir -p "$out"
 cd "$out"
+# both R CMD build (which installs the package to build the vignettes) and
+# R CMD check compile the package: on both cores unless MAKEFLAGS says else
+export MAKEFLAGS="${MAKEFLAGS:--j2}"
 R CMD build "$root" >build.log 2>&1 || { cat build.log; exit 1; }
 tarball=$(ls cppestimators_*.tar.gz)
 export _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false _R_CHECK_SYSTEM_CLOCK_=0
 export NOT_CRAN=true
+# without TZ, R asks timedatectl for the time zone, which warns on machines
+# without systemd when a package reads it (recipes does, on loading)
+export TZ="${TZ:-UTC}"
 # strip the debugging information of R's default -g from the installed
 # library (R CMD INSTALL's own switch; R's compiler flags stay as they are);
 # --strip-debug keeps the symbol table the check's nm reads

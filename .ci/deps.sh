@@ -3,9 +3,11 @@
 # missing: Debian's prebuilt r-cran-* packages when run as root with apt,
 # otherwise from CRAN through the repository R is configured with.
 # `deps.sh lint` installs only what `make lint` needs (lintr), which the
-# build and the tests do not need.
+# build and the tests do not need; `deps.sh test` adds the tidymodels
+# packages that the tests of the parsnip engines and the tidymodels vignette
+# use (make demo does not need them).
 set -euo pipefail
-pkgs="Rcpp RcppEigen magrittr rlang tidyselect testthat xml2 callr ggplot2 knitr rmarkdown"
+pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr ggplot2 knitr rmarkdown"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
 # builds the engine's C++ tests with cmake; make format-check runs
@@ -28,7 +30,10 @@ if [ -n "$tools" ]; then
   fi
 fi
 missing=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+  [ "${1:-}" = "test" ] && exec bash .ci/deps-tidymodels.sh
+  exit 0
+fi
 echo "Installing missing R packages: $missing"
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   debs=""
@@ -41,3 +46,5 @@ else
 fi
 still=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
 if [ -n "$still" ]; then echo "could not install: $still" >&2; exit 1; fi
+[ "${1:-}" = "test" ] && exec bash .ci/deps-tidymodels.sh
+exit 0

@@ -56,6 +56,7 @@ engine_column <- function(col) {
   }
   if (!is.null(col[["keys"]])) col$keys <- lapply(col[["keys"]], engine_column)
   col$normalizer_fn <- NULL
+  col$from_data <- NULL
   col
 }
 

@@ -52,6 +52,11 @@ linear_regressor <- function(feature_columns, model_dir = NULL, label_dimension 
 linear_classifier <- function(feature_columns, model_dir = NULL, n_classes = 2L,
                               weight_column = NULL, label_vocabulary = NULL,
                               optimizer = "Ftrl", config = NULL, partitioner = NULL) {
+  if (missing(n_classes) && missing(label_vocabulary) &&
+      !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
+    n_classes <- length(lv)
+    label_vocabulary <- lv
+  }
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   check_label_vocabulary(label_vocabulary, n_classes)
   new_estimator("classifier", "linear_classifier", feature_columns, model_dir,
@@ -84,6 +89,11 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
     abort("`feature_columns` is required: build it with feature_columns().")
   }
   cols <- feature_columns(feature_columns)
+  response <- attr(feature_columns, "response")
+  if (head == "regression" && !is.null(response$levels)) {
+    abort(sprintf(paste0("the response '%s' of these feature columns is categorical (it has levels): a %s() ",
+                         "regresses on numbers; use a classifier."), response$name, name))
+  }
   if (!is.null(weight_column)) {
     abort("`weight_column` is not supported yet; use NULL.")
   }
@@ -99,7 +109,7 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
     feature_columns = cols, label_vocabulary = label_vocabulary,
     optimizer = optimizer_spec(optimizer, n_columns = length(cols), default_lr = default_lr,
                                null_ok = identical(model$kind, "linear")),
-    model = model, model_dir = model_dir, config = config
+    model = model, model_dir = model_dir, config = config, response = response
   )
   structure(
     list(spec = spec, args = args, state = new.env(parent = emptyenv())),

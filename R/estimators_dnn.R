@@ -55,6 +55,11 @@ dnn_classifier <- function(hidden_units, feature_columns, model_dir = NULL, n_cl
                            weight_column = NULL, label_vocabulary = NULL, optimizer = "Adagrad",
                            activation_fn = "relu", dropout = NULL, input_layer_partitioner = NULL,
                            config = NULL) {
+  if (missing(n_classes) && missing(label_vocabulary) &&
+      !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
+    n_classes <- length(lv)
+    label_vocabulary <- lv
+  }
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   check_label_vocabulary(label_vocabulary, n_classes)
   new_estimator("classifier", "dnn_classifier", feature_columns, model_dir,
@@ -145,6 +150,11 @@ dnn_linear_combined_classifier <- function(model_dir = NULL, linear_feature_colu
                                            n_classes = 2L, weight_column = NULL,
                                            label_vocabulary = NULL, input_layer_partitioner = NULL,
                                            config = NULL) {
+  if (missing(n_classes) && missing(label_vocabulary) &&
+      !is.null(lv <- recorded_levels(linear_feature_columns, dnn_feature_columns))) {
+    n_classes <- length(lv)
+    label_vocabulary <- lv
+  }
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   check_label_vocabulary(label_vocabulary, n_classes)
   new_combined("classifier", "dnn_linear_combined_classifier",
@@ -179,7 +189,9 @@ new_combined <- function(kind, name, head, head_n, label_vocabulary, model_dir, 
   if (!is.null(dnn)) model <- c(model, dnn_model_spec(hidden_units, activation_fn, dropout)[-1])
   if (is.null(linear)) model$linear_columns <- NULL
   if (is.null(dnn)) model$dnn_columns <- NULL
-  object <- new_estimator(kind, name, structure(all, class = "cppestimators_feature_columns"),
+  response <- attr(linear_columns, "response") %||% attr(dnn_columns, "response")
+  object <- new_estimator(kind, name, structure(all, class = "cppestimators_feature_columns",
+                                                response = response),
                           model_dir, head = head, head_n = head_n, weight_column = weight_column,
                           label_vocabulary = label_vocabulary, optimizer = "SGD", config = config,
                           args = args, model = model)

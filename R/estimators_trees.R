@@ -83,6 +83,11 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                      l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
                                      config = NULL) {
+  if (missing(n_classes) && missing(label_vocabulary) &&
+      !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
+    n_classes <- length(lv)
+    label_vocabulary <- lv
+  }
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
   if (n_classes != 2L) {
     abort(sprintf("For now only binary classification is supported.n_classes given as %d", n_classes))

@@ -24,6 +24,8 @@
 #' @param name `NULL`, or a name for this evaluation: its summaries go to
 #'   `model_dir/eval_<name>` instead of `model_dir/eval`.
 #' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
+#' @param ... With a data frame as `input_fn`: `response`, `batch_size`,
+#'   `shuffle`, `num_epochs`, as for [train()]. Otherwise unused.
 #' @return A one-row data frame of metrics (or a named list).
 #' @family estimator methods
 #' @export
@@ -42,6 +44,7 @@ evaluate <- function(object, ...) {
 evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_path = NULL,
                                   name = NULL, hooks = NULL, simplify = TRUE, ...) {
   steps <- check_steps(steps, "steps")
+  if (is.data.frame(input_fn)) input_fn <- data_input(object, input_fn, "eval", "evaluate", ...)
   eval_dir(object, name)
   hooks <- refuse_training_only(normalize_hooks(hooks), "evaluate()")
   hooks <- with_defaults(hooks, list(hook_history_saver(10), hook_progress_bar()))

@@ -232,7 +232,9 @@ parse_formula <- function(f) {
 resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   check_choice(mode, "mode", session_modes)
   input_fn <- as_input_fn(input_fn, estimator)
-  features <- engine_features(estimator$spec$feature_columns, input_fn$features)
+  cols <- estimator$spec$feature_columns
+  features <- engine_features(cols, input_fn$features)
+  seen <- check_seen_data(estimator, input_fn$features[feature_keys(cols)], input_fn$labels, mode)
   labels <- NULL
   if (mode != "infer") {
     if (is.null(input_fn$labels)) {
@@ -244,7 +246,7 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   if (identical(shuffle, "auto")) shuffle <- mode != "infer"
   list(features = features, labels = labels, batch_size = input_fn$batch_size,
        shuffle = shuffle && !in_order, num_epochs = input_fn$num_epochs %||% -1,
-       input = input_fn)
+       input = input_fn, seen = seen)
 }
 
 # The input_fn() object behind what the user passed: the object itself, the

@@ -19,12 +19,20 @@
 #' * `vignette("estimators", package = "cppestimators")`: linear, DNN, wide &
 #'   deep and boosted trees estimators side by side;
 #' * `vignette("from-tfestimators", package = "cppestimators")`: what changes for
-#'   scripts written for tfestimators, and the speed.
+#'   scripts written for tfestimators, and the speed;
+#' * `vignette("tidymodels", package = "cppestimators")`: the estimators as
+#'   parsnip engines, in workflows with recipes, resampled and tuned.
+#'
+#' The shortest path from a data frame needs neither columns nor input
+#' functions written by hand: [feature_columns_from_data()] reads them off the
+#' data, and [train()], [evaluate()] and [predict.tf_estimator()] take the
+#' data frame itself (`predict(type = )` gives parsnip's `.pred*` columns).
 #'
 #' The reference is grouped in families: estimators ([linear_regressor()],
 #' [dnn_classifier()], [boosted_trees_classifier()], [run_config()], ...),
 #' estimator methods ([train()], [evaluate()], [predict.tf_estimator()], ...),
-#' feature columns ([feature_columns()], [column_numeric()], ...), input
+#' feature columns ([feature_columns()], [column_numeric()],
+#' [feature_columns_from_data()], ...), input
 #' functions ([input_fn()]), hooks ([session_run_hook()], [hook_progress_bar()],
 #' ...), training history ([training_history]) and summaries
 #' ([read_summaries()]).

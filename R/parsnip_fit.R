@@ -60,7 +60,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   }
 
   columns <- feature_columns_from_data(x, dense = !model %in% c("linear_reg", "logistic_reg", "multinom_reg"),
-                                       embedding_above = if (trees) .Machine$integer.max else 50L)
+                                       embedding_above = if (trees) Inf else 50L)
   config <- parsnip_config(config, model_dir, seed)
   n_train <- length(train_rows)
   batch_size <- check_whole(batch_size, "batch_size", max = .Machine$integer.max) %||%
@@ -114,24 +114,13 @@ predict_cppestimators <- function(object, new_data, type = "numeric") {
                                        check.names = FALSE),
                   raw = data.frame()))
   }
-  input <- input_fn(new_data, batch_size = min(n, 4096L), shuffle = FALSE)
-  keys <- switch(type, numeric = "predictions", class = "class_ids", prob = "probabilities",
-                 raw = NULL)
-  out <- predict(object, input_fn = input, predict_keys = keys)
+  batch_size <- min(n, 4096L)
+  if (type == "raw") return(predict(object, new_data, batch_size = batch_size))
+  out <- predict(object, new_data, type = type, batch_size = batch_size)
   switch(type,
-    numeric = as.numeric(out$predictions),
-    class = {
-      ids <- out$class_ids
-      factor(if (is.null(vocab)) as.character(ids) else vocab[ids + 1L],
-             levels = vocab %||% as.character(seq_len(object$spec$head_n) - 1L))
-    },
-    prob = {
-      k <- max(2L, object$spec$head_n)
-      m <- matrix(unlist(out$probabilities, use.names = FALSE), ncol = k, byrow = TRUE)
-      colnames(m) <- vocab %||% as.character(seq_len(k) - 1L)
-      as.data.frame(m, check.names = FALSE)
-    },
-    raw = out)
+    numeric = out$.pred,
+    class = out$.pred_class,
+    prob = stats::setNames(out, sub("^[.]pred_", "", names(out))))
 }
 
 # Predictors as a data frame with names (parsnip gives data frames, fit_xy() may give matrices).

@@ -63,7 +63,9 @@ export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
   spec <- object$spec
   spec$model_dir <- NULL
   spec$config <- spec$config$replace(model_dir = NULL)
-  saveRDS(list(format = 1L, spec = spec, args = object$args, class = class(object)),
+  st <- object$state
+  saveRDS(list(format = 1L, spec = spec, args = object$args, class = class(object),
+               seen = st$seen, response = st$response, response_levels = st$response_levels),
           file.path(dir, "estimator.rds"))
   with_error_class(cpp_estimator_write_file(ptr, file.path(dir, "variables.ckpt")))
   invisible(normalizePath(dir))
@@ -86,6 +88,8 @@ load_estimator <- function(export_dir, model_dir = NULL) {
   spec$config <- spec$config$replace(model_dir = spec$model_dir)
   object <- structure(list(spec = spec, args = saved$args, state = new.env(parent = emptyenv())),
                       class = saved$class)
+  # what training saw, for the checks of new data (absent from older exports)
+  for (field in c("seen", "response", "response_levels")) object$state[[field]] <- saved[[field]]
   ptr <- estimator_ptr(object)
   with_error_class(cpp_estimator_restore(ptr, normalizePath(files[2])))
   # never into a directory that holds another model (its checkpoints would

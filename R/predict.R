@@ -17,6 +17,15 @@
 #' @param as_iterable,yield_single_examples Accepted for compatibility; ignored.
 #' @param simplify `TRUE` for a data frame, `FALSE` for a list with one
 #'   element per example.
+#' @param type `NULL` for TensorFlow's predictions (above); or, as parsnip
+#'   names them, `"numeric"` (regressors: a column `.pred`, or `.pred_1`,
+#'   ... for several targets), `"class"` (classifiers: `.pred_class`, a
+#'   factor whose levels are the classes: `label_vocabulary`, else the
+#'   levels of the factor response trained on, else `"0"`, `"1"`, ...) or
+#'   `"prob"` (classifiers: one column `.pred_<class>` of probabilities per
+#'   class, summing to 1 across a row).
+#' @param ... With a data frame as `input_fn`: `batch_size`, as for
+#'   [train()]. Otherwise unused.
 #' @return A data frame with one row per example (or a list).
 #' @family estimator methods
 #' @export
@@ -26,11 +35,14 @@
 #' est <- linear_regressor(feature_columns = fcs)
 #' train(est, input_fn = input, steps = 4)
 #' head(predict(est, input_fn = input))
+#' head(predict(est, mtcars, type = "numeric"))
 predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                  predict_keys = c("predictions", "classes", "class_ids",
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
-                                 yield_single_examples = TRUE, ...) {
+                                 yield_single_examples = TRUE, type = NULL, ...) {
+  if (is.data.frame(input_fn)) input_fn <- data_input(object, input_fn, "infer", "predict", ...)
+  if (!is.null(type)) predict_keys <- prediction_type_key(object, type)
   predict_keys <- check_predict_keys(predict_keys)
   ptr <- estimator_ptr(object)
   head_keys <- cpp_estimator_prediction_keys(ptr)
@@ -44,6 +56,7 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
   run <- run_session(object, input_fn, "infer", hooks,
                      predict_keys = keys,
                      checkpoint_path = checkpoint_path)
+  if (!is.null(type)) return(tidy_predictions(object, type, run$predictions[[1]]))
   out <- lapply(names(run$predictions), function(k) {
     m <- run$predictions[[k]]
     if (k == "classes") return(class_labels(object, m))
@@ -82,4 +95,38 @@ check_predict_keys <- function(keys) {
 class_labels <- function(object, ids) {
   vocab <- object$spec$label_vocabulary
   if (is.null(vocab)) as.character(as.integer(ids)) else vocab[ids + 1]
+}
+
+# The prediction key behind a parsnip-style prediction type.
+prediction_type_key <- function(object, type) {
+  check_choice(type, "type", c("numeric", "class", "prob"), null_ok = TRUE)
+  regression <- identical(object$spec$head, "regression")
+  if (regression != identical(type, "numeric")) {
+    abort(sprintf("`type = \"%s\"` is not for a %s: %s.", type,
+                  if (regression) "regressor" else "classifier",
+                  if (regression) "a regressor predicts type = \"numeric\"" else
+                    "a classifier predicts type = \"class\" or \"prob\""))
+  }
+  switch(type, numeric = "predictions", class = "class_ids", prob = "probabilities")
+}
+
+# The classes of a classifier, in class-id order.
+class_levels <- function(object) {
+  object$spec$label_vocabulary %||% object$state$response_levels %||%
+    as.character(seq_len(max(2L, object$spec$head_n)) - 1L)
+}
+
+# Predictions as parsnip names them: .pred, .pred_class or .pred_<class>.
+tidy_predictions <- function(object, type, m) {
+  if (type == "numeric") {
+    if (!is.matrix(m)) return(data.frame(.pred = as.numeric(m)))
+    out <- as.data.frame(m)
+    names(out) <- paste0(".pred_", seq_len(ncol(m)))
+    return(out)
+  }
+  lv <- class_levels(object)
+  if (type == "class") return(data.frame(.pred_class = factor(lv[as.integer(m) + 1L], levels = lv)))
+  out <- as.data.frame(m)
+  names(out) <- paste0(".pred_", lv)
+  out
 }

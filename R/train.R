@@ -6,14 +6,28 @@
 #' [hook_progress_bar()] unless one of that kind was given.
 #'
 #' @param object An estimator.
-#' @param input_fn An input function, from [input_fn()].
+#' @param input_fn An input function, from [input_fn()]; or a data frame,
+#'   read as `input_fn()` would read it over the features the estimator's
+#'   columns use (see Data frames).
 #' @param steps Number of steps to train (incremental: counted from the
 #'   current global step), or `NULL`.
 #' @param hooks A list of hooks.
 #' @param max_steps Global step at which to stop (absolute), or `NULL`.
 #' @param saving_listeners A list of [checkpoint_saver_listener()]s, attached
 #'   to the checkpoint saver.
-#' @param ... Unused.
+#' @param ... With a data frame: `response` (the response column, selected as
+#'   in [input_fn()]; default: the one [feature_columns_from_data()] or an
+#'   earlier `train()` recorded) and [input_fn()]'s `batch_size`, `shuffle`
+#'   and `num_epochs`. Otherwise unused.
+#' @section Data frames:
+#' A data frame given as `input_fn` is the same as
+#' `input_fn(data, features = <the features the columns read>, response =
+#' response, ...)`, with the same results. The first training records each
+#' feature's type and a factor's levels; later calls on new data check them:
+#' a missing column, a feature of another type, or a categorical value known
+#' neither to training nor to the column's vocabulary is an error naming the
+#' feature (a column with `num_oov_buckets` takes such values into its
+#' out-of-vocabulary buckets instead).
 #' @return Invisibly, the training history (class `tf_estimator_history`);
 #'   print it for the table of `mean_losses`, `total_losses` and `steps`.
 #' @family estimator methods
@@ -24,6 +38,10 @@
 #' est <- linear_regressor(feature_columns = fcs)
 #' history <- train(est, input_fn = input, steps = 4)
 #' history
+#' # a data frame, with the columns read off it
+#' est <- linear_classifier(feature_columns = feature_columns_from_data(iris, response = Species))
+#' train(est, iris, num_epochs = 20)
+#' evaluate(est, iris)
 train <- function(object, ...) {
   UseMethod("train")
 }
@@ -39,6 +57,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   max_steps <- check_steps(max_steps, "max_steps")
   listeners <- normalize_listeners(saving_listeners, "saving_listeners")
   hooks <- normalize_hooks(hooks)
+  if (is.data.frame(input_fn)) input_fn <- data_input(object, input_fn, "train", "train", ...)
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
   if (!is.null(max_steps) && cpp_estimator_global_step(ptr) >= max_steps) {

@@ -36,7 +36,10 @@ test_that("train(), evaluate() and predict() take the object, its function, or a
   expect_equal(variable_value(est, "global_step")[[1]], 8)
   expect_equal(nrow(quietly(predict(est, input_fn = input(est)))), 32)
   expect_error(train(est, input_fn = function(a, b) input, steps = 1), "'input_fn' should accept 0 or 1 arguments")
-  expect_error(train(est, input_fn = mtcars, steps = 1), "`input_fn` must be made by input_fn\\(\\)")
+  expect_error(train(est, input_fn = list(1), steps = 1), "`input_fn` must be made by input_fn\\(\\)")
+  # a data frame is read as input_fn() would read it, with a response
+  expect_error(train(est, input_fn = mtcars, steps = 1),
+               "train() with a data frame needs `response`: the name of the column to learn.", fixed = TRUE)
 })
 
 test_that("print() of an input function is one line with its settings", {

@@ -152,6 +152,14 @@ test_that("factor predictors reach the estimators as factors", {
     expect_identical(species[[1]]$kind, kinds[[nm]])
     expect_regression_predictions(fit, iris[c(1, 60, 150), ])
   }
+  # new data are checked against what training saw (here with fit_xy(): a
+  # formula's model frame would refuse the level before the estimator sees it)
+  set.seed(1)
+  fit <- quietly(parsnip::fit_xy(specs$trees, x = iris[-1], y = iris$Sepal.Length))
+  odd <- iris[1:3, -1]
+  odd$Species <- factor(c("setosa", "setosa", "unknown"))
+  expect_error(predict(fit, odd), "feature 'Species' has a value not seen in training: 'unknown'",
+               class = "cppestimators_error")
 })
 
 test_that("parsnip's arguments reach the estimator's spec", {
