@@ -4,7 +4,6 @@
 
 skip_if_no_parsnip <- function() {
   skip_if_not_installed("parsnip")
-  skip_if_not_installed("dials")
 }
 
 mtcars_am <- function() {
