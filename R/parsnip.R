@@ -124,13 +124,14 @@
 #'     parsnip::set_engine("cppestimators") |>
 #'     parsnip::set_mode("regression")
 #'   fit <- parsnip::fit(spec, mpg ~ ., data = mtcars)
-#'   head(predict(fit, mtcars))
+#'   print(head(predict(fit, mtcars), 3))
 #'
 #'   cls <- parsnip::multinom_reg(penalty = 0.01) |>
 #'     parsnip::set_engine("cppestimators", epochs = 50) |>
 #'     parsnip::fit(Species ~ ., data = iris)
-#'   head(predict(cls, iris, type = "prob"))
-#'   parsnip::extract_fit_engine(cls)
+#'   print(head(predict(cls, iris, type = "prob"), 3))
+#'   # the estimator underneath
+#'   print(parsnip::extract_fit_engine(cls))
 #' }
 NULL
 
