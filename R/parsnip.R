@@ -43,9 +43,11 @@
 #'   loss of a batch is the *sum* of its examples' losses (squared error
 #'   `(y - f)^2`, or log loss), and FTRL regularizes the sum of the losses of
 #'   every example it has seen, where glmnet penalizes the *mean* loss
-#'   (`RSS / (2n)`). A glmnet `penalty` of `lambda` on `n` rows trained for
-#'   `e` epochs compares with about `2 * lambda * n * e` here. A penalty
-#'   with another optimizer than FTRL is an error.
+#'   (`RSS / (2n)`, or the mean log loss). A glmnet `penalty` of
+#'   `lambda` on `n` rows trained for `e` epochs compares with about
+#'   `2 * lambda * n * e` here for regression and `lambda * n * e` for
+#'   classification. A penalty with another optimizer than FTRL is an
+#'   error.
 #'
 #' **mlp()** (DNN estimators; Adagrad at learning rate 0.05 by default):
 #' * `hidden_units` -> `hidden_units` (default 5; a vector such as
@@ -55,10 +57,10 @@
 #' * `dropout` -> `dropout` (default 0: none);
 #' * `epochs` -> passes over the training data (default 20);
 #' * `learn_rate` -> the optimizer's learning rate;
-#' * `penalty` -> FTRL's `l2_regularization_strength` (the penalty `penalty
-#'   * |w|_2^2` of every variable, on the summed loss as above): it needs
-#'   `set_engine("cppestimators", optimizer = "Ftrl")`, the one optimizer
-#'   with a penalty; with another, a penalty above 0 is an error.
+#' * `penalty` -> FTRL's `l2_regularization_strength`: `penalty` times the
+#'   squared weights of every variable, added to the summed loss as above.
+#'   It needs `set_engine("cppestimators", optimizer = "Ftrl")`, the one
+#'   optimizer with a penalty; with another, a penalty above 0 is an error.
 #'
 #' **boost_tree()** (boosted trees estimators):
 #' * `trees` -> `n_trees` (default 100), `tree_depth` -> `max_depth`
