@@ -36,6 +36,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   }
   check_choice(model, "model", parsnip_models)
   x <- parsnip_predictors(x)
+  if (is.data.frame(y) || is.matrix(y)) {
+    if (NCOL(y) != 1L) abort("the \"cppestimators\" engines take one outcome, not several.")
+    y <- if (is.data.frame(y)) y[[1]] else y[, 1]
+  }
   classification <- is.factor(y)
   if (!classification && !is.numeric(y)) {
     abort(paste0("the outcome must be numeric (regression) or a factor (classification), not ",
@@ -219,8 +223,8 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args) {
 # strengths when a penalty is asked for.
 parsnip_optimizer <- function(optimizer, learning_rate, default, default_lr, l1 = 0, l2 = 0) {
   optimizer <- optimizer %||% default
-  names <- names(optimizer_constructors)
-  if (is.character(optimizer) && length(optimizer) == 1L && optimizer %in% names) {
+  known <- names(optimizer_constructors)
+  if (is.character(optimizer) && length(optimizer) == 1L && optimizer %in% known) {
     fields <- list()
     name <- optimizer
     learning_rate <- learning_rate %||% default_lr
@@ -228,7 +232,7 @@ parsnip_optimizer <- function(optimizer, learning_rate, default, default_lr, l1 
     fields <- unclass(optimizer)[setdiff(names(optimizer), "name")]
     name <- optimizer$name
   } else {
-    abort(paste0("`optimizer` must be one of ", paste0('"', names, '"', collapse = ", "),
+    abort(paste0("`optimizer` must be one of ", paste0('"', known, '"', collapse = ", "),
                  " or an optimizer_*() object, not ", describe(optimizer), "."))
   }
   if (!is.null(learning_rate)) fields$learning_rate <- learning_rate

@@ -283,6 +283,10 @@ test_that("unsupported uses are errors of the package", {
   odd <- parsnip::set_mode(parsnip::set_engine(parsnip::mlp(), "cppestimators", stepz = 3), "regression")
   expect_error(fit_quietly(odd, mpg ~ ., mtcars), "unknown engine argument.*`stepz`",
                class = "cppestimators_error")
+  bad_opt <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", optimizer = "Nesterov")
+  expect_error(fit_quietly(bad_opt, mpg ~ ., mtcars), "`optimizer` must be one of", class = "cppestimators_error")
+  expect_error(fit_cppestimators(mtcars["wt"], as.matrix(mtcars[c("mpg", "disp")]), model = "linear_reg"),
+               "one outcome, not several", class = "cppestimators_error")
 })
 
 test_that("workflows fit with a formula and with a recipe", {
