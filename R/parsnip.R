@@ -9,13 +9,13 @@
 #' `"cppestimators"` for five parsnip model types, so models are specified,
 #' fitted, resampled and tuned as with any tidymodels engine:
 #'
-#' | parsnip model | mode | estimator |
+#' | parsnip model | regression | classification |
 #' |---|---|---|
-#' | `linear_reg()` | regression | [linear_regressor()] |
-#' | `logistic_reg()` | classification (two classes) | [linear_classifier()] |
-#' | `multinom_reg()` | classification | `linear_classifier(n_classes = )` |
-#' | `mlp()` | regression, classification | [dnn_regressor()], [dnn_classifier()] |
-#' | `boost_tree()` | regression, classification (two classes) | [boosted_trees_regressor()], [boosted_trees_classifier()] |
+#' | `linear_reg()` | [linear_regressor()] | |
+#' | `logistic_reg()` | | [linear_classifier()] (two classes) |
+#' | `multinom_reg()` | | `linear_classifier(n_classes = )` |
+#' | `mlp()` | [dnn_regressor()] | [dnn_classifier()] |
+#' | `boost_tree()` | [boosted_trees_regressor()] | [boosted_trees_classifier()] (two classes) |
 #'
 #' `fit()` takes a formula or `fit_xy()` predictors and an outcome. Factors
 #' reach the engine as factors (no dummy variables): their feature columns

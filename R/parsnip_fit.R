@@ -10,9 +10,11 @@
 #'   (classification).
 #' @param model The parsnip model type: `"linear_reg"`, `"logistic_reg"`,
 #'   `"multinom_reg"`, `"mlp"` or `"boost_tree"`.
-#' @param penalty,mixture,hidden_units,dropout,epochs,activation_fn,learning_rate,n_trees,max_depth,min_hessian_sum,tree_complexity,early_stop
+#' @param penalty,mixture,hidden_units,dropout,epochs,activation_fn,learning_rate
 #'   parsnip's main arguments under this engine's names (see
 #'   [cppestimators_parsnip]).
+#' @param n_trees,max_depth,min_hessian_sum,tree_complexity,early_stop
+#'   `boost_tree()`'s main arguments under this engine's names.
 #' @param optimizer,batch_size,steps,model_dir,hooks,validation,config,verbose
 #'   Engine arguments (see [cppestimators_parsnip]).
 #' @param seed The random seed of the estimator's [run_config()] when

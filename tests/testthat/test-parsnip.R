@@ -145,8 +145,10 @@ test_that("factor predictors reach the estimators as factors", {
   for (nm in names(specs)) {
     fit <- fit_quietly(specs[[nm]], Sepal.Length ~ ., iris)
     cols <- parsnip::extract_fit_engine(fit)$spec$feature_columns
-    species <- Filter(function(col) identical(col$name, "Species") ||
-                        identical(col$categorical_column$name, "Species"), cols)
+    reads_species <- function(col) {
+      identical(col$name, "Species") || identical(col$categorical_column$name, "Species")
+    }
+    species <- Filter(reads_species, cols)
     expect_length(species, 1L)
     expect_identical(species[[1]]$kind, kinds[[nm]])
     expect_regression_predictions(fit, iris[c(1, 60, 150), ])
