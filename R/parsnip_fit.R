@@ -94,7 +94,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   hooks <- c(normalize_hooks(hooks),
              parsnip_evaluation_hooks(est, if (length(val_rows)) data_of(val_rows) else data_of(train_rows),
                                       features, outcome, validation > 0, early_stop, every))
-  withr_options(list(cppestimators.progress = verbose && progress_enabled()), {
+  with_options(list(cppestimators.progress = verbose && progress_enabled()), {
     quiet_unless(verbose, train(est, input_fn = input, steps = steps, hooks = hooks))
   })
   est
@@ -272,7 +272,7 @@ quiet_unless <- function(verbose, expr) {
   withCallingHandlers(expr, message = function(m) invokeRestart("muffleMessage"))
 }
 
-withr_options <- function(opts, expr) {
+with_options <- function(opts, expr) {
   old <- options(opts)
   on.exit(options(old), add = TRUE)
   expr
