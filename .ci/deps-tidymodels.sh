@@ -12,7 +12,7 @@ ok=$(Rscript --vanilla -e "p <- strsplit('$targets', ' ')[[1]]; cat(all(vapply(p
 start=$(date +%s)
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   # the packages of the tree that are not installed, as Debian names them
-  wanted=$(Rscript --vanilla -e "
+  wanted=$(Rscript -e "
     db <- available.packages()
     t <- strsplit('$targets', ' ')[[1]]
     d <- unique(c(t, unlist(tools::package_dependencies(t, db, recursive = TRUE,
@@ -30,5 +30,6 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $debs >/dev/null; }
   fi
 fi
-Rscript --vanilla .ci/cran-resolve.R $targets
+# not --vanilla: the CRAN mirror is set in R's site profile
+Rscript .ci/cran-resolve.R $targets
 echo "tidymodels packages installed in $(( $(date +%s) - start )) s"

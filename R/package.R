@@ -104,3 +104,7 @@
 #' @examples
 #' c(1, 4, 9) %>% sqrt()
 NULL
+
+.onLoad <- function(libname, pkgname) {
+  register_parsnip_on_load()  # parsnip engines "cppestimators" (R/parsnip.R)
+}

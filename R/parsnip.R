@@ -1,0 +1,202 @@
+# The "cppestimators" engines of parsnip: registration (when parsnip is
+# loaded), the fit and predict functions parsnip calls, and their docs.
+# The registration tables only name functions of this package, so
+# registering again (a second load of either package) changes nothing.
+
+#' parsnip engines "cppestimators"
+#'
+#' With parsnip installed, loading cppestimators registers the engine
+#' `"cppestimators"` for five parsnip model types, so models are specified,
+#' fitted, resampled and tuned as with any tidymodels engine:
+#'
+#' | parsnip model | regression | classification |
+#' |---|---|---|
+#' | `linear_reg()` | [linear_regressor()] | |
+#' | `logistic_reg()` | | [linear_classifier()] (two classes) |
+#' | `multinom_reg()` | | `linear_classifier(n_classes = )` |
+#' | `mlp()` | [dnn_regressor()] | [dnn_classifier()] |
+#' | `boost_tree()` | [boosted_trees_regressor()] | [boosted_trees_classifier()] (two classes) |
+#'
+#' `fit()` takes a formula or `fit_xy()` predictors and an outcome. Factors
+#' reach the engine as factors (no dummy variables): their feature columns
+#' are built from the data by [feature_columns_from_data()] -- a vocabulary
+#' column per factor, character or logical predictor (used as it is by the
+#' linear models, as an indicator column by the trees and as an indicator
+#' or, above 50 levels, an embedding column by the DNN), a numeric column
+#' per numeric predictor. The classifiers learn the outcome's levels as
+#' their `label_vocabulary`. `predict()` returns parsnip's standard columns:
+#' `.pred` (numeric), `.pred_class` (a factor with the training levels),
+#' `.pred_<level>` (probabilities, which sum to 1), one row per row of
+#' `new_data`; `type = "raw"` returns [predict()][predict.tf_estimator]'s own
+#' data frame. `extract_fit_engine()` returns the trained estimator itself,
+#' so [evaluate()], [predict()], [variable_value()], [read_summaries()],
+#' checkpoints and hooks all work on it.
+#'
+#' @section Main arguments:
+#' **linear_reg(), logistic_reg(), multinom_reg()**: the estimators are
+#' trained with FTRL (learning rate 0.2, TensorFlow's defaults otherwise).
+#' * `penalty` (default 0) and `mixture` (default 1, as glmnet's) become
+#'   FTRL's `l1_regularization_strength = penalty * mixture` and
+#'   `l2_regularization_strength = penalty * (1 - mixture) / 2`, so the
+#'   penalty has glmnet's form `penalty * (mixture * |w|_1 + (1 - mixture)
+#'   / 2 * |w|_2^2)`. Its scale is not glmnet's: as in TensorFlow 1.x the
+#'   loss of a batch is the *sum* of its examples' losses (squared error
+#'   `(y - f)^2`, or log loss), and FTRL regularizes the sum of the losses of
+#'   every example it has seen, where glmnet penalizes the *mean* loss
+#'   (`RSS / (2n)`, or the mean log loss). A glmnet `penalty` of
+#'   `lambda` on `n` rows trained for `e` epochs compares with about
+#'   `2 * lambda * n * e` here for regression and `lambda * n * e` for
+#'   classification. A penalty with another optimizer than FTRL is an
+#'   error.
+#'
+#' **mlp()** (DNN estimators; Adagrad at learning rate 0.05 by default):
+#' * `hidden_units` -> `hidden_units` (default 5; a vector such as
+#'   `c(16, 8)` gives several hidden layers);
+#' * `activation` -> `activation_fn` (default `"relu"`; the names of
+#'   [dnn_regressor()], so not dials' `"linear"` or `"softmax"`);
+#' * `dropout` -> `dropout` (default 0: none);
+#' * `epochs` -> passes over the training data (default 20);
+#' * `learn_rate` -> the optimizer's learning rate;
+#' * `penalty` -> FTRL's `l2_regularization_strength`: `penalty` times the
+#'   squared weights of every variable, added to the summed loss as above.
+#'   It needs `set_engine("cppestimators", optimizer = "Ftrl")`, the one
+#'   optimizer with a penalty; with another, a penalty above 0 is an error.
+#'
+#' **boost_tree()** (boosted trees estimators):
+#' * `trees` -> `n_trees` (default 100), `tree_depth` -> `max_depth`
+#'   (default 6), `learn_rate` -> `learning_rate` (default 0.1),
+#'   `loss_reduction` -> `tree_complexity` (subtracted from every split's
+#'   gain; default 0);
+#' * `min_n` -> the smallest hessian sum of a node that may split, as
+#'   xgboost's engine maps `min_n` to `min_child_weight` (default 0). The
+#'   estimator's `min_node_weight` is that sum divided by the rows of a
+#'   layer's batches, since its hessians are those of the batch-mean loss.
+#'   Each example adds 2 to the sum for regression (the loss is `(y -
+#'   f)^2`) and `p (1 - p)`, at most 1/4, for classification;
+#' * `stop_iter` -> early stopping: with the engine argument `validation` the
+#'   model is evaluated on that share of the rows (else on the training
+#'   data) after every tree, training stops once `stop_iter` trees have not
+#'   lowered the evaluation's `average_loss`, and the best evaluation's
+#'   trees are kept ([hook_in_memory_evaluator()],
+#'   [hook_stop_if_no_decrease()] with `restore_best = TRUE`);
+#' * `mtry` and `sample_size` are not supported (parsnip drops them).
+#'
+#' By default the whole training set is one batch, so each training step
+#' grows one layer of a tree (xgboost's histogram algorithm, depth-wise).
+#' Classification takes two classes only.
+#'
+#' @section Engine arguments:
+#' Given to `set_engine("cppestimators", ...)`:
+#' * `optimizer`: a name (`"Ftrl"`, `"Adagrad"`, `"Adam"`, `"RMSProp"`,
+#'   `"SGD"`) or an optimizer from [optimizers]; `learn_rate` (or, for the
+#'   linear models, the engine argument `learning_rate`) replaces its
+#'   learning rate. Not for boost_tree().
+#' * `batch_size`: rows per batch (default 32; boost_tree: every training
+#'   row, and several batches per layer when smaller).
+#' * `epochs` (linear models; default 20) and `steps`: the length of
+#'   training. Given `steps` alone, training runs that many steps over
+#'   repeated data; given both, it stops at whichever comes first.
+#' * `model_dir`: a directory under which each fit makes its own
+#'   subdirectory for checkpoints and TensorBoard summaries (default: the
+#'   session's temporary directory), so that the fits of a tuning run do
+#'   not meet; `model_dir(extract_fit_engine(fit))` is the one of a fit.
+#' * `hooks`: a list of hooks for [train()], or a function of the estimator
+#'   returning one (for hooks that need the estimator, such as
+#'   [hook_in_memory_evaluator()]).
+#' * `validation`: a share of the training rows, in `[0, 1)`, held out and
+#'   evaluated during training (after every epoch, or every tree); its
+#'   metrics join the training history and the `eval` summaries.
+#' * `config`: a [run_config()]; its `model_dir` is replaced by the fit's
+#'   own directory. Without a `tf_random_seed` in it, the seed is drawn
+#'   from R's random number generator, so `set.seed()` makes fits
+#'   reproducible.
+#' * `verbose`: `TRUE` shows the progress bars and messages of training,
+#'   which fits through parsnip silence by default (fits write nothing to
+#'   stdout either way).
+#'
+#' @name cppestimators_parsnip
+#' @aliases details_linear_reg_cppestimators details_logistic_reg_cppestimators
+#'   details_multinom_reg_cppestimators details_mlp_cppestimators
+#'   details_boost_tree_cppestimators
+#' @family estimators
+#' @examples
+#' if (requireNamespace("parsnip", quietly = TRUE)) {
+#'   set.seed(1)
+#'   spec <- parsnip::boost_tree(trees = 20, tree_depth = 3) |>
+#'     parsnip::set_engine("cppestimators") |>
+#'     parsnip::set_mode("regression")
+#'   fit <- parsnip::fit(spec, mpg ~ ., data = mtcars)
+#'   print(head(predict(fit, mtcars), 3))
+#'
+#'   cls <- parsnip::multinom_reg(penalty = 0.01) |>
+#'     parsnip::set_engine("cppestimators", epochs = 50) |>
+#'     parsnip::fit(Species ~ ., data = iris)
+#'   print(head(predict(cls, iris, type = "prob"), 3))
+#'   # the estimator underneath
+#'   print(parsnip::extract_fit_engine(cls))
+#' }
+NULL
+
+parsnip_models <- c("linear_reg", "logistic_reg", "multinom_reg", "mlp", "boost_tree")
+
+# Registers the engines now if parsnip is loaded, and whenever parsnip is
+# loaded later (extension packages' way of registering with a Suggests).
+register_parsnip_on_load <- function() {
+  if (isNamespaceLoaded("parsnip")) register_parsnip_engines()
+  setHook(packageEvent("parsnip", "onLoad"), function(...) register_parsnip_engines())
+  invisible()
+}
+
+register_parsnip_engines <- function() {
+  tryCatch({
+    for (m in parsnip_models) register_parsnip_model(m)
+  }, error = function(e) {
+    warning(paste("cppestimators could not register its parsnip engines:", conditionMessage(e)),
+            call. = FALSE)
+  })
+  invisible()
+}
+
+# parsnip's argument names -> this engine's (the names fit_cppestimators() takes).
+parsnip_arg_map <- list(
+  linear_reg = c(penalty = "penalty", mixture = "mixture"),
+  logistic_reg = c(penalty = "penalty", mixture = "mixture"),
+  multinom_reg = c(penalty = "penalty", mixture = "mixture"),
+  mlp = c(hidden_units = "hidden_units", penalty = "penalty", dropout = "dropout", epochs = "epochs",
+          activation = "activation_fn", learn_rate = "learning_rate"),
+  boost_tree = c(trees = "n_trees", tree_depth = "max_depth", learn_rate = "learning_rate",
+                 min_n = "min_hessian_sum", loss_reduction = "tree_complexity", stop_iter = "early_stop")
+)
+
+parsnip_model_modes <- list(linear_reg = "regression", logistic_reg = "classification",
+                            multinom_reg = "classification", mlp = c("regression", "classification"),
+                            boost_tree = c("regression", "classification"))
+
+register_parsnip_model <- function(model) {
+  eng <- "cppestimators"
+  modes <- parsnip_model_modes[[model]]
+  for (mode in modes) {
+    parsnip::set_model_engine(model, mode = mode, eng = eng)
+    parsnip::set_dependency(model, eng = eng, pkg = "cppestimators", mode = mode)
+  }
+  args <- parsnip_arg_map[[model]]
+  for (p in names(args)) {
+    parsnip::set_model_arg(model = model, eng = eng, parsnip = p, original = args[[p]],
+                           func = list(pkg = "dials", fun = p), has_submodel = FALSE)
+  }
+  for (mode in modes) {
+    parsnip::set_fit(model = model, eng = eng, mode = mode, value = list(
+      interface = "data.frame", protect = c("x", "y"),
+      func = c(pkg = "cppestimators", fun = "fit_cppestimators"),
+      defaults = list(model = model, seed = quote(sample.int(10^5, 1)))))
+    parsnip::set_encoding(model = model, eng = eng, mode = mode, options = list(
+      predictor_indicators = "none", compute_intercept = FALSE, remove_intercept = FALSE,
+      allow_sparse_x = FALSE))
+    types <- if (mode == "regression") c("numeric", "raw") else c("class", "prob", "raw")
+    for (type in types) {
+      parsnip::set_pred(model = model, eng = eng, mode = mode, type = type, value = list(
+        pre = NULL, post = NULL, func = c(pkg = "cppestimators", fun = "predict_cppestimators"),
+        args = list(object = quote(object$fit), new_data = quote(new_data), type = type)))
+    }
+  }
+}

@@ -1,0 +1,279 @@
+# The fit and predict functions the "cppestimators" parsnip engines call.
+
+#' Fit and predict functions of the parsnip engines
+#'
+#' The functions the `"cppestimators"` engines of parsnip call; use them
+#' through parsnip (see [cppestimators_parsnip]), not directly.
+#'
+#' @param x A data frame of predictors (factors stay factors).
+#' @param y The outcome: a numeric vector (regression) or a factor
+#'   (classification).
+#' @param model The parsnip model type: `"linear_reg"`, `"logistic_reg"`,
+#'   `"multinom_reg"`, `"mlp"` or `"boost_tree"`.
+#' @param penalty,mixture,hidden_units,dropout,epochs,activation_fn,learning_rate
+#'   parsnip's main arguments under this engine's names (see
+#'   [cppestimators_parsnip]).
+#' @param n_trees,max_depth,min_hessian_sum,tree_complexity,early_stop
+#'   `boost_tree()`'s main arguments under this engine's names.
+#' @param optimizer,batch_size,steps,model_dir,hooks,validation,config,verbose
+#'   Engine arguments (see [cppestimators_parsnip]).
+#' @param seed The random seed of the estimator's [run_config()] when
+#'   `config` has none.
+#' @param ... Other engine arguments are an error.
+#' @return `fit_cppestimators()`: the trained estimator (class
+#'   `tf_estimator`).
+#' @keywords internal
+#' @export
+fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidden_units = NULL,
+                              dropout = NULL, epochs = NULL, activation_fn = NULL,
+                              learning_rate = NULL, n_trees = NULL, max_depth = NULL,
+                              min_hessian_sum = NULL, tree_complexity = NULL, early_stop = NULL,
+                              optimizer = NULL, batch_size = NULL, steps = NULL, model_dir = NULL,
+                              hooks = NULL, validation = 0, config = NULL, verbose = FALSE,
+                              seed = NULL, ...) {
+  extra <- list(...)
+  if (length(extra)) {
+    abort(sprintf("unknown engine argument%s of the \"cppestimators\" engine: %s.",
+                  if (length(extra) > 1L) "s" else "", paste0("`", names(extra), "`", collapse = ", ")))
+  }
+  check_choice(model, "model", parsnip_models)
+  x <- parsnip_predictors(x)
+  if (is.data.frame(y) || is.matrix(y)) {
+    if (NCOL(y) != 1L) abort("the \"cppestimators\" engines take one outcome, not several.")
+    y <- if (is.data.frame(y)) y[[1]] else y[, 1]
+  }
+  classification <- is.factor(y)
+  if (!classification && !is.numeric(y)) {
+    abort(paste0("the outcome must be numeric (regression) or a factor (classification), not ",
+                 describe(y), "."))
+  }
+  levels <- if (classification) levels(y)
+  check_parsnip_classes(model, levels)
+  validation <- check_number(validation, "validation", min = 0, max = 1, exclusive_max = TRUE,
+                             must = "a share of the rows in [0, 1)")
+  verbose <- check_flag(verbose, "verbose")
+  trees <- identical(model, "boost_tree")
+  n <- nrow(x)
+  val_rows <- if (validation > 0) sort(sample.int(n, max(1L, floor(n * validation)))) else integer()
+  if (length(val_rows) >= n) abort("`validation` leaves no rows to train on.")
+  train_rows <- setdiff(seq_len(n), val_rows)
+  features <- names(x)
+  outcome <- make.unique(c(features, ".outcome"))[length(features) + 1L]
+  data_of <- function(rows) {
+    d <- x[rows, , drop = FALSE]
+    d[[outcome]] <- if (classification) as.character(y[rows]) else as.numeric(y[rows])
+    d
+  }
+
+  columns <- feature_columns_from_data(x, dense = !model %in% c("linear_reg", "logistic_reg", "multinom_reg"),
+                                       embedding_above = if (trees) Inf else 50L)
+  config <- parsnip_config(config, model_dir, seed)
+  n_train <- length(train_rows)
+  batch_size <- check_whole(batch_size, "batch_size", max = .Machine$integer.max) %||%
+    if (trees) n_train else min(32L, n_train)
+  per_layer <- ceiling(n_train / batch_size)
+  est <- parsnip_estimator(model, columns, levels, config, per_layer = per_layer, args = list(
+    penalty = penalty, mixture = mixture, hidden_units = hidden_units, dropout = dropout,
+    activation_fn = activation_fn, learning_rate = learning_rate, optimizer = optimizer,
+    n_trees = n_trees, max_depth = max_depth, tree_complexity = tree_complexity,
+    min_node_weight = (min_hessian_sum %||% 0) / (per_layer * batch_size)))
+
+  steps <- check_whole(steps, "steps", max = 2^53)
+  if (trees) {
+    if (!is.null(epochs)) abort("boost_tree() trains until its trees are grown: use `steps`, not `epochs`.")
+    num_epochs <- NULL  # the trees stop by themselves
+    every <- per_layer * est$spec$model$max_depth
+  } else {
+    epochs <- check_whole(epochs, "epochs", max = .Machine$integer.max)
+    num_epochs <- if (is.null(epochs) && !is.null(steps)) NULL else epochs %||% 20L
+    every <- ceiling(n_train / batch_size)
+  }
+  input <- input_fn(data_of(train_rows), features = all_of(features), response = all_of(outcome),
+                    batch_size = batch_size, shuffle = TRUE, num_epochs = num_epochs)
+  hooks <- if (is.function(hooks)) hooks(est) else hooks
+  hooks <- c(normalize_hooks(hooks),
+             parsnip_evaluation_hooks(est, if (length(val_rows)) data_of(val_rows) else data_of(train_rows),
+                                      features, outcome, validation > 0, early_stop, every))
+  with_options(list(cppestimators.progress = verbose && progress_enabled()), {
+    quiet_unless(verbose, train(est, input_fn = input, steps = steps, hooks = hooks))
+  })
+  est
+}
+
+#' @rdname fit_cppestimators
+#' @param object A trained estimator.
+#' @param new_data A data frame of predictors.
+#' @param type `"numeric"`, `"class"`, `"prob"` or `"raw"`.
+#' @return `predict_cppestimators()`: a numeric vector (`"numeric"`), a factor
+#'   (`"class"`), a data frame with a column per class (`"prob"`) or
+#'   [predict()][predict.tf_estimator]'s data frame (`"raw"`).
+#' @export
+predict_cppestimators <- function(object, new_data, type = "numeric") {
+  check_estimator(object)
+  check_choice(type, "type", c("numeric", "class", "prob", "raw"))
+  new_data <- parsnip_predictors(new_data)
+  n <- nrow(new_data)
+  vocab <- object$spec$label_vocabulary
+  if (n == 0L) {
+    return(switch(type, numeric = numeric(), class = factor(character(), levels = vocab),
+                  prob = as.data.frame(stats::setNames(rep(list(numeric()), length(vocab)), vocab),
+                                       check.names = FALSE),
+                  raw = data.frame()))
+  }
+  batch_size <- min(n, 4096L)
+  if (type == "raw") return(predict(object, new_data, batch_size = batch_size))
+  out <- predict(object, new_data, type = type, batch_size = batch_size)
+  switch(type,
+    numeric = out$.pred,
+    class = out$.pred_class,
+    prob = stats::setNames(out, sub("^[.]pred_", "", names(out))))
+}
+
+# Predictors as a data frame with names (parsnip gives data frames, fit_xy() may give matrices).
+parsnip_predictors <- function(x) {
+  if (is.matrix(x)) {
+    if (is.null(colnames(x))) abort("the predictors need column names.")
+    x <- as.data.frame(x, stringsAsFactors = FALSE)
+  }
+  if (!is.data.frame(x)) abort(paste0("the predictors must be a data frame, not ", describe(x), "."))
+  if (inherits(x, "tbl_df")) x <- as.data.frame(x)
+  x
+}
+
+check_parsnip_classes <- function(model, levels) {
+  if (is.null(levels)) {
+    if (model %in% c("logistic_reg", "multinom_reg")) {
+      abort(sprintf("%s() needs a factor outcome.", model))
+    }
+    return(invisible())
+  }
+  if (model == "linear_reg") abort("linear_reg() needs a numeric outcome.")
+  if (length(levels) < 2L) abort("a classification outcome needs at least two levels.")
+  if (model == "logistic_reg" && length(levels) != 2L) {
+    abort(sprintf("logistic_reg() takes an outcome with two levels, not %d (%s): use multinom_reg().",
+                  length(levels), paste(levels, collapse = ", ")))
+  }
+  if (model == "boost_tree" && length(levels) != 2L) {
+    abort(sprintf("boost_tree() with the \"cppestimators\" engine classifies two classes only, not %d (%s).",
+                  length(levels), paste(levels, collapse = ", ")))
+  }
+  invisible()
+}
+
+# The run configuration of a fit: the user's (or the default), in a new
+# directory of its own under `model_dir`, seeded from R's generator unless
+# it has a seed.
+parsnip_config <- function(config, model_dir, seed) {
+  if (is.null(config)) config <- run_config()
+  if (!inherits(config, "cppestimators_run_config")) {
+    abort(paste0("`config` must be NULL or made by run_config(), not ", describe(config), "."))
+  }
+  parent <- check_string(model_dir, "model_dir", null_ok = TRUE) %||% tempdir()
+  dir <- tempfile("cppestimators-fit-", tmpdir = parent)
+  dir.create(dir, recursive = TRUE, showWarnings = FALSE)
+  if (is.null(config$tf_random_seed) && !is.null(seed)) config <- config$replace(tf_random_seed = seed)
+  config$replace(model_dir = dir)
+}
+
+parsnip_estimator <- function(model, columns, levels, config, per_layer, args) {
+  k <- length(levels)
+  classifier <- !is.null(levels)
+  lv <- if (classifier) levels
+  switch(model,
+    linear_reg = , logistic_reg = , multinom_reg = {
+      mixture <- check_number(args$mixture %||% 1, "mixture", min = 0, max = 1)
+      penalty <- check_number(args$penalty %||% 0, "penalty", min = 0)
+      opt <- parsnip_optimizer(args$optimizer, args$learning_rate, "Ftrl", 0.2,
+                               l1 = penalty * mixture, l2 = penalty * (1 - mixture) / 2)
+      if (classifier) {
+        linear_classifier(columns, n_classes = k, label_vocabulary = lv, optimizer = opt, config = config)
+      } else {
+        linear_regressor(columns, optimizer = opt, config = config)
+      }
+    },
+    mlp = {
+      penalty <- check_number(args$penalty %||% 0, "penalty", min = 0)
+      opt <- parsnip_optimizer(args$optimizer, args$learning_rate, "Adagrad", 0.05, l2 = penalty)
+      dropout <- args$dropout
+      if (!is.null(dropout) && identical(as.numeric(dropout), 0)) dropout <- NULL
+      units <- args$hidden_units %||% 5L
+      act <- args$activation_fn %||% "relu"
+      if (classifier) {
+        dnn_classifier(units, columns, n_classes = k, label_vocabulary = lv, optimizer = opt,
+                       activation_fn = act, dropout = dropout, config = config)
+      } else {
+        dnn_regressor(units, columns, optimizer = opt, activation_fn = act, dropout = dropout,
+                      config = config)
+      }
+    },
+    boost_tree = {
+      if (!is.null(args$optimizer)) abort("boost_tree() has no `optimizer`: its trees are grown, not optimized.")
+      tree_args <- list(columns, n_batches_per_layer = per_layer, n_trees = args$n_trees %||% 100L,
+                        max_depth = args$max_depth %||% 6L, learning_rate = args$learning_rate %||% 0.1,
+                        tree_complexity = args$tree_complexity %||% 0,
+                        min_node_weight = args$min_node_weight, config = config)
+      if (classifier) {
+        do.call(boosted_trees_classifier, c(tree_args, list(label_vocabulary = lv)))
+      } else {
+        do.call(boosted_trees_regressor, tree_args)
+      }
+    })
+}
+
+# The optimizer of a fit: `optimizer` (a name or an optimizer_*() object,
+# default `default`) with `learning_rate` when given, and FTRL's L1/L2
+# strengths when a penalty is asked for.
+parsnip_optimizer <- function(optimizer, learning_rate, default, default_lr, l1 = 0, l2 = 0) {
+  optimizer <- optimizer %||% default
+  known <- names(optimizer_constructors)
+  if (is.character(optimizer) && length(optimizer) == 1L && optimizer %in% known) {
+    fields <- list()
+    name <- optimizer
+    learning_rate <- learning_rate %||% default_lr
+  } else if (inherits(optimizer, "cppestimators_optimizer")) {
+    fields <- unclass(optimizer)[setdiff(names(optimizer), "name")]
+    name <- optimizer$name
+  } else {
+    abort(paste0("`optimizer` must be one of ", paste0('"', known, '"', collapse = ", "),
+                 " or an optimizer_*() object, not ", describe(optimizer), "."))
+  }
+  if (!is.null(learning_rate)) fields$learning_rate <- learning_rate
+  if (l1 > 0 || l2 > 0) {
+    if (name != "Ftrl") {
+      abort(sprintf(paste("`penalty` needs the FTRL optimizer (the one with L1/L2 strengths), not %s:",
+                          "use set_engine(\"cppestimators\", optimizer = \"Ftrl\")."), name))
+    }
+    fields$l1_regularization_strength <- l1
+    fields$l2_regularization_strength <- l2
+  }
+  do.call(optimizer_constructors[[name]], fields)
+}
+
+# An in-memory evaluation on the held-out rows every `every` steps when
+# asked for (`validation`) or needed by early stopping (on the training
+# rows without validation), and the early stopping itself.
+parsnip_evaluation_hooks <- function(est, data, features, outcome, validation, early_stop, every) {
+  if (!validation && is.null(early_stop)) return(list())
+  input <- input_fn(data, features = all_of(features), response = all_of(outcome),
+                    batch_size = min(nrow(data), 4096L), shuffle = FALSE)
+  hooks <- list(hook_in_memory_evaluator(est, input, every_n_iter = every))
+  if (!is.null(early_stop)) {
+    early_stop <- check_whole(early_stop, "stop_iter", null_ok = FALSE, max = 1e6)
+    hooks <- c(hooks, list(hook_stop_if_no_decrease(est, "average_loss",
+                                                    max_steps_without_decrease = early_stop * every,
+                                                    restore_best = TRUE)))
+  }
+  hooks
+}
+
+# `expr` with messages silenced unless `verbose`.
+quiet_unless <- function(verbose, expr) {
+  if (verbose) return(expr)
+  withCallingHandlers(expr, message = function(m) invokeRestart("muffleMessage"))
+}
+
+with_options <- function(opts, expr) {
+  old <- options(opts)
+  on.exit(options(old), add = TRUE)
+  expr
+}
