@@ -67,6 +67,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   hooks <- training_hooks(object, hooks, steps, max_steps, listeners)
   run <- run_session(object, input_fn, "train", hooks)
+  note_training(object, input_fn, run)
   invisible(new_history(run$history, model_dir = object$spec$model_dir,
                         evaluations = evaluations_table(run$evaluations)))
 }

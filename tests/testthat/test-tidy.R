@@ -11,13 +11,6 @@ iris_chr <- function() {
   ir
 }
 
-# Whether train() notes its sessions for glance() (the call is train()'s).
-train_notes <- function() {
-  est <- x_regressor(config = tidy_quiet)
-  quietly(train(est, x_input(), steps = 1))
-  !is.null(est$state$training_record)
-}
-
 test_that("tidy, glance and augment are generics' own, re-exported", {
   expect_identical(cppestimators::tidy, generics::tidy)
   expect_identical(cppestimators::glance, generics::glance)
@@ -186,7 +179,6 @@ test_that("the training notes follow the sessions: last loss, examples seen acro
 })
 
 test_that("glance() after train(steps = k): step k, the history's last loss, k batches of examples", {
-  skip_if_not(train_notes(), "train() does not call note_training() yet")
   est <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat", "wt")), config = tidy_quiet))
   input <- input_fn(mtcars, response = "mpg", features = c("drat", "wt"), batch_size = 5L, num_epochs = NULL)
   h <- quietly(train(est, input, steps = 3, hooks = list(hook_history_saver(every_n_step = 1))))
@@ -263,7 +255,6 @@ test_that("tidy() of a training history is its long data frame", {
 })
 
 test_that("augment() appends the prediction columns to the data", {
-  skip_if_not("type" %in% names(formals(cppestimators:::predict.tf_estimator)), "predict(type =) is not there yet")
   reg <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat", "wt")), config = tidy_quiet))
   quietly(train(reg, input_fn(mtcars, response = "mpg", features = c("drat", "wt"), batch_size = 8L), steps = 4))
   aug <- quietly(augment(reg, mtcars))
