@@ -5,7 +5,9 @@
 #' steps or `save_secs` seconds, and at the end unless a checkpoint was just
 #' written at that step. Files are `<checkpoint_basename>-<step>.ckpt` with a
 #' `checkpoint` index file; see [checkpoints] for the format. A checkpoint
-#' saver given to `train()` replaces the default one.
+#' saver of the estimator's `model_dir` given to `train()` replaces the
+#' default one (of [run_config()]); a saver of another directory runs beside
+#' it, so that the next `train()` on `model_dir` resumes from the last step.
 #'
 #' @param checkpoint_dir Directory for the checkpoints.
 #' @param save_secs Save every this many seconds.
@@ -53,6 +55,13 @@ hook_checkpoint_saver <- function(checkpoint_dir, save_secs = NULL, save_steps =
                 save_steps = save_steps, checkpoint_basename = checkpoint_basename,
                 listeners = normalize_listeners(listeners, "listeners"), verbose = TRUE),
            runs_r_code = TRUE)
+}
+
+# Whether two paths name one directory (either may not exist yet).
+same_dir <- function(a, b) {
+  if (is.null(a) || is.null(b)) return(FALSE)
+  norm <- function(p) sub("(.)/+$", "\\1", normalizePath(path.expand(p), mustWork = FALSE))
+  identical(norm(a), norm(b))
 }
 
 # Checkpoints kept: the estimator's run_config(keep_checkpoint_max =).

@@ -16,7 +16,10 @@
 #' exists (TensorFlow's hooks only read event files, so they lagged behind).
 #' Otherwise the evaluation event files in `eval_dir` are re-read on the
 #' first step and then every `run_every_steps` steps or `run_every_secs`
-#' seconds. Stops are logged with [message()].
+#' seconds. Stops are logged with [message()]. A hook with nothing to read
+#' (no evaluator in the call, no event files in `eval_dir`, not under
+#' [train_and_evaluate()]) is an error when `train()` starts, as it could
+#' never stop training.
 #'
 #' With `restore_best = TRUE`, the weights of the best evaluation are restored
 #' when training ends (the global step stays) and saved as a checkpoint.
@@ -144,8 +147,26 @@ hook_prepare.cppestimators_hook_early_stopping <- function(hook, run) {
     abort(paste("restore_best = TRUE needs a hook_in_memory_evaluator() of the same estimator in the same",
                 "train() call (the weights of an evaluation read from event files are gone)."))
   }
+  if (!follow && !evaluations_expected(hook$eval_dir, run$hooks)) {
+    abort(sprintf(paste(
+      "hook %s (%s) has no evaluations to act on: no hook_in_memory_evaluator() of the estimator",
+      "in this train() call and no evaluation event files in its `eval_dir` (%s), so it would never",
+      "stop training. Add an evaluator to `hooks`, e.g. hooks = list(hook_in_memory_evaluator(est,",
+      "eval_input, every_n_iter = 100), <this hook>), or use train_and_evaluate()."),
+      hook$position %||% "?", paste0("hook_stop_if_", hook$rule, "()"), hook$eval_dir),
+      class = "cppestimators_hook_argument_error")
+  }
   hook$follow_evaluator <- follow
   hook$model_dir <- run$object$spec$model_dir
   hook$keep_checkpoint_max <- run$object$spec$config$keep_checkpoint_max %||% 0
   hook
+}
+
+# Whether evaluations will reach `dir` during the run without an in-memory
+# evaluator: event files already there (evaluate(), another process), or a
+# checkpoint listener that evaluates into it (train_and_evaluate()).
+evaluations_expected <- function(dir, hooks) {
+  if (length(list.files(dir, pattern = "^events\\.out\\.tfevents\\."))) return(TRUE)
+  listeners <- unlist(lapply(hooks, function(h) if (is.list(h$listeners)) h$listeners), recursive = FALSE)
+  any(vapply(listeners, function(l) same_dir(l$evaluates_into, dir), TRUE))
 }

@@ -84,7 +84,10 @@ session_seed <- function(object, global_step, mode) {
 signal_hook_error <- function(e, ses, hooks) {
   origin <- cpp_session_error_origin(ses)
   i <- origin$hook
-  if (is.na(i) || !isTRUE(hook_trait(hooks[[i]], "runs_r_code"))) {
+  # an engine hook's error is its own message, unless it was found while the
+  # hook read another hook's evaluation ("on_evaluation"): then it names the hook
+  if (is.na(i) || !(isTRUE(hook_trait(hooks[[i]], "runs_r_code")) ||
+                    identical(origin$phase, "on_evaluation"))) {
     e$call <- NULL
     abort(e)
   }

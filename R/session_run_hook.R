@@ -19,7 +19,10 @@
 #' model keeps its last completed step.
 #'
 #' @param begin,after_create_session,before_run,after_run,end `NULL` or
-#'   functions of the arguments described above.
+#'   functions of the arguments described above, which they are given in that
+#'   order. Each signature is checked when the hook is made: a function with
+#'   too few arguments (and no `...`) or with more arguments without defaults
+#'   is an error naming the callback and its expected signature.
 #' @return A hook of class `EstimatorSessionRunHook`.
 #' @family hooks
 #' @export
@@ -36,12 +39,31 @@
 session_run_hook <- function(begin = NULL, after_create_session = NULL, before_run = NULL,
                              after_run = NULL, end = NULL) {
   new_hook("session_run_hook", list(
-    begin = check_function(begin, "begin"),
-    after_create_session = check_function(after_create_session, "after_create_session"),
-    before_run = check_function(before_run, "before_run"),
-    after_run = check_function(after_run, "after_run"),
-    end = check_function(end, "end")),
+    begin = check_callback(begin, "begin", character()),
+    after_create_session = check_callback(after_create_session, "after_create_session",
+                                          c("session", "coord")),
+    before_run = check_callback(before_run, "before_run", "context"),
+    after_run = check_callback(after_run, "after_run", c("context", "values")),
+    end = check_callback(end, "end", "session")),
     class = "EstimatorSessionRunHook", runs_r_code = TRUE)
+}
+
+# A callback the loop calls with `args` (positionally): NULL, or a function
+# taking that many arguments (`...` takes any; arguments with defaults may
+# be left over).
+check_callback <- function(f, arg, args) {
+  check_function(f, arg)
+  if (is.null(f)) return(NULL)
+  params <- formals(if (is.primitive(f)) args(f) else f)
+  if (is.null(params) && is.primitive(f)) return(f)
+  has_dots <- "..." %in% names(params)
+  fixed <- params[names(params) != "..."]
+  required <- vapply(fixed, function(p) identical(p, quote(expr = )), TRUE)
+  n <- length(args)
+  if ((has_dots || length(fixed) >= n) && sum(required) <= n) return(f)
+  takes <- if (length(params)) paste(names(params), collapse = ", ") else ""
+  abort(sprintf("`%s` must be a function(%s); it takes (%s).", arg, paste(args, collapse = ", "), takes),
+        class = "cppestimators_hook_signature_error")
 }
 
 #' Arguments a hook adds to a session run

@@ -81,7 +81,10 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   verbose <- isTRUE(getOption("cppestimators.verbose", FALSE))
   given <- hooks
   first <- list()
-  if (!has_hook_kind(given, "checkpoint_saver") &&
+  # a saver of another directory runs beside model_dir's own: resuming from
+  # model_dir needs model_dir's checkpoints
+  savers <- given[hooks_of_kind(given, "checkpoint_saver")]
+  if (!any(vapply(savers, function(h) same_dir(h$checkpoint_dir, object$spec$model_dir), TRUE)) &&
       (!is.null(cfg$save_checkpoints_steps) || !is.null(cfg$save_checkpoints_secs))) {
     first <- c(first, list(new_hook("checkpoint_saver", list(
       checkpoint_dir = object$spec$model_dir, save_secs = cfg$save_checkpoints_secs,

@@ -63,6 +63,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
     }
     FALSE
   })
+  listener$evaluates_into <- eval_dir(object, eval_spec$name)  # for early-stopping hooks
   hooks <- normalize_hooks(train_spec$hooks)
   if (!has_hook_kind(hooks, "progress_bar")) {
     total <- if (is.null(train_spec$max_steps)) NULL else

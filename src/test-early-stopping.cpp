@@ -96,7 +96,7 @@ context("Early stopping") {
     hook->begin(s);
     std::string msg = error_of([&] { records.add(record(1, 1.0), s, nullptr); });
     expect_true(msg ==
-                "early stopping: metric 'accuracy' is not among the evaluation's metrics "
-                "(average_loss, loss)");
+                "`metric_name`: metric 'accuracy' is not among the evaluation's metrics "
+                "(average_loss, loss); give one of these to this early-stopping hook");
   }
 }

@@ -45,7 +45,8 @@ test_that("plot() draws with base graphics or ggplot2, every evaluation point in
   grDevices::dev.off()
   expect_gt(file.size(f), 1000)
   pts <- cppestimators:::plot_points(rbind(as.data.frame(h)), NULL)
-  expect_equal(levels(pts$panel), c("mean_losses", "total_losses", "eval_label/mean", "eval_prediction/mean"))
+  # eval_label/mean never changes: no panel for it
+  expect_equal(levels(pts$panel), c("mean_losses", "total_losses", "eval_prediction/mean"))
   expect_equal(sort(unique(pts$step[pts$series == "evaluation"])), c(0, 6, 12))
   expect_error(plot(h, metrics = "accuracy", method = "base"), "no metric 'accuracy' in the history")
   expect_error(plot(h, smooth = NA), "`smooth` must be TRUE or FALSE")
@@ -76,4 +77,81 @@ test_that("plot() refuses an unknown method, naming the argument and the methods
   expect_error(plot(h, method = "lattice"),
                "`method` must be one of \"auto\", \"ggplot2\" or \"base\", not character \"lattice\".", fixed = TRUE)
   expect_error(plot(h, method = "lattice"), class = "cppestimators_error")
+})
+
+test_that("predict(), evaluate() and train() of a history say to use the estimator", {
+  input <- mtcars_input()
+  lr <- quietly(linear_regressor(feature_columns = feature_columns(column_numeric("drat"))) %>%
+                  train(input_fn = input, steps = 2))
+  expect_s3_class(lr, "tf_estimator_history")
+  verbs <- list(predict = stats::predict, evaluate = cppestimators::evaluate, train = cppestimators::train)
+  for (verb in names(verbs)) {
+    f <- verbs[[verb]]
+    expect_error(f(lr, input), class = "cppestimators_error",
+                 regexp = sprintf("train() returns the training history; call %s() on the estimator", verb),
+                 fixed = TRUE)
+  }
+  expect_snapshot(error = TRUE, predict(lr, input))
+  # the pipe of a history into evaluate()
+  expect_error(lr %>% evaluate(input), class = "cppestimators_history_not_estimator")
+})
+
+# A history of `n` steps with an evaluation every `every` steps: the first
+# evaluation (of the untrained model) far above the later ones.
+synthetic_history <- function(n = 40, every = 4) {
+  steps <- seq_len(n)
+  ev_steps <- seq(0, n, by = every)
+  ev <- data.frame(steps = ev_steps, eval_average_loss = c(39, 0.03 + 0.01 / seq_along(ev_steps[-1])),
+                   `eval_label/mean` = 2.5, eval_loss = c(390, 0.3 + 0.1 / seq_along(ev_steps[-1])),
+                   check.names = FALSE)
+  cppestimators:::new_history(list(mean_losses = 0.05 + 1 / steps, total_losses = 0.5 + 10 / steps,
+                                   steps = steps), evaluations = ev)
+}
+
+test_that("print() of a long history shows its first and last rows and counts the rest", {
+  h <- synthetic_history(n = 300, every = 10)
+  printed <- function(...) {
+    op <- options(width = 250)
+    on.exit(options(op))
+    utils::capture.output(print(h, ...))
+  }
+  out <- printed()
+  expect_length(out, 1 + 11 + 1)  # header, 5 + "..." + 5 rows, the count
+  expect_match(out[2], "^1 ")
+  expect_match(out[7], "^\\.\\.\\. +\\.\\.\\.")
+  expect_match(out[12], "^301 ")
+  expect_equal(out[13], "# 291 more rows (6 to 296) left out; print(x, n = Inf) shows all 301")
+  expect_length(printed(n = Inf), 302)
+  expect_length(printed(n = 4), 1 + 5 + 1)
+  expect_error(print(h, n = 0), class = "cppestimators_error", regexp = "`n` must be a whole number")
+  # a short history prints whole, as before
+  h <- synthetic_history(n = 12)
+  expect_length(printed(), 14)
+})
+
+test_that("plot() leaves out constant metrics and keeps the first evaluation off the scale", {
+  h <- synthetic_history()
+  pts <- cppestimators:::plot_points(as.data.frame(h), NULL)
+  expect_equal(levels(pts$panel), c("mean_losses", "total_losses"))
+  first <- pts[pts$series == "evaluation" & pts$step == 0, ]
+  expect_true(all(first$off_scale))
+  expect_equal(first$value, c(39, 390))
+  # drawn at the edge of the rest of its panel, not at its value
+  rest <- pts[pts$panel == "mean_losses" & !(pts$series == "evaluation" & pts$step == 0), ]
+  edge <- first$shown[first$panel == "mean_losses"]
+  expect_lt(edge, 1.1 * max(rest$value))
+  expect_gt(edge, max(rest$value))
+  expect_false(any(pts$off_scale[pts$step > 0]))
+  # asked for by name, a constant metric is drawn
+  expect_equal(levels(cppestimators:::plot_points(as.data.frame(h), "eval_label/mean")$panel),
+               "eval_label/mean")
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f)
+  plot(h, method = "base")
+  grDevices::dev.off()
+  if (requireNamespace("ggplot2", quietly = TRUE)) {
+    built <- ggplot2::ggplot_build(plot(h, smooth = FALSE))
+    yr <- built$layout$panel_params[[1]]$y$continuous_range
+    expect_lt(yr[2], 2)  # mean_losses: from 0.05 to ~1, not to 39
+  }
 })

@@ -46,13 +46,26 @@ test_that("an after_save returning TRUE stops training after that step", {
   expect_true(any(grepl("A CheckpointSaverListener requested that training be stopped", msgs)))
 })
 
-test_that("a user checkpoint saver replaces the default one; train(saving_listeners =) works", {
+test_that("a saver of model_dir replaces the default one; one of another directory runs beside it", {
   model <- tempfile()
   other <- tempfile()
   est <- x_regressor(model_dir = model)
   quietly(train(est, x_input(), steps = 2, hooks = list(hook_checkpoint_saver(other, save_steps = 1))))
   expect_equal(ckpt_steps(other), c(0, 1, 2))
-  expect_length(ckpt_steps(model), 0)
+  # model_dir keeps its own saver: a new train() on it resumes from step 2
+  expect_equal(ckpt_steps(model), c(0, 2))
+  again <- x_regressor(model_dir = model)
+  h <- quietly(train(again, x_input(), steps = 1, hooks = list(hook_history_saver(1))))
+  expect_equal(max(wide(h)$steps), 3)
+  # a saver of model_dir itself (spelt with a trailing slash) is the only one there
+  own <- tempfile()
+  quietly(train(x_regressor(model_dir = own), x_input(), steps = 3,
+                hooks = list(hook_checkpoint_saver(paste0(own, "/"), save_steps = 1,
+                                                   checkpoint_basename = "mine.ckpt"))))
+  expect_setequal(sub("-.*", "", list.files(own, pattern = "ckpt")), "mine.ckpt")
+})
+
+test_that("train(saving_listeners =) attaches to the default saver", {
   saved <- c()
   l <- checkpoint_saver_listener(after_save = function(session, global_step) {
     saved <<- c(saved, global_step)

@@ -162,8 +162,11 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
     if (!found) {
       std::string names;
       for (const auto& kv : record.metrics) names += (names.empty() ? "" : ", ") + kv.first;
-      throw std::invalid_argument("early stopping: metric '" + spec_.metric +
-                                  "' is not among the evaluation's metrics (" + names + ")");
+      // The bad argument is this hook's, not that of the evaluator calling it.
+      blame_self(s);
+      throw std::invalid_argument("`metric_name`: metric '" + spec_.metric +
+                                  "' is not among the evaluation's metrics (" + names +
+                                  "); give one of these to this early-stopping hook");
     }
     series_.emplace_back(record.step, value);
     if (spec_.restore_best && improves(value)) {
@@ -200,6 +203,17 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
     if (!has_best_) return true;
     return lower_is_better() ? v < best_value_ - spec_.min_delta
                              : v > best_value_ + spec_.min_delta;
+  }
+
+  // Errors found while reading another hook's evaluation are this hook's:
+  // the session reports this hook, in phase "on_evaluation".
+  void blame_self(Session& s) const {
+    const std::vector<Hook*>& hooks = s.hooks();
+    for (std::size_t i = 0; i < hooks.size(); ++i)
+      if (hooks[i] == this) {
+        s.current_hook = static_cast<int>(i);
+        s.current_phase = "on_evaluation";
+      }
   }
 
   // The rule of TF's stop_if_* predicates over the results so far.
