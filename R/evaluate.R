@@ -29,8 +29,10 @@
 #'   error naming the nearest valid one.
 #' @section Untrained estimators:
 #' An estimator that never trained (global step 0, no checkpoint in its
-#' `model_dir`) can not be evaluated: as with TensorFlow, that is an error
-#' ("Could not find trained model in model_dir"). An estimator read back by
+#' `model_dir`) can not be evaluated: that is an error, with the message of
+#' TensorFlow 1.3 to 1.7 ("Could not find trained model in model_dir: <dir>.";
+#' later versions logged it and went on with the initial weights, whose
+#' metrics mean nothing). An estimator read back by
 #' `readRDS()` or [load_estimator()], or whose `model_dir` holds checkpoints
 #' written by another estimator object or process, is trained.
 #' @return A one-row data frame of metrics, of class `tf_estimator_metrics`

@@ -14,6 +14,7 @@
 #' @param mean,sd Finite numbers (`sd` > 0): one each, or one per value of a
 #'   multi-valued feature (a column with `shape`), applied column-wise.
 #' @return A function of class `cppestimators_normalizer`.
+#' @family feature columns
 #' @seealso [column_numeric()], whose Normalizers section says what a plain
 #'   function must hold to survive a save.
 #' @export

@@ -29,9 +29,10 @@
 #'   one.
 #' @section Untrained estimators:
 #' Predicting with an estimator that never trained (global step 0, no
-#' checkpoint in its `model_dir`) is an error, TensorFlow's "Could not find
-#' trained model in model_dir", instead of the outputs of the initial weights.
-#' See [evaluate()].
+#' checkpoint in its `model_dir`) is an error, with TensorFlow's message
+#' "Could not find trained model in model_dir: <dir>." (an error up to
+#' TensorFlow 1.7, a log line later), instead of the outputs of the initial
+#' weights. See [evaluate()].
 #' @return A data frame with one row per example (or a list).
 #' @family estimator methods
 #' @export
