@@ -23,7 +23,9 @@
 #' global variables it reads (`mu` and `s` in `function(x) (x - mu) / s`),
 #' and global functions it calls, are copied into a small environment of the
 #' function when the column is built, so later changes to them do not reach
-#' the column. [export_savedmodel()] refuses, naming the column and the
+#' the column (and a large object it reads, a whole data frame say, is saved
+#' with the model: compute the statistics first, or use
+#' [normalizer_standardize()]). [export_savedmodel()] refuses, naming the column and the
 #' variable, a normalizer that reads a variable defined nowhere; functions of
 #' packages are looked up in the session that predicts (call them as
 #' `pkg::fun()` there, or attach the package). [normalizer_standardize()]
