@@ -161,3 +161,65 @@ with_error_class <- function(expr) {
     abort(e)
   })
 }
+
+# The names of the arguments in a `...` as the caller received them ("" for
+# unnamed ones); call it as dots_names(...).
+dots_names <- function(...) {
+  n <- ...length()
+  if (n == 0L) return(character())
+  nms <- ...names()
+  if (is.null(nms)) return(rep("", n))
+  nms[is.na(nms)] <- ""
+  nms
+}
+
+# The valid name closest to `name` (a prefix of it, or within a small edit
+# distance), or NULL.
+nearest_name <- function(name, valid) {
+  valid <- unique(valid[nzchar(valid)])
+  if (!nzchar(name) || length(valid) == 0L) return(NULL)
+  d <- drop(utils::adist(tolower(name), tolower(valid)))
+  prefix <- startsWith(valid, name) | startsWith(name, valid) |
+    (nchar(name) >= 4L & grepl(name, valid, fixed = TRUE))
+  d[prefix] <- pmin(d[prefix], 1)
+  best <- which.min(d)
+  if (d[best] <= max(2, ceiling(nchar(name) / 3))) valid[best] else NULL
+}
+
+# " Did you mean `x`?" when a valid name is near, else "".
+did_you_mean <- function(name, valid) {
+  near <- nearest_name(name, valid)
+  if (is.null(near)) "" else sprintf(" Did you mean `%s`?", near)
+}
+
+# The arguments in a `...` that `fn()` would otherwise drop: each named one
+# of `ignored` (arguments accepted for compatibility) is a warning, anything
+# else an error naming the argument and the nearest of `valid`. `dots`
+# holds the names, from dots_names(...).
+check_dots <- function(dots, fn, valid, ignored = character()) {
+  if (length(dots) == 0L) return(invisible())
+  unnamed <- !nzchar(dots)
+  if (any(unnamed)) {
+    abort(sprintf("%s() got %d unnamed argument%s it does not use: give arguments by name (it takes %s).",
+                  fn, sum(unnamed), if (sum(unnamed) > 1L) "s" else "",
+                  paste0("`", setdiff(valid, "..."), "`", collapse = ", ")),
+          class = "cppestimators_unknown_argument")
+  }
+  skipped <- dots[dots %in% ignored]
+  if (length(skipped)) {
+    warning(warning_condition(
+      sprintf("%s(): %s %s accepted for compatibility with tfestimators and ignored.", fn,
+              paste0("`", skipped, "`", collapse = ", "), if (length(skipped) > 1L) "are" else "is")))
+  }
+  bad <- dots[!dots %in% ignored]
+  if (length(bad) == 0L) return(invisible())
+  abort(sprintf("%s(): unknown argument%s %s.%s", fn, if (length(bad) > 1L) "s" else "",
+                paste0("`", bad, "`", collapse = ", "), did_you_mean(bad[1], c(valid, ignored))),
+        class = "cppestimators_unknown_argument")
+}
+
+# A warning of the package's class.
+warning_condition <- function(message) {
+  structure(class = c("cppestimators_warning", "warning", "condition"),
+            list(message = message, call = NULL))
+}

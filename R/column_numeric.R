@@ -14,7 +14,23 @@
 #' @param dtype The value type: `"float32"` (the default; values are used in
 #'   single precision, as TensorFlow did), `"float64"`, `"int32"` or `"int64"`.
 #' @param normalizer_fn `NULL`, or an R function applied once to the feature's
-#'   values before training, evaluation or prediction (for example to scale them).
+#'   values before training, evaluation or prediction (for example to scale
+#'   them), such as [normalizer_standardize()]. See Normalizers.
+#' @section Normalizers:
+#' A `normalizer_fn` is saved with the model (by `saveRDS()` and
+#' [export_savedmodel()]), and must work in the R session that loads it.
+#' Variables of the function's own enclosing environment are saved with it;
+#' global variables it reads (`mu` and `s` in `function(x) (x - mu) / s`),
+#' and global functions it calls, are copied into a small environment of the
+#' function when the column is built, so later changes to them do not reach
+#' the column (and a large object it reads, a whole data frame say, is saved
+#' with the model: compute the statistics first, or use
+#' [normalizer_standardize()]). [export_savedmodel()] refuses, naming the column and the
+#' variable, a normalizer that reads a variable defined nowhere; functions of
+#' packages are looked up in the session that predicts (call them as
+#' `pkg::fun()` there, or attach the package). [normalizer_standardize()]
+#' holds its `mean` and `sd` as numbers, and the column prints them. A
+#' normalizer that fails is an error naming the column.
 #' @return A feature column, or a list of them when several names are given.
 #' @family feature columns
 #' @export
@@ -22,6 +38,13 @@
 #' column_numeric("drat")
 #' column_numeric(drat, cyl)
 #' column_numeric("disp", normalizer_fn = function(x) (x - 230) / 124)
+#' # statistics stored with the column, shown when it prints
+#' column_numeric("disp", normalizer_fn = normalizer_standardize(mean = 230.7, sd = 123.9))
+#' # global variables are copied into the function when the column is built
+#' mu <- mean(mtcars$disp)
+#' s <- sd(mtcars$disp)
+#' col <- column_numeric("disp", normalizer_fn = function(x) (x - mu) / s)
+#' ls(environment(col$normalizer_fn))
 column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float32",
                            normalizer_fn = NULL) {
   names <- capture_names(...)
@@ -31,6 +54,7 @@ column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float
   }
   dtype <- normalize_dtype(dtype)
   check_function(normalizer_fn, "normalizer_fn")
+  normalizer_fn <- capture_normalizer(normalizer_fn)
   cols <- lapply(names, function(nm) {
     structure(
       list(kind = "numeric", name = nm, key = nm, shape = as.integer(shape),
@@ -47,5 +71,5 @@ column_repr.cppestimators_column_numeric <- function(x, ...) {
   repr_call("_NumericColumn",
             sprintf("key=%s, shape=%s, default_value=%s, dtype=tf.%s, normalizer_fn=%s",
                     repr_value(x$key), repr_tuple(x$shape), repr_value(x$default_value), x$dtype,
-                    if (is.null(x$normalizer_fn)) "None" else "<function>"))
+                    normalizer_repr(x$normalizer_fn)))
 }

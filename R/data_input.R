@@ -8,12 +8,13 @@
 # argument is an error naming it.
 data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128, shuffle = "auto",
                        num_epochs = 1, ...) {
-  extra <- ...names()
-  if (length(extra) || ...length()) {
-    given <- if (is.null(extra) || !all(nzchar(extra))) "an unnamed argument" else
-      paste0("`", extra, "`", collapse = ", ")
+  extra <- dots_names(...)
+  if (length(extra)) {
+    given <- if (!all(nzchar(extra))) "an unnamed argument" else paste0("`", extra, "`", collapse = ", ")
+    near <- if (all(nzchar(extra))) did_you_mean(extra[1], c("response", "batch_size", "shuffle", "num_epochs")) else ""
     abort(sprintf(paste0("%s() with a data frame takes `response`, `batch_size`, `shuffle` and `num_epochs`; ",
-                         "%s is not one of them."), fn, given))
+                         "%s is not one of them.%s"), fn, given, near),
+          class = "cppestimators_unknown_argument")
   }
   keys <- feature_keys(object$spec$feature_columns)
   missing_keys <- setdiff(keys, names(data))

@@ -91,7 +91,10 @@ engine_features <- function(cols, features) {
     }
     if (identical(leaf$kind, "numeric") && !is.null(leaf$normalizer_fn)) {
       rows <- NROW(x)
-      x <- leaf$normalizer_fn(x)
+      x <- tryCatch(leaf$normalizer_fn(x), error = function(e) {
+        abort(sprintf("the normalizer_fn of column '%s' failed: %s", leaf$name, conditionMessage(e)),
+              class = "cppestimators_normalizer_error", parent = e)
+      })
       if (NROW(x) != rows) {
         abort(sprintf("the normalizer_fn of column '%s' returned %d values for %d rows.", leaf$name,
                       NROW(x), rows))

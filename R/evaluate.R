@@ -25,7 +25,16 @@
 #'   `model_dir/eval_<name>` instead of `model_dir/eval`.
 #' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
 #' @param ... With a data frame as `input_fn`: `response`, `batch_size`,
-#'   `shuffle`, `num_epochs`, as for [train()]. Otherwise unused.
+#'   `shuffle`, `num_epochs`, as for [train()]. Any other argument is an
+#'   error naming the nearest valid one.
+#' @section Untrained estimators:
+#' An estimator that never trained (global step 0, no checkpoint in its
+#' `model_dir`) can not be evaluated: that is an error, with the message of
+#' TensorFlow 1.3 to 1.7 ("Could not find trained model in model_dir: <dir>.";
+#' later versions logged it and went on with the initial weights, whose
+#' metrics mean nothing). An estimator read back by
+#' `readRDS()` or [load_estimator()], or whose `model_dir` holds checkpoints
+#' written by another estimator object or process, is trained.
 #' @return A one-row data frame of metrics, of class `tf_estimator_metrics`
 #'   (or a named list); [tidy()][tidy.tf_estimator_metrics()] turns it into
 #'   yardstick's long form.
@@ -46,9 +55,14 @@ evaluate <- function(object, ...) {
 evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_path = NULL,
                                   name = NULL, hooks = NULL, simplify = TRUE, ...) {
   steps <- check_steps(steps, "steps")
-  if (is.data.frame(input_fn)) input_fn <- data_input(object, input_fn, "eval", "evaluate", ...)
+  if (is.data.frame(input_fn)) {
+    input_fn <- data_input(object, input_fn, "eval", "evaluate", ...)
+  } else {
+    check_method_dots(dots_names(...), "evaluate", evaluate.tf_estimator)
+  }
   eval_dir(object, name)
   hooks <- refuse_training_only(normalize_hooks(hooks), "evaluate()")
+  if (is.null(checkpoint_path)) check_model_trained(object, estimator_ptr(object))
   hooks <- with_defaults(hooks, list(hook_history_saver(10), hook_progress_bar()))
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
   hooks <- prepare_hooks(hooks, object, "eval", "Evaluating", steps)

@@ -36,7 +36,9 @@
 #' @param queue_capacity,num_threads Accepted for compatibility and ignored
 #'   (TensorFlow queue settings).
 #' @param data For the formula method: the data frame.
-#' @param ... Passed on to the data frame method.
+#' @param ... Passed on to the data frame method. An argument that is none of
+#'   these (a misspelt `batchsize`, say) is an error naming the nearest valid
+#'   one.
 #' @return An input function: an object of class `cppestimators_input_fn`.
 #' @family input functions
 #' @export
@@ -78,6 +80,7 @@ input_fn.matrix <- function(object, ...) {
 input_fn.list <- function(object, features, response = NULL, batch_size = 128,
                           shuffle = "auto", num_epochs = 1, queue_capacity = 1000,
                           num_threads = 1, ...) {
+  check_dots(dots_names(...), "input_fn", setdiff(names(formals(input_fn.list)), c("object", "...")))
   if (is.null(names(object)) || any(!nzchar(names(object)))) {
     abort("`object` must be a named list of features.")
   }

@@ -23,6 +23,7 @@ model_dir <- function(object, ...) {
 #' @rdname model_dir
 #' @export
 model_dir.tf_estimator <- function(object, ...) {
+  check_dots(dots_names(...), "model_dir", character())
   object$spec$model_dir
 }
 

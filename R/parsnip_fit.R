@@ -33,8 +33,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               seed = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
-    abort(sprintf("unknown engine argument%s of the \"cppestimators\" engine: %s.",
-                  if (length(extra) > 1L) "s" else "", paste0("`", names(extra), "`", collapse = ", ")))
+    abort(sprintf("unknown engine argument%s of the \"cppestimators\" engine: %s.%s",
+                  if (length(extra) > 1L) "s" else "", paste0("`", names(extra), "`", collapse = ", "),
+                  did_you_mean(names(extra)[1] %||% "", setdiff(names(formals(fit_cppestimators)),
+                                                               c("x", "y", "model", "...")))))
   }
   check_choice(model, "model", parsnip_models)
   x <- parsnip_predictors(x)

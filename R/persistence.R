@@ -29,8 +29,10 @@ restore_weights <- function(object, ptr) {
 #'
 #' @param object A trained estimator.
 #' @param export_dir_base Directory in which to create the export.
-#' @param ... Unused; TensorFlow arguments such as `serving_input_receiver_fn`
-#'   are not needed.
+#' @param ... tfestimators' arguments `serving_input_receiver_fn`,
+#'   `assets_extra`, `as_text`, `checkpoint_path`, `overwrite` and
+#'   `versioned` are accepted for compatibility and ignored, with a warning
+#'   (the export needs none of them); any other argument is an error.
 #' @return `export_savedmodel()`: the export directory, invisibly.
 #'   `load_estimator()`: an estimator.
 #' @family estimator methods
@@ -50,6 +52,7 @@ export_savedmodel <- function(object, export_dir_base, ...) {
 #' @rdname export_savedmodel
 #' @export
 export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
+  check_dots(dots_names(...), "export_savedmodel", "export_dir_base", ignored = tf_export_args)
   check_string(export_dir_base, "export_dir_base", message = "`export_dir_base` must be a directory path.")
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
@@ -61,6 +64,7 @@ export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
   }
   dir.create(dir, recursive = TRUE)
   spec <- object$spec
+  spec$feature_columns <- capture_normalizers(spec$feature_columns)
   spec$model_dir <- NULL
   spec$config <- spec$config$replace(model_dir = NULL)
   st <- object$state
@@ -103,3 +107,8 @@ load_estimator <- function(export_dir, model_dir = NULL) {
   note_synced(object)
   object
 }
+
+# The arguments of tfestimators' export_savedmodel() that an export here
+# does without.
+tf_export_args <- c("serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path", "overwrite",
+                    "versioned", "strip_default_attrs")

@@ -25,7 +25,14 @@
 #'   `"prob"` (classifiers: one column `.pred_<class>` of probabilities per
 #'   class, summing to 1 across a row).
 #' @param ... With a data frame as `input_fn`: `batch_size`, as for
-#'   [train()]. Otherwise unused.
+#'   [train()]. Any other argument is an error naming the nearest valid
+#'   one.
+#' @section Untrained estimators:
+#' Predicting with an estimator that never trained (global step 0, no
+#' checkpoint in its `model_dir`) is an error, with TensorFlow's message
+#' "Could not find trained model in model_dir: <dir>." (an error up to
+#' TensorFlow 1.7, a log line later), instead of the outputs of the initial
+#' weights. See [evaluate()].
 #' @return A data frame with one row per example (or a list).
 #' @family estimator methods
 #' @export
@@ -41,7 +48,11 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
                                  yield_single_examples = TRUE, type = NULL, ...) {
-  if (is.data.frame(input_fn)) input_fn <- data_input(object, input_fn, "infer", "predict", ...)
+  if (is.data.frame(input_fn)) {
+    input_fn <- data_input(object, input_fn, "infer", "predict", ...)
+  } else {
+    check_method_dots(dots_names(...), "predict", predict.tf_estimator)
+  }
   if (!is.null(type)) predict_keys <- prediction_type_key(object, type)
   predict_keys <- check_predict_keys(predict_keys)
   ptr <- estimator_ptr(object)
@@ -52,6 +63,7 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                   paste(predict_keys, collapse = ", "), paste(head_keys, collapse = ", ")))
   }
   hooks <- refuse_training_only(normalize_hooks(hooks), "predict()")
+  if (is.null(checkpoint_path)) check_model_trained(object, ptr)
   hooks <- prepare_hooks(hooks, object, "infer", "Predicting", NULL)
   run <- run_session(object, input_fn, "infer", hooks,
                      predict_keys = keys,

@@ -45,8 +45,9 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
                    "session_creation_timeout_secs")
   bad <- setdiff(names(extra), known_extra)
   if (length(bad) || (length(extra) && is.null(names(extra)))) {
-    abort(sprintf("unknown run_config() field%s: %s.", if (length(bad) > 1) "s" else "",
-                  paste(bad, collapse = ", ")))
+    abort(sprintf("unknown run_config() field%s: %s.%s", if (length(bad) > 1) "s" else "",
+                  paste(bad, collapse = ", "),
+                  if (length(bad)) did_you_mean(bad[1], c(setdiff(names(formals(run_config)), "..."), known_extra)) else ""))
   }
   distributed <- intersect(names(extra),
                            c("train_distribute", "eval_distribute", "experimental_distribute", "device_fn"))

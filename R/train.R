@@ -18,7 +18,9 @@
 #' @param ... With a data frame: `response` (the response column, selected as
 #'   in [input_fn()]; default: the one [feature_columns_from_data()] or an
 #'   earlier `train()` recorded) and [input_fn()]'s `batch_size`, `shuffle`
-#'   and `num_epochs`. Otherwise unused.
+#'   and `num_epochs`. Any other argument, or these with an input function
+#'   (set them in [input_fn()] then), is an error naming the nearest valid
+#'   argument.
 #' @section Data frames:
 #' A data frame given as `input_fn` is the same as
 #' `input_fn(data, features = <the features the columns read>, response =
@@ -57,7 +59,11 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   max_steps <- check_steps(max_steps, "max_steps")
   listeners <- normalize_listeners(saving_listeners, "saving_listeners")
   hooks <- normalize_hooks(hooks)
-  if (is.data.frame(input_fn)) input_fn <- data_input(object, input_fn, "train", "train", ...)
+  if (is.data.frame(input_fn)) {
+    input_fn <- data_input(object, input_fn, "train", "train", ...)
+  } else {
+    check_method_dots(dots_names(...), "train", train.tf_estimator)
+  }
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
   if (!is.null(max_steps) && cpp_estimator_global_step(ptr) >= max_steps) {
@@ -129,4 +135,31 @@ check_steps <- function(x, arg) {
   if (is.numeric(x) && is_single(x) && x <= 0) abort(sprintf("Must specify %s > 0, given: %s", arg, format(x)))
   # steps count in 64-bit integers; 2^53 keeps every count exact in R's doubles
   check_whole(x, arg, max = 2^53)
+}
+
+# The arguments of a data frame given as `input_fn` (see data_input()).
+data_frame_args <- c("response", "batch_size", "shuffle", "num_epochs")
+
+# The `...` of train(), evaluate() or predict() with an input function: the
+# data frame arguments belong to input_fn() then, and any other is unknown.
+check_method_dots <- function(dots, fn, method) {
+  early <- dots[dots %in% data_frame_args]
+  if (length(early)) {
+    abort(sprintf("%s(): `%s` is for a data frame given as `input_fn`; with an input function, give it to input_fn().",
+                  fn, early[1]), class = "cppestimators_unknown_argument")
+  }
+  check_dots(dots, fn, c(setdiff(names(formals(method)), c("object", "...")), data_frame_args))
+}
+
+# TensorFlow's error for evaluate() and predict() on an estimator that never
+# trained: global step 0 and no checkpoint in model_dir (an estimator read
+# back by readRDS() or load_estimator() holds its trained weights).
+check_model_trained <- function(object, ptr) {
+  sync_from_model_dir(object, ptr)
+  if (cpp_estimator_global_step(ptr) > 0) return(invisible())
+  dir <- object$spec$model_dir
+  if (!is.null(dir) && nzchar(cpp_latest_checkpoint(dir))) return(invisible())
+  abort(sprintf(paste0("Could not find trained model in model_dir: %s. Train the estimator with train() first ",
+                       "(or give `checkpoint_path`)."), dir %||% "<none>"),
+        class = "cppestimators_untrained")
 }

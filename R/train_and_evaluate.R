@@ -37,6 +37,7 @@ train_and_evaluate <- function(object, ...) {
 #' @rdname train_and_evaluate
 #' @export
 train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) {
+  check_dots(dots_names(...), "train_and_evaluate", c("train_spec", "eval_spec"))
   if (!inherits(train_spec, "cppestimators_train_spec")) {
     abort("`train_spec` must be made by train_spec().")
   }

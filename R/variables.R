@@ -15,7 +15,7 @@
 #'
 #' @param object An estimator.
 #' @param names Variable names; all by default.
-#' @param ... Unused.
+#' @param ... Unused: any argument given there is an error.
 #' @return `variable_names()`: a character vector. `variable_value()`: a named
 #'   list. `coef()`: a named numeric vector (one output unit) or a matrix
 #'   (one column per unit).
@@ -30,6 +30,7 @@
 #' variable_value(est, "global_step")
 #' coef(est)
 variable_names <- function(object, ...) {
+  check_dots(dots_names(...), "variable_names", character())
   check_estimator(object)
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
@@ -41,6 +42,7 @@ variable_names <- function(object, ...) {
 #' @rdname variable_names
 #' @export
 variable_value <- function(object, names = NULL, ...) {
+  check_dots(dots_names(...), "variable_value", "names")
   check_estimator(object)
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
@@ -56,8 +58,10 @@ coef.tf_estimator <- function(object, ...) {
   if (!identical((object$spec$model %||% list(kind = "linear"))$kind, "linear")) {
     abort(paste0("coef() gives the weights of linear estimators; use variable_value() for ", object$spec$name, "()."))
   }
+  check_dots(dots_names(...), "coef", character())
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
+  check_trained(object, ptr, "coef")
   cols <- object$spec$feature_columns
   cols <- cols[order(vapply(cols, function(c) c$name, ""), method = "radix")]
   rows <- list(cpp_estimator_variable(ptr, "linear/linear_model/bias_weights"))

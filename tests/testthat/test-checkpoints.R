@@ -100,6 +100,7 @@ test_that("variable_names(), variable_value() and coef()", {
   p <- predict(est, input_fn(data.frame(wt = 2, drat = 3), features = c("wt", "drat")))$predictions
   expect_equal(p, unname(cf[1] + 2 * cf["wt"] + 3 * cf["drat"]), tolerance = 1e-5)
   ic <- suppressMessages(linear_classifier(feature_columns(column_numeric("Petal.Length")), n_classes = 3))
+  quietly(train(ic, input_fn(iris, features = "Petal.Length", response = "Species"), steps = 1))
   expect_equal(dim(coef(ic)), c(2, 3))
 })
 

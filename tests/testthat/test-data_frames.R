@@ -104,8 +104,8 @@ test_that("the response defaults to the one recorded, and other arguments are ch
   # recorded by that train(): evaluate() needs it no more
   expect_equal(quietly(evaluate(est, df))$global_step, 4)
   expect_error(train(est, df, response = y, batchsize = 64),
-               "train() with a data frame takes `response`, `batch_size`, `shuffle` and `num_epochs`; `batchsize` is not one of them.",
-               fixed = TRUE)
+               "train() with a data frame takes `response`, `batch_size`, `shuffle` and `num_epochs`; `batchsize` is not one of them. Did you mean `batch_size`?",
+               fixed = TRUE, class = "cppestimators_error")
   expect_error(evaluate(est, df["y"]), "evaluate(): the data frame has no column 'x', which the estimator's feature columns read; it has y.",
                fixed = TRUE)
   expect_error(evaluate(est, df[c("x", "k")]), "evaluate(): the data frame has no column 'y' (the response); give `response`.",

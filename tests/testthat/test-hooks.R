@@ -19,7 +19,9 @@ test_that("the progress bar reports input that ran out before `steps`", {
 test_that("without steps the progress bar is a spinner with the step count", {
   out <- bar_lines(train(drat_regressor(), mtcars_input()))
   expect_match(out, "^\\[-\\] Training -- loss: [0-9]+\\.[0-9]{2}, step: 4$")
-  ev_out <- bar_lines(evaluate(drat_regressor(), mtcars_input(), steps = 3))
+  est <- drat_regressor()
+  quietly(train(est, mtcars_input(), steps = 1))
+  ev_out <- bar_lines(evaluate(est, mtcars_input(), steps = 3))
   expect_match(ev_out[1], "^Evaluating 3/3 \\[=+\\] - ETA:  0s - loss: ")
 })
 
@@ -224,6 +226,7 @@ test_that("hooks run inside evaluate() and predict() too", {
   ev_hook <- session_run_hook(after_run = function(context, values) n_eval <<- n_eval + 1)
   pr_hook <- session_run_hook(after_run = function(context, values) n_pred <<- n_pred + 1)
   est <- drat_regressor()
+  quietly(train(est, mtcars_input(), steps = 1))
   quietly(evaluate(est, mtcars_input(), hooks = list(ev_hook)))
   predict(est, mtcars_input(), hooks = list(pr_hook))
   expect_equal(n_eval, 4)

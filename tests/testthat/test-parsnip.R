@@ -283,7 +283,7 @@ test_that("unsupported uses are errors of the package", {
   dnn <- parsnip::set_mode(parsnip::set_engine(parsnip::mlp(penalty = 0.1), "cppestimators"), "regression")
   expect_error(fit_quietly(dnn, mpg ~ ., mtcars), "needs the FTRL optimizer", class = "cppestimators_error")
   odd <- parsnip::set_mode(parsnip::set_engine(parsnip::mlp(), "cppestimators", stepz = 3), "regression")
-  expect_error(fit_quietly(odd, mpg ~ ., mtcars), "unknown engine argument.*`stepz`",
+  expect_error(fit_quietly(odd, mpg ~ ., mtcars), "unknown engine argument.*`stepz`. Did you mean `steps`\\?",
                class = "cppestimators_error")
   bad_opt <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", optimizer = "Nesterov")
   expect_error(fit_quietly(bad_opt, mpg ~ ., mtcars), "`optimizer` must be one of", class = "cppestimators_error")

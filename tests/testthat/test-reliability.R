@@ -135,10 +135,14 @@ test_that("evaluation writers stay few however many estimators evaluate", {
   open_files <- function() length(list.files(sprintf("/proc/%d/fd", Sys.getpid())))
   skip_if(open_files() == 0, "no /proc")
   input <- x_input(num_epochs = 1)
-  first <- x_regressor(model_dir = tempfile())
-  quietly(evaluate(first, input))
+  trained <- function() {
+    est <- x_regressor(model_dir = tempfile())
+    quietly(train(est, input, steps = 1))
+    est
+  }
+  quietly(evaluate(trained(), input))
   before <- open_files()
-  for (i in 1:40) quietly(evaluate(x_regressor(model_dir = tempfile()), input))
+  for (i in 1:40) quietly(evaluate(trained(), input))
   expect_lte(open_files() - before, 16)
 })
 

@@ -81,6 +81,7 @@ test_that("training-only hooks are refused by evaluate() and predict()", {
                "hook_in_memory_evaluator evaluates during training and cannot be used with evaluate\\(\\)")
   expect_error(predict(est, x_input(num_epochs = 1), hooks = list(hook_stop_if_lower(est, "loss", 1))),
                "cannot be used with predict\\(\\)")
+  quietly(train(est, x_input(), steps = 1))
   expect_silent(predict(est, x_input(num_epochs = 1), hooks = list(hook_global_step_waiter(0))))
 })
 
@@ -112,11 +113,12 @@ test_that("repeated evaluations append to one event file per directory", {
 })
 
 test_that("with tf_random_seed, other calls do not change a training run", {
-  run <- function(evaluate_first) {
+  run <- function(evaluate_between) {
     est <- x_regressor(config = run_config(tf_random_seed = 11))
     inp <- input_fn(data.frame(x = 1:16, y = 2 * (1:16)), response = "y", batch_size = 3L,
                     num_epochs = NULL)
-    if (evaluate_first) quietly(evaluate(est, inp, steps = 2))
+    quietly(train(est, inp, steps = 5))
+    if (evaluate_between) quietly(evaluate(est, inp, steps = 2))
     h <- quietly(train(est, inp, steps = 10, hooks = list(hook_history_saver(1))))
     list(wide(h), variable_value(est))
   }
@@ -130,6 +132,7 @@ test_that("restore_best needs an in-memory evaluator; empty or misshapen input i
     hook_stop_if_no_decrease(est, "loss", 10, restore_best = TRUE))),
     "restore_best = TRUE needs a hook_in_memory_evaluator")
   empty <- input_fn(data.frame(x = numeric(), y = numeric()), response = "y")
+  quietly(train(est, x_input(), steps = 1))
   expect_error(quietly(evaluate(est, empty)), "the input produced no batches")
   short <- column_numeric("x", normalizer_fn = function(x) x[-1])
   bad <- suppressMessages(linear_regressor(feature_columns(short)))

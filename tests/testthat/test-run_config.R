@@ -24,7 +24,9 @@ test_that("run_config() validates its fields with TF's messages", {
   expect_error(run_config(tf_random_seed = 1.5), "tf_random_seed must be integer.")
   expect_error(run_config(save_checkpoints_steps = 1, save_checkpoints_secs = 1),
                "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set.", fixed = TRUE)
-  expect_error(run_config(bogus = 1), "unknown run_config\\(\\) field: bogus")
+  expect_error(run_config(bogus = 1), "unknown run_config\\(\\) field: bogus\\.$")
+  expect_error(run_config(tf_random_sed = 1), class = "cppestimators_error",
+               regexp = "unknown run_config() field: tf_random_sed. Did you mean `tf_random_seed`?", fixed = TRUE)
   expect_error(run_config(session_config = list()), "session_config must be NULL")
   expect_error(run_config(train_distribute = "mirrored"), "`train_distribute` must be NULL: there is no distributed",
                class = "cppestimators_error")
