@@ -29,7 +29,9 @@
 #'
 #' @param ... Names of the features: bare names, strings, or selection
 #'   helpers such as [starts_with()] inside [feature_columns()]. Several names
-#'   give one column each.
+#'   give one column each. Every unnamed argument is taken as a name, so the
+#'   arguments after `...` must be named (`vocabulary_list = levels(d$cut)`);
+#'   one given by position is an error saying so.
 #' @param vocabulary_list The vocabulary: a character vector, or whole numbers
 #'   for integer features; no duplicates.
 #' @param vocabulary_file A text file with one vocabulary entry per line.

@@ -69,3 +69,19 @@ repr_tuple <- function(v, quote = FALSE, max = 10L) {
   if (length(v) > max) shown <- c(shown, sprintf("... (%d in all)", length(v)))
   paste0("(", paste(shown, collapse = ", "), if (length(v) == 1L) "," else "", ")")
 }
+
+# The value argument of a constructor whose feature names come first in
+# `...` (vocabulary_list, vocabulary_file, hash_bucket_size, num_buckets):
+# given by position, it lands in `...` with the names. `is_missing` is
+# missing(<arg>) in the constructor; the error shows what `...` received.
+check_named_after_dots <- function(is_missing, arg, fn, ...) {
+  if (!is_missing) return(invisible())
+  given <- vapply(rlang::enquos(...), rlang::quo_text, "")
+  if (length(given) == 0L) return(invisible())  # capture_names() says no names were given
+  hint <- if (length(given) > 1L) sprintf("`%s = %s`", arg, given[length(given)]) else sprintf("`%s = `", arg)
+  abort(sprintf(paste0("`%s` is missing: %s() takes every unnamed argument as a column name, so %s ",
+                       "%s; give `%s` by name: %s."),
+                arg, fn, paste(given, collapse = ", "),
+                if (length(given) > 1L) "were taken as column names" else "was taken as a column name",
+                arg, hint), class = "cppestimators_missing_argument")
+}

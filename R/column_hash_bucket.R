@@ -1,6 +1,7 @@
 #' @rdname categorical_columns
 #' @export
 column_categorical_with_hash_bucket <- function(..., hash_bucket_size, dtype = "string") {
+  check_named_after_dots(missing(hash_bucket_size), "hash_bucket_size", "column_categorical_with_hash_bucket", ...)
   names <- capture_names(...)
   check_number(hash_bucket_size, "hash_bucket_size", min = 1, exclusive_min = TRUE, finite = FALSE,
                message = "hash_bucket_size must be larger than 1")

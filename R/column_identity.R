@@ -1,6 +1,7 @@
 #' @rdname categorical_columns
 #' @export
 column_categorical_with_identity <- function(..., num_buckets, default_value = NULL) {
+  check_named_after_dots(missing(num_buckets), "num_buckets", "column_categorical_with_identity", ...)
   names <- capture_names(...)
   num_buckets <- check_whole(num_buckets, "num_buckets", null_ok = FALSE, max = .Machine$integer.max)
   default_value <- check_whole(default_value, "default_value", min = 0)

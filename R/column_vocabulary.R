@@ -2,6 +2,7 @@
 #' @export
 column_categorical_with_vocabulary_list <- function(..., vocabulary_list, dtype = NULL,
                                                     default_value = -1L, num_oov_buckets = 0L) {
+  check_named_after_dots(missing(vocabulary_list), "vocabulary_list", "column_categorical_with_vocabulary_list", ...)
   names <- capture_names(...)
   vocab <- check_vocabulary(vocabulary_list, "vocabulary_list", dtype)
   categorical_columns(names, "vocabulary_list", list(
@@ -17,6 +18,7 @@ column_categorical_with_vocabulary_list <- function(..., vocabulary_list, dtype 
 column_categorical_with_vocabulary_file <- function(..., vocabulary_file, vocabulary_size = NULL,
                                                     num_oov_buckets = 0L, default_value = NULL,
                                                     dtype = "string") {
+  check_named_after_dots(missing(vocabulary_file), "vocabulary_file", "column_categorical_with_vocabulary_file", ...)
   names <- capture_names(...)
   check_path(vocabulary_file, "vocabulary_file", exists = "file")
   lines <- readLines(vocabulary_file, warn = FALSE, encoding = "UTF-8")

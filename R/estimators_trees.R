@@ -136,7 +136,9 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
 #' from the most important. Features are named as the model sees them: a
 #' numeric or bucketized column by its name (`name[i]` for the values of a
 #' multi-valued numeric column), an indicator column's categories as
-#' `name:id`.
+#' [coef()] names them: `carrier_indicator[DL]` over a vocabulary column
+#' (`carrier_indicator[oov1]`, ... for its out-of-vocabulary buckets),
+#' `name[id]` over the others (ids counted from 0).
 #'
 #' @param object A boosted trees estimator.
 #' @param normalize Divide by the total, so that the importances sum to 1.
@@ -160,9 +162,30 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
   imp <- cpp_estimator_importance(ptr)
+  names(imp) <- importance_labels(names(imp), object$spec$feature_columns)
   imp <- imp[order(-imp, seq_along(imp))]
   if (normalize && sum(imp) != 0) imp <- imp / sum(imp)
   imp
+}
+
+# The engine names the 0/1 features of an indicator column by id
+# ("carrier_indicator:9"); these are named as coef() names categories
+# (weight_labels()): "carrier_indicator[DL]" over a vocabulary column
+# (oov1, ... for its out-of-vocabulary buckets), "x_indicator[3]" otherwise.
+importance_labels <- function(names, columns) {
+  for (col in columns) {
+    if (!identical(col$kind, "indicator")) next
+    prefix <- paste0(col$name, ":")
+    hit <- startsWith(names, prefix)
+    if (!any(hit)) next
+    ids <- suppressWarnings(as.integer(substring(names[hit], nchar(prefix) + 1L)))
+    if (anyNA(ids)) next
+    inner <- col$categorical_column
+    n_words <- if (inner$kind %in% c("vocabulary_list", "vocabulary_file")) length(inner$vocabulary) else 0L
+    labels <- weight_labels(col, max(ids + 1L, n_words))
+    names[hit] <- labels[ids + 1L]
+  }
+  names
 }
 
 # Trees and layers grown, for print(): from the engine in memory, without

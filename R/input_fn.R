@@ -19,7 +19,15 @@
 #' it off); beyond the budget, each batch is gathered from the R vectors.
 #'
 #' A factor response is encoded as integer codes `0..K-1`, with a message
-#' listing the encoding; a logical response becomes 0/1.
+#' listing the encoding; a logical response becomes 0/1. A classifier reads
+#' the codes as class ids; a regressor refuses a factor response (it would
+#' regress on the codes) at `train()` and `evaluate()`, but regresses on a
+#' logical one as 0/1. A missing response value is an error naming the
+#' column and its first row.
+#'
+#' The formula method reads bare column names joined by `+` (and `-` to
+#' drop one); transformed terms such as `log(price)` are an error on either
+#' side: compute the column into the data first.
 #'
 #' @param object A data frame, a named list of equal-length vectors (or
 #'   matrices, for multi-valued features), a matrix with column names, or a
@@ -211,6 +219,10 @@ encode_response <- function(y, name) {
 }
 
 parse_formula <- function(f) {
+  if (length(f) == 3L && is.call(f[[2]]) && !is_formula_operator(f[[2]])) {
+    abort(sprintf("the response %s of the formula is a transformed term: %s.", deparse1(f[[2]]),
+                  transformed_term_hint(f[[2]])))
+  }
   if (length(f) != 3L || !is.symbol(f[[2]])) {
     abort("the formula must have one response on its left-hand side, e.g. y ~ x1 + x2.")
   }
@@ -222,11 +234,33 @@ parse_formula <- function(f) {
       if (op == "+") return(unlist(lapply(as.list(e)[-1], walk)))
       if (op == "-" && length(e) == 3L) return(setdiff(walk(e[[2]]), walk(e[[3]])))
       if (op == "$") return(as.character(e[[3]]))
+      if (!is_formula_operator(e)) {
+        abort(sprintf("unhandled formula operator: expected '+' or '-'; got '%s': %s.", deparse1(e[[1]]),
+                      transformed_term_hint(e)))
+      }
       abort(sprintf("unhandled formula operator: expected '+' or '-'; got '%s'", op))
     }
     abort(paste0("unhandled formula term: ", deparse(e)))
   }
   list(response = as.character(f[[2]]), features = walk(f[[3]]))
+}
+
+# Operators of formula syntax (interactions, nesting), as opposed to calls
+# of functions that transform a column.
+is_formula_operator <- function(e) {
+  is.symbol(e[[1]]) && as.character(e[[1]]) %in% c("+", "-", "*", ":", "^", "/", "%in%", "|", "(", "$", "~")
+}
+
+# How to use a transformed column: compute it into the data, then name it.
+transformed_term_hint <- function(e) {
+  vars <- all.vars(e)
+  fn <- if (is.symbol(e[[1]])) as.character(e[[1]]) else "f"
+  column <- gsub("[^A-Za-z0-9_.]", "_", paste(c(fn, vars), collapse = "_"))
+  in_data <- do.call(substitute, list(e, stats::setNames(
+    lapply(vars, function(v) call("$", quote(data), as.name(v))), vars)))
+  sprintf(paste0("transformed terms such as %s are not supported by input_fn(); compute the column first, ",
+                 "e.g. data$%s <- %s, and use %s in the formula"),
+          deparse1(e), column, deparse1(in_data), column)
 }
 
 # The data a session reads, for one estimator and mode: the features its
@@ -269,6 +303,17 @@ as_input_fn <- function(input_fn, estimator) {
 }
 
 map_labels <- function(y, estimator, name) {
+  head <- estimator$spec$head
+  lv <- attr(y, "levels")
+  if (identical(head, "regression") && !is.null(lv)) {
+    abort(sprintf(paste0("the response '%s' is a factor (levels %s) but %s() is a regressor: it would regress on ",
+                         "the level codes. Use a classifier, e.g. %s(n_classes = %d, label_vocabulary = levels(data$%s)), ",
+                         "or feature_columns_from_data(data, response = \"%s\"), which sets them; or make the response ",
+                         "numeric."),
+                  name, name_list(lv, max = 10L), estimator$spec$name, classifier_for(estimator$spec$name),
+                  max(2L, length(lv)), name, name), class = "cppestimators_factor_response")
+  }
+  check_response_na(y, name)
   vocab <- estimator$spec$label_vocabulary
   if (!is.null(vocab)) {
     lv <- attr(y, "levels")
@@ -286,7 +331,44 @@ map_labels <- function(y, estimator, name) {
     abort(sprintf("the response '%s' is character: give the classifier a `label_vocabulary`, or use a factor.",
                   name))
   }
+  if (head %in% c("binary", "multi_class")) check_class_ids(y, estimator, name)
   y  # a factor's "levels" attribute stays: dropping it would copy the response
+}
+
+# The response's first NA, named as the engine names a feature's.
+check_response_na <- function(y, name) {
+  if (!anyNA(y)) return(invisible())
+  first <- which(is.na(y))[1L]
+  row <- (first - 1L) %% NROW(y) + 1L
+  abort(sprintf("response '%s' contains missing values (NA), first at row %d", name, as.integer(row)))
+}
+
+# Class ids beyond the classifier's n_classes: the engine's message, with
+# the n_classes that would hold them. One pass over the labels.
+check_class_ids <- function(y, estimator, name) {
+  if (!is.numeric(y) || !length(y)) return(invisible())
+  k <- if (identical(estimator$spec$head, "binary")) 2L else as.integer(estimator$spec$head_n)
+  top <- max(y)
+  if (top <= k - 1) return(invisible())
+  lv <- attr(y, "levels")
+  if (!is.null(lv)) {
+    need <- length(lv)
+    what <- sprintf("the factor '%s' has %d levels", name, need)
+  } else {
+    if (top != floor(top) || min(y) < 0) return(invisible())  # the engine's messages
+    need <- as.integer(top) + 1L
+    what <- sprintf("the response '%s' has class ids up to %d", name, as.integer(top))
+  }
+  range <- if (k == 2L) "[0, 1] for a binary classifier (n_classes = 2)" else
+    sprintf("[0, n_classes - 1] = [0, %d]", k - 1L)
+  abort(sprintf("Labels must be in %s; got %s: %s, so set `n_classes = %d` in %s().", range, format(top),
+                what, need, estimator$spec$name), class = "cppestimators_label_range")
+}
+
+# The classifier of a regressor's family.
+classifier_for <- function(name) {
+  out <- sub("regressor", "classifier", name, fixed = TRUE)
+  if (identical(out, name)) "linear_classifier" else out
 }
 
 #' Construct an input function from arrays

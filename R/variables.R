@@ -10,7 +10,8 @@
 #' one column per output unit. `coef()` gives a linear estimator's weights by
 #' feature, with `(Intercept)` for the bias: one row per numeric value
 #' (`x`, or `x[1]`, `x[2]`, ... for a multi-valued feature) and one row per
-#' id of a categorical column (`education[Masters]` for vocabulary columns,
+#' id of a categorical column (`education[Masters]` for vocabulary columns
+#' and `education_indicator[Masters]` for indicator columns over them,
 #' `age_bucketized[3]` for the others, ids counted from 0).
 #'
 #' @param object An estimator.
@@ -49,6 +50,7 @@ variable_value <- function(object, names = NULL, ...) {
   check_trained(object, ptr, "variable_value")
   names <- names %||% variable_names(object)
   if (!is.character(names)) abort("`names` must be a character vector of variable names.")
+  check_variable_names(names, object)
   stats::setNames(lapply(names, function(n) cpp_estimator_variable(ptr, n)), names)
 }
 
@@ -80,15 +82,30 @@ coef.tf_estimator <- function(object, ...) {
 }
 
 # Row names of a column's weights in coef(): the feature for a one-valued
-# numeric column, "name[i]" otherwise, vocabulary words where there are some.
+# numeric column, "name[i]" otherwise, vocabulary words where there are some
+# (an indicator column's from its vocabulary column, as in
+# boosted_trees_feature_importance()).
 weight_labels <- function(col, n) {
   if (n == 1L && identical(col$kind, "numeric")) return(col$name)
-  words <- if (col$kind %in% c("vocabulary_list", "vocabulary_file")) as.character(col$vocabulary)
+  vocab_col <- if (identical(col$kind, "indicator")) col$categorical_column else col
+  words <- if (vocab_col$kind %in% c("vocabulary_list", "vocabulary_file")) as.character(vocab_col$vocabulary)
   if (length(words) && n >= length(words)) {
     oov <- if (n > length(words)) paste0("oov", seq_len(n - length(words)))
     return(paste0(col$name, "[", c(words, oov), "]"))
   }
   paste0(col$name, "[", seq_len(n) - 1L + (col$kind == "numeric"), "]")
+}
+
+# Unknown variable names: TensorFlow's "Variable not found", with the
+# nearest known name and the first known ones.
+check_variable_names <- function(names, object) {
+  known <- variable_names(object)
+  bad <- names[!(names %in% known | sub(":[0-9]+$", "", names) %in% known)]
+  if (!length(bad)) return(invisible())
+  d <- utils::adist(bad[1], known)[1, ]
+  near <- known[which.min(d)]
+  abort(sprintf("Variable not found: %s; did you mean '%s'? The estimator's variables are %s (see variable_names()).",
+                bad[1], near, name_list(known, max = 10L)), class = "cppestimators_unknown_variable")
 }
 
 check_estimator <- function(object) {

@@ -45,7 +45,8 @@ void check_fetch_names(const Session& s, SEXP x) {
     return;  // resolve_fetches() reports other types
   }
   if (!tensor_exists(s, name))
-    Rcpp::stop("unknown tensor '" + name + "'; known names are " + known_tensor_names());
+    Rcpp::stop("unknown tensor '" + name + "'; known names are " + known_tensor_names() +
+               unknown_tensor_hint(s, tensor_base_view(name)));
 }
 
 SEXP resolve_fetches(const Session& s, SEXP x) {

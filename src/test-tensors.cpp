@@ -60,12 +60,31 @@ context("Tensor registry") {
     expect_true(tensor_exists(s, "linear/linear_model/bias_weights:0"));
     const std::string msg =
         error_of([&] { require_tensor(s, "no_such_tensor", "hook_logging_tensor"); });
-    expect_true(msg ==
-                "hook_logging_tensor(): 'no_such_tensor' is not a tensor of this session; known "
-                "names are loss, "
-                "per_example_loss, average_loss, global_step, learning_rate, logits, predictions, "
-                "labels, and the "
-                "estimator's variables");
+    const std::string known =
+        "known names are loss, per_example_loss, average_loss, global_step, learning_rate, "
+        "logits, predictions, labels, and the estimator's variables";
+    expect_true(msg.rfind("hook_logging_tensor(): 'no_such_tensor' is not a tensor of this "
+                          "session; " +
+                              known + "; did you mean '",
+                          0) == 0);
     expect_error_as(require_tensor(s, "labels", "hook_logging_tensor"), std::invalid_argument);
+    // a name the session lacks a value of gets no suggestion
+    expect_true(error_of([&] { require_tensor(s, "labels", "hook_nan_tensor"); }) ==
+                "hook_nan_tensor(): 'labels' is not a tensor of this session; " + known);
+  }
+
+  test_that("a misspelt variable is refused with the nearest name and the variables") {
+    LineData d;
+    Estimator est(linear({numeric("x")}, "SGD", 0.01));
+    Session s(est, d.data, batches_of(3, 1));
+    const std::string msg = error_of(
+        [&] { require_tensor(s, "linear/linear_model/x/weight:0", "hook_logging_tensor"); });
+    expect_true(msg.find("and the estimator's variables; did you mean "
+                         "'linear/linear_model/x/weights'? The estimator's variables are "
+                         "linear/linear_model/bias_weights, linear/linear_model/x/weights") !=
+                std::string::npos);
+    expect_true(detail::edit_distance("kitten", "sitting") == 3);
+    expect_true(detail::edit_distance("", "abc") == 3);
+    expect_true(detail::edit_distance("same", "same") == 0);
   }
 }

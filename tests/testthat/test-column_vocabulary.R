@@ -35,3 +35,27 @@ test_that("vocabulary files are read once; missing or short files are named", {
   expect_error(column_categorical_with_vocabulary_file("x", vocabulary_file = voc, vocabulary_size = 5),
                sprintf("'%s' has 2 lines but `vocabulary_size` is 5", voc), fixed = TRUE)
 })
+
+test_that("a value argument given by position is an error saying it was taken as column names", {
+  d <- data.frame(cut = factor(c("Fair", "Good", "Ideal")))
+  expect_error(column_categorical_with_vocabulary_list("cut", levels(d$cut)), class = "cppestimators_error",
+               regexp = paste0("`vocabulary_list` is missing: column_categorical_with_vocabulary_list() takes every ",
+                               "unnamed argument as a column name, so \"cut\", levels(d$cut) were taken as column ",
+                               "names; give `vocabulary_list` by name: `vocabulary_list = levels(d$cut)`."),
+               fixed = TRUE)
+  expect_error(column_categorical_with_vocabulary_list("cut"), class = "cppestimators_missing_argument",
+               regexp = "so \"cut\" was taken as a column name; give `vocabulary_list` by name: `vocabulary_list = `.",
+               fixed = TRUE)
+  voc <- tempfile()
+  expect_error(column_categorical_with_vocabulary_file("cut", voc), class = "cppestimators_error",
+               regexp = "`vocabulary_file` is missing: .* so \"cut\", voc were taken as column names; give `vocabulary_file` by name: `vocabulary_file = voc`")
+  expect_error(column_categorical_with_hash_bucket("cut", 10), class = "cppestimators_error",
+               regexp = "`hash_bucket_size` is missing: .*\"cut\", 10 were taken as column names.*`hash_bucket_size = 10`")
+  expect_error(column_categorical_with_identity("cut", 10), class = "cppestimators_error",
+               regexp = "`num_buckets` is missing: .*\"cut\", 10 were taken as column names.*`num_buckets = 10`")
+  # named, the same values make the columns; without names at all, capture_names() says so
+  expect_equal(column_categorical_with_vocabulary_list("cut", vocabulary_list = levels(d$cut))$vocabulary,
+               c("Fair", "Good", "Ideal"))
+  expect_error(column_categorical_with_identity(num_buckets = 3), "no feature names given in `...`.",
+               class = "cppestimators_error", fixed = TRUE)
+})

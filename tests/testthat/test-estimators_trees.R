@@ -171,8 +171,9 @@ test_that("bucketized and indicator columns are TF's features; other columns and
                          column_indicator(column_categorical_with_vocabulary_list("c", vocabulary_list = c("a", "b"))))
   est <- boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_trees = 2, max_depth = 2, config = trees_quiet)
   quietly(train(est, input_fn(df, response = "y", batch_size = 6L, num_epochs = NULL)))
-  expect_named(boosted_trees_feature_importance(est), c("c_indicator:0", "c_indicator:1", "x_bucketized"),
+  expect_named(boosted_trees_feature_importance(est), c("c_indicator[a]", "c_indicator[b]", "x_bucketized"),
                ignore.order = TRUE)
+  expect_identical(tidy(est)$term, names(boosted_trees_feature_importance(est)))
   expect_equal(sum(boosted_trees_feature_importance(est, normalize = TRUE)), 1)
   hashed <- column_categorical_with_hash_bucket("c", hash_bucket_size = 10)
   expect_error(boosted_trees_classifier(feature_columns(hashed), n_batches_per_layer = 1),
@@ -301,4 +302,20 @@ test_that("print() of a trained boosted trees estimator shows its engine's progr
   expect_output(print(back), "grown: +saved")
   expect_output(print(back), "global step: +saved")
   expect_true(is.null(back$state$ptr) || cppestimators:::is_null_xptr(back$state$ptr))
+})
+
+test_that("importances name indicator categories by their vocabulary, as coef() does", {
+  df <- data.frame(x = c(1, 5, 9, 2, 6, 8), c = c("a", "b", "a", "z", "a", "b"), k = c(0L, 2L, 1L, 0L, 2L, 2L),
+                   y = c(0, 1, 1, 0, 1, 1))
+  voc <- column_categorical_with_vocabulary_list("c", vocabulary_list = c("a", "b"), num_oov_buckets = 1)
+  ids <- column_categorical_with_identity("k", num_buckets = 3)
+  fcs <- feature_columns(column_indicator(voc), column_indicator(ids))
+  est <- boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_trees = 2, max_depth = 2, config = trees_quiet)
+  quietly(train(est, input_fn(df, response = "y", batch_size = 6L, num_epochs = NULL)))
+  expect_setequal(names(boosted_trees_feature_importance(est)),
+                  c("c_indicator[a]", "c_indicator[b]", "c_indicator[oov1]", "k_indicator[0]", "k_indicator[1]",
+                    "k_indicator[2]"))
+  lin <- suppressMessages(linear_classifier(fcs))
+  quietly(train(lin, input_fn(df, response = "y"), steps = 1))
+  expect_setequal(names(coef(lin)), c("(Intercept)", names(boosted_trees_feature_importance(est))))
 })

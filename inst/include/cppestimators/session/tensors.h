@@ -3,6 +3,7 @@
 // computed only when asked for. read_tensor() reuses the capacity of `out`,
 // so a hook that reads the same tensor every step allocates nothing.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -129,12 +130,61 @@ inline bool tensor_exists(const Session& s, const std::string& full_name) {
   return s.estimator().find_variable(name) != nullptr;
 }
 
+namespace detail {
+// Levenshtein distance, for suggesting the nearest known name.
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace detail
+
+// The known name nearest to `name` and the estimator's variables (the first
+// `max_shown`), for the message of an unknown tensor; empty for a tensor
+// this session has no value of (labels when predicting).
+inline std::string unknown_tensor_hint(const Session& s, std::string_view name,
+                                       std::size_t max_shown = 10) {
+  std::string nearest;
+  std::size_t best = std::string::npos;
+  const auto consider = [&](std::string_view candidate) {
+    const std::size_t d = detail::edit_distance(name, candidate);
+    if (d < best) {
+      best = d;
+      nearest = std::string(candidate);
+    }
+  };
+  for (const auto& e : detail::tensor_registry()) {
+    if (name == e.name) return "";  // known, but without a value in this session
+    if (e.available(s)) consider(e.name);
+  }
+  const auto& vars = s.estimator().variables();
+  std::string listed;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    consider(vars[i].name);
+    if (i < max_shown) listed += (i ? ", " : "") + vars[i].name;
+  }
+  if (vars.size() > max_shown) listed += ", ... (" + std::to_string(vars.size()) + " in all)";
+  std::string out = nearest.empty() ? "" : "; did you mean '" + nearest + "'?";
+  if (!listed.empty())
+    out += (out.empty() ? "; " : " ") + std::string("The estimator's variables are ") + listed;
+  return out;
+}
+
 // Throws naming the hook when `name` is not a tensor of this session.
 inline void require_tensor(const Session& s, const std::string& name, const char* hook) {
   if (!tensor_exists(s, name))
-    throw std::invalid_argument(std::string(hook) + "(): '" + name +
-                                "' is not a tensor of this session; known names are " +
-                                known_tensor_names());
+    throw std::invalid_argument(
+        std::string(hook) + "(): '" + name + "' is not a tensor of this session; known names are " +
+        known_tensor_names() + unknown_tensor_hint(s, tensor_base_view(name)));
 }
 
 // numpy-like text of a value: shortest float32 round trip ("96.96749",

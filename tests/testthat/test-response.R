@@ -1,0 +1,70 @@
+# The response as train() and evaluate() read it: factors on regressors,
+# missing values, class ids beyond n_classes.
+
+test_that("a factor response on a regressor is an error suggesting a classifier", {
+  d <- data.frame(x = c(1, 2, 3, 4), cut = factor(c("Fair", "Good", "Fair", "Ideal")))
+  input <- suppressMessages(input_fn(d, features = "x", response = "cut"))
+  est <- x_regressor()
+  msg <- paste0("the response 'cut' is a factor (levels Fair, Good, Ideal) but linear_regressor() is a regressor: ",
+                "it would regress on the level codes. Use a classifier, e.g. linear_classifier(n_classes = 3, ",
+                "label_vocabulary = levels(data$cut)), or feature_columns_from_data(data, response = \"cut\"), ",
+                "which sets them; or make the response numeric.")
+  expect_error(train(est, input, steps = 1), msg, fixed = TRUE, class = "cppestimators_error")
+  expect_error(evaluate(est, input, steps = 1), msg, fixed = TRUE, class = "cppestimators_factor_response")
+  dnn <- suppressMessages(dnn_regressor(hidden_units = 2, feature_columns(column_numeric("x"))))
+  expect_error(train(dnn, input, steps = 1), "Use a classifier, e.g. dnn_classifier(n_classes = 3,",
+               fixed = TRUE, class = "cppestimators_error")
+  # the suggested classifier trains on the same input
+  cl <- suppressMessages(linear_classifier(feature_columns(column_numeric("x")), n_classes = 3,
+                                           label_vocabulary = levels(d$cut)))
+  expect_silent(quietly(train(cl, input, steps = 1)))
+  expect_gt(quietly(evaluate(cl, input))$global_step, 0)
+})
+
+test_that("a logical response on a regressor is regressed on as 0/1", {
+  d <- data.frame(x = c(1, 2, 3, 4), y = c(TRUE, FALSE, TRUE, TRUE))
+  input <- input_fn(d, features = "x", response = "y", batch_size = 4L)
+  expect_identical(input$labels, c(1, 0, 1, 1))
+  est <- x_regressor()
+  quietly(train(est, input, steps = 1))
+  expect_equal(quietly(evaluate(est, input))$global_step, 1)
+})
+
+test_that("a missing response value names the column and the first row, as for features", {
+  d <- data.frame(x = c(1, 2, 3, 4), y = c(1, 2, NA, NA), k = c(0, 1, NA, 1),
+                  f = factor(c("a", NA, "b", "a")), s = c("u", "v", NA, "u"))
+  expect_error(train(x_regressor(), input_fn(d, features = "x", response = "y"), steps = 1),
+               "^response 'y' contains missing values \\(NA\\), first at row 3$", class = "cppestimators_error")
+  cl <- function(...) suppressMessages(linear_classifier(feature_columns(column_numeric("x")), ...))
+  expect_error(train(cl(), input_fn(d, features = "x", response = "k"), steps = 1),
+               "response 'k' contains missing values (NA), first at row 3", fixed = TRUE, class = "cppestimators_error")
+  expect_error(evaluate(cl(), suppressMessages(input_fn(d, features = "x", response = "f")), steps = 1),
+               "response 'f' contains missing values (NA), first at row 2", fixed = TRUE, class = "cppestimators_error")
+  expect_error(train(cl(label_vocabulary = c("u", "v")), input_fn(d, features = "x", response = "s"), steps = 1),
+               "response 's' contains missing values (NA), first at row 3", fixed = TRUE, class = "cppestimators_error")
+  m <- list(x = 1:3, y = cbind(c(1, 2, 3), c(1, NA, 3)))
+  two <- suppressMessages(linear_regressor(feature_columns(column_numeric("x")), label_dimension = 2))
+  expect_error(train(two, input_fn(m, features = "x", response = "y"), steps = 1),
+               "response 'y' contains missing values (NA), first at row 2", fixed = TRUE, class = "cppestimators_error")
+})
+
+test_that("class ids beyond n_classes suggest the n_classes that holds them", {
+  d <- data.frame(x = seq_len(15), k = 0:14, f = factor(letters[1:15]), p = seq(0, 1, length.out = 15))
+  cl <- function(...) suppressMessages(linear_classifier(feature_columns(column_numeric("x")), ...))
+  expect_error(train(cl(), input_fn(d, features = "x", response = "k"), steps = 1), class = "cppestimators_error",
+               regexp = paste0("Labels must be in [0, 1] for a binary classifier (n_classes = 2); got 14: the response ",
+                               "'k' has class ids up to 14, so set `n_classes = 15` in linear_classifier()."),
+               fixed = TRUE)
+  expect_error(train(cl(), suppressMessages(input_fn(d, features = "x", response = "f")), steps = 1),
+               "got 14: the factor 'f' has 15 levels, so set `n_classes = 15` in linear_classifier().",
+               fixed = TRUE, class = "cppestimators_label_range")
+  expect_error(evaluate(cl(n_classes = 3), input_fn(d, features = "x", response = "k"), steps = 1),
+               "Labels must be in [0, n_classes - 1] = [0, 2]; got 14: the response 'k' has class ids up to 14, so set `n_classes = 15`",
+               fixed = TRUE, class = "cppestimators_error")
+  dnn <- suppressMessages(dnn_classifier(hidden_units = 2, feature_columns(column_numeric("x"))))
+  expect_error(train(dnn, input_fn(d, features = "x", response = "k"), steps = 1),
+               "so set `n_classes = 15` in dnn_classifier().", fixed = TRUE, class = "cppestimators_error")
+  # probabilities in [0, 1] are binary labels; 15 classes train
+  expect_silent(quietly(train(cl(), input_fn(d, features = "x", response = "p"), steps = 1)))
+  expect_silent(quietly(train(cl(n_classes = 15), input_fn(d, features = "x", response = "k"), steps = 1)))
+})
