@@ -35,7 +35,9 @@
 #' @export
 #' @examples
 #' fcs <- feature_columns(column_numeric("mpg", "wt"))
-#' input <- function(...) input_fn(mtcars, features = c("mpg", "wt"), response = "am", batch_size = 8L, ...)
+#' input <- function(...) {
+#'   input_fn(mtcars, features = c("mpg", "wt"), response = "am", batch_size = 8L, ...)
+#' }
 #' est <- linear_classifier(feature_columns = fcs)
 #' train(est, input_fn = input(num_epochs = NULL), steps = 40)
 #' metrics <- evaluate(est, input_fn = input())

@@ -1,6 +1,14 @@
 # The response as train() and evaluate() read it: factors on regressors,
 # missing values, class ids beyond n_classes.
 
+# `est` after one training step on a valid 0/1 response over `x`
+# (evaluate() needs a trained model).
+trained <- function(est) {
+  quietly(train(est, input_fn(data.frame(x = c(1, 2, 3, 4), y = c(0, 1, 0, 1)), features = "x", response = "y"),
+                steps = 1))
+  est
+}
+
 test_that("a factor response on a regressor is an error suggesting a classifier", {
   d <- data.frame(x = c(1, 2, 3, 4), cut = factor(c("Fair", "Good", "Fair", "Ideal")))
   input <- suppressMessages(input_fn(d, features = "x", response = "cut"))
@@ -10,7 +18,7 @@ test_that("a factor response on a regressor is an error suggesting a classifier"
                 "label_vocabulary = levels(data$cut)), or feature_columns_from_data(data, response = \"cut\"), ",
                 "which sets them; or make the response numeric.")
   expect_error(train(est, input, steps = 1), msg, fixed = TRUE, class = "cppestimators_error")
-  expect_error(evaluate(est, input, steps = 1), msg, fixed = TRUE, class = "cppestimators_factor_response")
+  expect_error(evaluate(trained(est), input, steps = 1), msg, fixed = TRUE, class = "cppestimators_factor_response")
   dnn <- suppressMessages(dnn_regressor(hidden_units = 2, feature_columns(column_numeric("x"))))
   expect_error(train(dnn, input, steps = 1), "Use a classifier, e.g. dnn_classifier(n_classes = 3,",
                fixed = TRUE, class = "cppestimators_error")
@@ -38,7 +46,7 @@ test_that("a missing response value names the column and the first row, as for f
   cl <- function(...) suppressMessages(linear_classifier(feature_columns(column_numeric("x")), ...))
   expect_error(train(cl(), input_fn(d, features = "x", response = "k"), steps = 1),
                "response 'k' contains missing values (NA), first at row 3", fixed = TRUE, class = "cppestimators_error")
-  expect_error(evaluate(cl(), suppressMessages(input_fn(d, features = "x", response = "f")), steps = 1),
+  expect_error(evaluate(trained(cl()), suppressMessages(input_fn(d, features = "x", response = "f")), steps = 1),
                "response 'f' contains missing values (NA), first at row 2", fixed = TRUE, class = "cppestimators_error")
   expect_error(train(cl(label_vocabulary = c("u", "v")), input_fn(d, features = "x", response = "s"), steps = 1),
                "response 's' contains missing values (NA), first at row 3", fixed = TRUE, class = "cppestimators_error")
@@ -58,7 +66,7 @@ test_that("class ids beyond n_classes suggest the n_classes that holds them", {
   expect_error(train(cl(), suppressMessages(input_fn(d, features = "x", response = "f")), steps = 1),
                "got 14: the factor 'f' has 15 levels, so set `n_classes = 15` in linear_classifier().",
                fixed = TRUE, class = "cppestimators_label_range")
-  expect_error(evaluate(cl(n_classes = 3), input_fn(d, features = "x", response = "k"), steps = 1),
+  expect_error(evaluate(trained(cl(n_classes = 3)), input_fn(d, features = "x", response = "k"), steps = 1),
                "Labels must be in [0, n_classes - 1] = [0, 2]; got 14: the response 'k' has class ids up to 14, so set `n_classes = 15`",
                fixed = TRUE, class = "cppestimators_error")
   dnn <- suppressMessages(dnn_classifier(hidden_units = 2, feature_columns(column_numeric("x"))))
