@@ -19,7 +19,8 @@
 #'   function must hold to survive a save.
 #' @export
 #' @examples
-#' col <- column_numeric("disp", normalizer_fn = normalizer_standardize(mean(mtcars$disp), sd(mtcars$disp)))
+#' scaled <- normalizer_standardize(mean(mtcars$disp), sd(mtcars$disp))
+#' col <- column_numeric("disp", normalizer_fn = scaled)
 #' col
 #' col$normalizer_fn(c(100, 200))
 normalizer_standardize <- function(mean, sd) {
