@@ -3,10 +3,27 @@
 
 new_column <- function(kind, name, fields, categorical = FALSE) {
   structure(c(list(kind = kind, name = name), fields),
-            class = c(paste0("cppestimators_column_", kind),
-                      if (categorical) "cppestimators_categorical_column",
-                      "cppestimators_feature_column"))
+            class = column_classes(kind, categorical))
 }
+
+# A column's classes: first the class TensorFlow 1.x gave the same column
+# (scripts written for tfestimators test it, e.g.
+# `grepl("NumericColumn", class(col)[1])`), then ours.
+column_classes <- function(kind, categorical = FALSE) {
+  c(paste0("tensorflow.python.feature_column.feature_column.", tf_column_classes[[kind]]),
+    paste0("cppestimators_column_", kind),
+    if (categorical) "cppestimators_categorical_column",
+    "cppestimators_feature_column")
+}
+
+tf_column_classes <- list(
+  numeric = "_NumericColumn", bucketized = "_BucketizedColumn",
+  vocabulary_list = "_VocabularyListCategoricalColumn",
+  vocabulary_file = "_VocabularyFileCategoricalColumn",
+  identity = "_IdentityCategoricalColumn", hash_bucket = "_HashedCategoricalColumn",
+  crossed = "_CrossedColumn", embedding = "_EmbeddingColumn", indicator = "_IndicatorColumn",
+  weighted = "_WeightedCategoricalColumn"
+)
 
 # One categorical column per feature name.
 categorical_columns <- function(names, kind, fields) {

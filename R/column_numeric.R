@@ -60,7 +60,7 @@ column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float
       list(kind = "numeric", name = nm, key = nm, shape = as.integer(shape),
            width = as.integer(prod(shape)),
            default_value = default_value, dtype = dtype, normalizer_fn = normalizer_fn),
-      class = c("cppestimators_column_numeric", "cppestimators_feature_column")
+      class = column_classes("numeric")
     )
   })
   if (length(cols) == 1L) cols[[1]] else cols

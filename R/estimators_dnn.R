@@ -14,7 +14,8 @@
 #' `dnn/input_from_feature_columns/input_layer/<column>/embedding_weights`).
 #'
 #' @inheritParams linear_estimators
-#' @param hidden_units The sizes of the hidden layers, e.g. `c(64, 32)`.
+#' @param hidden_units The sizes of the hidden layers, e.g. `c(64, 32)` (or a list of
+#'   numbers, `list(64, 32)`, as tfestimators scripts often give them).
 #' @param feature_columns Dense feature columns (see above), from
 #'   [feature_columns()].
 #' @param optimizer `"Adagrad"` (the default, learning rate 0.05), `"Adam"`,
@@ -73,6 +74,11 @@ activation_names <- c("relu", "relu6", "elu", "selu", "sigmoid", "tanh", "softpl
                       "leaky_relu", "crelu")
 
 dnn_model_spec <- function(hidden_units, activation_fn, dropout) {
+  # tfestimators passed the sizes to Python as a list as readily as a vector
+  if (!missing(hidden_units) && is.list(hidden_units) && length(hidden_units) > 0L &&
+      all(vapply(hidden_units, function(u) is.numeric(u) && length(u) == 1L, TRUE))) {
+    hidden_units <- unlist(hidden_units, use.names = FALSE)
+  }
   if (missing(hidden_units) || !is.numeric(hidden_units) || length(hidden_units) == 0L ||
       anyNA(hidden_units) || any(hidden_units < 1) || any(hidden_units != floor(hidden_units))) {
     abort(paste0("`hidden_units` must be a vector of positive whole numbers (the sizes of the hidden layers), not ",

@@ -16,7 +16,9 @@
 #' is `column_numeric(starts_with("Sepal"), shape = 1)`.
 #'
 #' @param ... Feature columns, lists of them, or formulas
-#'   `selection ~ column_xxx(args)`. `NULL`s are skipped.
+#'   `selection ~ column_xxx(args)`. `NULL`s are skipped. A data frame given
+#'   first (tfestimators' `feature_columns(mtcars, column_numeric(drat))`)
+#'   sets `names`.
 #' @param names The feature names the selections choose from: a character
 #'   vector, or an object with names such as a data frame, a named list or a
 #'   matrix with column names. `NULL` (the default) keeps the names already
@@ -37,6 +39,15 @@
 #' vapply(fcs, function(col) col$name, "")
 feature_columns <- function(..., names = NULL) {
   quos <- rlang::enquos(...)
+  # tfestimators' older form, feature_columns(data, column_xxx(...)): a data
+  # frame first gives the names the selections choose from
+  if (is.null(names) && length(quos) > 1L && is_data_argument(rlang::quo_get_expr(quos[[1L]]))) {
+    first <- rlang::eval_tidy(quos[[1L]])
+    if (is.data.frame(first)) {
+      names <- first
+      quos <- quos[-1L]
+    }
+  }
   if (!is.null(names)) {
     old <- set_columns(as_column_names(names, "names"))
     on.exit(restore_columns(old), add = TRUE)
@@ -46,6 +57,15 @@ feature_columns <- function(..., names = NULL) {
   nm <- vapply(cols, function(c) as.character(c$name)[1L], "")
   keep <- !duplicated(nm, fromLast = TRUE)
   structure(cols[keep], class = "cppestimators_feature_columns")
+}
+
+# Whether an argument of feature_columns() may be data rather than a column:
+# a name or a call of anything but a column constructor, c() or list().
+is_data_argument <- function(expr) {
+  if (is.symbol(expr)) return(TRUE)
+  if (!is.call(expr) || !is.symbol(expr[[1L]])) return(FALSE)
+  fn <- as.character(expr[[1L]])
+  !grepl("^column_", fn) && !fn %in% c("c", "list", "~", "feature_columns")
 }
 
 # Evaluates one argument of feature_columns(); a two-sided formula

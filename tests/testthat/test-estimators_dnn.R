@@ -221,3 +221,21 @@ test_that("options(cppestimators.simd) is checked", {
     expect_error(quietly(train(est, input, steps = 1)), "this CPU cannot run that kernel")
   }
 })
+
+test_that("hidden_units may be a list of numbers, as tfestimators scripts give them", {
+  fcs <- feature_columns(column_numeric("drat", "cyl"))
+  train_one <- function(units) {
+    est <- dnn_regressor(hidden_units = units, feature_columns = fcs,
+                         config = run_config(tf_random_seed = 7))
+    quietly(train(est, input_fn(mtcars, response = "mpg", features = c("drat", "cyl"), batch_size = 32L),
+                  steps = 2))
+    est
+  }
+  from_list <- train_one(list(10, 20, 10))
+  from_vector <- train_one(c(10, 20, 10))
+  expect_equal(dim(variable_value(from_list, "dnn/hiddenlayer_1/kernel")[[1]]), c(10L, 20L))
+  expect_equal(dim(variable_value(from_list, "dnn/hiddenlayer_2/kernel")[[1]]), c(20L, 10L))
+  expect_equal(variable_value(from_list, "dnn/logits/kernel"), variable_value(from_vector, "dnn/logits/kernel"))
+  expect_error(dnn_regressor(hidden_units = list(10, "a"), feature_columns = fcs),
+               "`hidden_units` must be a vector of positive whole numbers", class = "cppestimators_error")
+})

@@ -33,3 +33,30 @@ test_that("every column kind formats itself with a column_repr() method of its c
   odd <- structure(list(kind = "mystery", name = "z"), class = "cppestimators_feature_column")
   expect_equal(format(odd), "_mysteryColumn(name='z')")
 })
+
+test_that("a feature column's first class is TensorFlow's class for it", {
+  # tfestimators' tests/testthat/test-feature-columns.R
+  fcs <- feature_columns(mtcars, column_numeric(drat))
+  expect_equal(length(fcs), 1)
+  expect_true(grepl("NumericColumn", class(fcs[[1]])[1]))
+  fcs <- feature_columns(mtcars, column_numeric(drat, cyl))
+  expect_equal(length(fcs), 2)
+  expect_true(grepl("NumericColumn", class(fcs[[1]])[1]))
+  tf <- "tensorflow.python.feature_column.feature_column."
+  expect_equal(class(column_numeric("a"))[1], paste0(tf, "_NumericColumn"))
+  vocab <- column_categorical_with_vocabulary_list("c", vocabulary_list = c("x", "y"))
+  expect_equal(class(vocab)[1], paste0(tf, "_VocabularyListCategoricalColumn"))
+  expect_equal(class(column_indicator(vocab))[1], paste0(tf, "_IndicatorColumn"))
+  expect_equal(class(column_embedding(vocab, dimension = 2))[1], paste0(tf, "_EmbeddingColumn"))
+  expect_equal(class(column_categorical_with_identity("i", num_buckets = 3))[1],
+               paste0(tf, "_IdentityCategoricalColumn"))
+  expect_equal(class(column_categorical_with_hash_bucket("h", hash_bucket_size = 5))[1],
+               paste0(tf, "_HashedCategoricalColumn"))
+  expect_equal(class(column_bucketized(column_numeric("a"), boundaries = c(0, 1)))[1],
+               paste0(tf, "_BucketizedColumn"))
+  expect_equal(class(column_crossed(c("c", "d"), hash_bucket_size = 5))[1], paste0(tf, "_CrossedColumn"))
+  expect_equal(class(column_categorical_weighted(vocab, "w"))[1], paste0(tf, "_WeightedCategoricalColumn"))
+  # our classes follow, so S3 methods and inherits() keep working
+  expect_s3_class(vocab, c("cppestimators_column_vocabulary_list", "cppestimators_categorical_column",
+                           "cppestimators_feature_column"))
+})
