@@ -160,6 +160,15 @@ RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_catch_tests_built
+bool cpp_catch_tests_built();
+RcppExport SEXP _cppestimators_cpp_catch_tests_built() {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  rcpp_result_gen = Rcpp::wrap(cpp_catch_tests_built());
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_session_new
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size,
                      double num_epochs, bool shuffle, double seed, SEXP block, int threads,
@@ -395,6 +404,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
+    {"_cppestimators_cpp_catch_tests_built", (DL_FUNC)&_cppestimators_cpp_catch_tests_built, 0},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 11},
     {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC)&_cppestimators_cpp_estimator_dense_width,
