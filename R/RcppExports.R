@@ -57,8 +57,8 @@ cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }
 
-cpp_session_new <- function(est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel) {
-    .Call(`_cppestimators_cpp_session_new`, est, features, labels, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel)
+cpp_session_new <- function(est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel) {
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel)
 }
 
 cpp_dense_block <- function(est, features, threads) {
