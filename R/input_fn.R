@@ -25,6 +25,11 @@
 #' logical one as 0/1. A missing response value is an error naming the
 #' column and its first row.
 #'
+#' An estimator's `weight_column` (see [linear_estimators]) is read from
+#' the same data frame or list, whether or not `features` lists it; it is
+#' only a feature of the model if one of the estimator's feature columns
+#' reads it.
+#'
 #' The formula method reads bare column names joined by `+` (and `-` to
 #' drop one); transformed terms such as `log(price)` are an error on either
 #' side: compute the column into the data first.
