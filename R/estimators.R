@@ -16,7 +16,21 @@
 #'   message naming it).
 #' @param label_dimension Number of regression targets per example.
 #' @param n_classes Number of classes (2 for a binary classifier).
-#' @param weight_column Not supported yet: must be `NULL`.
+#' @param weight_column `NULL` (every example weighs 1), or the examples'
+#'   weights, as in TensorFlow: the name of a numeric column of the input, or
+#'   a [column_numeric()] (its `normalizer_fn` applied; its key names the
+#'   column). The weights are read from the input like a feature -- an
+#'   [input_fn()] finds them in its data frame or list whether or not its
+#'   `features` list them, and a data frame given to [train()] or
+#'   [evaluate()] holds them -- but they are never a feature of the model.
+#'   Training multiplies each example's loss by its weight (the batch's loss
+#'   is the SUM of `w * loss`; the weights are in no denominator);
+#'   [evaluate()] weights every metric as TensorFlow's weighted metrics do
+#'   (means are `sum(w * v) / sum(w)`, 0 when the weights sum to 0; counts of
+#'   accuracy, precision, recall and AUC add weights). [predict()] reads no
+#'   weights. Weights must be finite numbers >= 0: a missing (NA), negative
+#'   or infinite weight is an error naming the column and the first such row,
+#'   as is a weight column missing from the input.
 #' @param label_vocabulary `NULL`, or a character vector of the class labels,
 #'   in class-id order, when the response holds strings.
 #' @param optimizer `"Ftrl"` (the default, learning rate 0.2), `"Adagrad"`,
@@ -33,6 +47,10 @@
 #' fcs <- feature_columns(column_numeric("drat"))
 #' est <- linear_regressor(feature_columns = fcs)
 #' est
+#' # example weights: cars with more cylinders count more (`cyl` is no feature)
+#' est <- linear_regressor(feature_columns = fcs, weight_column = "cyl")
+#' train(est, mtcars, response = "mpg", num_epochs = 10)
+#' evaluate(est, mtcars, response = "mpg")
 NULL
 
 #' @rdname linear_estimators
@@ -94,9 +112,7 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
     abort(sprintf(paste0("the response '%s' of these feature columns is categorical (it has levels): a %s() ",
                          "regresses on numbers; use a classifier."), response$name, name))
   }
-  if (!is.null(weight_column)) {
-    abort("`weight_column` is not supported yet; use NULL.")
-  }
+  weight_column <- weight_column_spec(weight_column)
   check_string(model_dir, "model_dir", null_ok = TRUE, must = "NULL or a non-empty string (not NA)")
   if (is.null(config)) config <- run_config()
   if (!inherits(config, "cppestimators_run_config")) {
@@ -106,7 +122,7 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
   config <- config$replace(model_dir = model_dir)
   spec <- list(
     kind = kind, name = name, head = head, head_n = as.integer(head_n),
-    feature_columns = cols, label_vocabulary = label_vocabulary,
+    feature_columns = cols, label_vocabulary = label_vocabulary, weight_column = weight_column,
     optimizer = optimizer_spec(optimizer, n_columns = length(cols), default_lr = default_lr,
                                null_ok = identical(model$kind, "linear")),
     model = model, model_dir = model_dir, config = config, response = response
@@ -253,6 +269,7 @@ estimator_summary <- function(x) {
   } else {
     for (nm in names(opts)) info[paste(nm, "optimizer")] <- opt(opts[[nm]])
   }
+  if (!is.null(spec$weight_column)) info["weight column"] <- spec$weight_column$name
   info["model_dir"] <- spec$model_dir %||% "none"
   info["global step"] <- format(step)
   info

@@ -41,6 +41,15 @@
 #' @param tree_complexity Subtracted from every split's gain.
 #' @param min_node_weight Nodes whose (averaged) hessian sum is below this
 #'   do not split.
+#' @param weight_column `NULL`, or the examples' weights: a column name or a
+#'   [column_numeric()], read as for the [linear_estimators] (see there). The
+#'   loss is TensorFlow's `SUM_OVER_BATCH_SIZE`, `sum(w * loss) / B` over a
+#'   batch of `B` rows (the weights are not in the denominator), so each
+#'   example's gradient and hessian are multiplied by its weight: with
+#'   `l2_regularization = 0`, weight 2 on a row grows the trees that row twice
+#'   would grow (the leaf values `-G / H` do not change when all statistics
+#'   scale). The trees' quantile buckets of numeric columns do not read the
+#'   weights. [evaluate()] weights every metric.
 #' @param label_dimension Must be 1.
 #' @param n_classes Must be 2 (binary classification).
 #' @return An estimator.

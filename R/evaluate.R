@@ -6,7 +6,11 @@
 #' `accuracy`, `accuracy_baseline`, `auc`, `auc_precision_recall`,
 #' `precision` and `recall`; multi-class classifiers `accuracy`. `loss` is the
 #' mean over batches of the batch's summed loss, `average_loss` the mean
-#' per-example loss. `global_step` is appended. The metrics are also written
+#' per-example loss. With a `weight_column`, every metric is weighted as in
+#' TensorFlow: means are `sum(w * v) / sum(w)`, accuracy, precision, recall
+#' and AUC count each example by its weight, and `loss` is the mean over
+#' batches of each batch's weighted training loss (see [linear_estimators]).
+#' `global_step` is appended. The metrics are also written
 #' as TensorBoard scalars at that global step (see [read_summaries()]) and
 #' logged with [message()].
 #'

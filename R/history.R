@@ -16,7 +16,8 @@ new_history <- function(h, model_dir = NULL, evaluations = NULL) {
 #'
 #' `train()` returns a history of the losses its history saver recorded:
 #' `mean_losses` (mean per-example loss of the batch) and `total_losses`
-#' (their sum, the batch's training loss), at global steps. Evaluations made
+#' (their sum, the batch's training loss), at global steps; with a
+#' `weight_column`, `sum(w * loss) / sum(w)` and `sum(w * loss)`. Evaluations made
 #' during training ([hook_in_memory_evaluator()], [train_and_evaluate()]) join
 #' it as metrics `eval_<metric>` (`eval_loss`, `eval_average_loss`,
 #' `eval_accuracy`, ...) at the steps they were computed.

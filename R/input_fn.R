@@ -25,6 +25,11 @@
 #' logical one as 0/1. A missing response value is an error naming the
 #' column and its first row.
 #'
+#' An estimator's `weight_column` (see [linear_estimators]) is read from
+#' the same data frame or list, whether or not `features` lists it; it is
+#' only a feature of the model if one of the estimator's feature columns
+#' reads it.
+#'
 #' The formula method reads bare column names joined by `+` (and `-` to
 #' drop one); transformed terms such as `log(price)` are an error on either
 #' side: compute the column into the data first.
@@ -118,9 +123,11 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
   }
   labels <- NULL
   if (!is.null(response)) labels <- encode_response(object[[response]], response)
+  # `columns`: every column of the data (not copied), where an estimator's
+  # weight column is found whether or not `features` lists it
   new_input_fn(list(features = as.list(object)[features], response = response, labels = labels,
                     batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs,
-                    cache = new.env(parent = emptyenv())))
+                    cache = new.env(parent = emptyenv()), columns = as.list(object)))
 }
 
 # An input function as tfestimators made them: a function of the estimator
@@ -282,8 +289,8 @@ transformed_term_hint <- function(e) {
 }
 
 # The data a session reads, for one estimator and mode: the features its
-# columns use, as the input holds them (normalizer_fn applied once), and the
-# labels as doubles (vocabulary applied).
+# columns use, as the input holds them (normalizer_fn applied once), the
+# labels as doubles (vocabulary applied) and the weight column's values.
 resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   check_choice(mode, "mode", session_modes)
   input_fn <- as_input_fn(input_fn, estimator)
@@ -299,9 +306,9 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   }
   shuffle <- input_fn$shuffle
   if (identical(shuffle, "auto")) shuffle <- mode != "infer"
-  list(features = features, labels = labels, batch_size = input_fn$batch_size,
-       shuffle = shuffle && !in_order, num_epochs = input_fn$num_epochs %||% -1,
-       input = input_fn, seen = seen)
+  list(features = features, labels = labels, weights = input_weights(estimator, input_fn, mode),
+       batch_size = input_fn$batch_size, shuffle = shuffle && !in_order,
+       num_epochs = input_fn$num_epochs %||% -1, input = input_fn, seen = seen)
 }
 
 # The input_fn() object behind what the user passed: the object itself, the

@@ -65,6 +65,7 @@ export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
   dir.create(dir, recursive = TRUE)
   spec <- object$spec
   spec$feature_columns <- capture_normalizers(spec$feature_columns)
+  if (!is.null(spec$weight_column)) spec$weight_column <- capture_column_normalizer(spec$weight_column)
   spec$model_dir <- NULL
   spec$config <- spec$config$replace(model_dir = NULL)
   st <- object$state

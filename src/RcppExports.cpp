@@ -170,18 +170,21 @@ RcppExport SEXP _cppestimators_cpp_catch_tests_built() {
   END_RCPP
 }
 // cpp_session_new
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size,
-                     double num_epochs, bool shuffle, double seed, SEXP block, int threads,
-                     std::string kernel);
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
+                     std::string weight_key, std::string mode, int batch_size, double num_epochs,
+                     bool shuffle, double seed, SEXP block, int threads, std::string kernel);
 RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP,
-                                               SEXP modeSEXP, SEXP batch_sizeSEXP,
-                                               SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP,
-                                               SEXP blockSEXP, SEXP threadsSEXP, SEXP kernelSEXP) {
+                                               SEXP weightsSEXP, SEXP weight_keySEXP, SEXP modeSEXP,
+                                               SEXP batch_sizeSEXP, SEXP num_epochsSEXP,
+                                               SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP,
+                                               SEXP threadsSEXP, SEXP kernelSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
   Rcpp::traits::input_parameter<Rcpp::List>::type features(featuresSEXP);
   Rcpp::traits::input_parameter<SEXP>::type labels(labelsSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type weights(weightsSEXP);
+  Rcpp::traits::input_parameter<std::string>::type weight_key(weight_keySEXP);
   Rcpp::traits::input_parameter<std::string>::type mode(modeSEXP);
   Rcpp::traits::input_parameter<int>::type batch_size(batch_sizeSEXP);
   Rcpp::traits::input_parameter<double>::type num_epochs(num_epochsSEXP);
@@ -190,8 +193,9 @@ RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, 
   Rcpp::traits::input_parameter<SEXP>::type block(blockSEXP);
   Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
   Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, mode, batch_size, num_epochs,
-                                               shuffle, seed, block, threads, kernel));
+  rcpp_result_gen =
+      Rcpp::wrap(cpp_session_new(est, features, labels, weights, weight_key, mode, batch_size,
+                                 num_epochs, shuffle, seed, block, threads, kernel));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -405,7 +409,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_catch_tests_built", (DL_FUNC)&_cppestimators_cpp_catch_tests_built, 0},
-    {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 11},
+    {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 13},
     {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC)&_cppestimators_cpp_estimator_dense_width,
      1},

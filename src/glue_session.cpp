@@ -29,16 +29,26 @@ gemm::Kernel kernel_named(const std::string& name) {
 }  // namespace
 
 // features: named list of R vectors/matrices (read in place); labels: a
-// double vector/matrix or NULL.
+// double vector/matrix or NULL; weights: the weight column's values (a
+// double vector, read in place) or NULL, named `weight_key` in messages.
 // [[Rcpp::export(rng = false)]]
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, std::string mode, int batch_size,
-                     double num_epochs, bool shuffle, double seed, SEXP block, int threads,
-                     std::string kernel) {
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
+                     std::string weight_key, std::string mode, int batch_size, double num_epochs,
+                     bool shuffle, double seed, SEXP block, int threads, std::string kernel) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
-  box->keep = Rcpp::List::create(features, labels);
+  box->keep = Rcpp::List::create(features, labels, weights);
   dataset_from_r(features, labels, box->data);
+  if (!Rf_isNull(weights)) {
+    if (TYPEOF(weights) != REALSXP) Rcpp::stop("internal: weights must be double");
+    if (static_cast<std::int64_t>(XLENGTH(weights)) != box->data.n)
+      Rcpp::stop("the weight column '" + weight_key + "' has " +
+                 std::to_string(static_cast<long long>(XLENGTH(weights))) +
+                 " rows but the input has " + std::to_string(static_cast<long long>(box->data.n)));
+    box->data.weights = REAL_RO(weights);
+    box->data.weight_key = weight_key;
+  }
   SessionOptions opt;
   if (mode == "train")
     opt.mode = Mode::Train;

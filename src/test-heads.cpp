@@ -148,4 +148,87 @@ context("Heads") {
     m.reset();
     expect_true(m.batches() == 0);
   }
+
+  // Weight 2 on a row is that row twice: the same summed loss, gradients of
+  // the weighted loss (twice that row's), hessians likewise, and the same
+  // weighted metrics; weight 0 drops a row.
+  test_that(
+      "weights multiply losses, gradients, hessians and metric counts (weight 2 = the row twice)") {
+    struct Case {
+      const char* head;
+      int n;
+      std::vector<float> logits, labels;  // three rows
+    };
+    const Case cases[] = {
+        {"regression", 1, {0.3f, -1.2f, 2.5f}, {1.0f, -1.0f, 0.5f}},
+        {"regression",
+         2,
+         {0.3f, -1.2f, 2.5f, 0.1f, -0.7f, 4.0f},
+         {1.0f, -1.0f, 0.5f, 0.5f, -2.0f, 3.0f}},
+        {"binary", 2, {0.4f, -4.5f, 2.2f}, {1.0f, 0.0f, 0.0f}},
+        {"multi_class",
+         4,
+         {0.2f, -0.5f, 1.1f, 0.0f, 5.0f, -3.0f, 0.3f, 0.9f, -1.0f, -1.5f, 2.0f, 0.4f},
+         {2.0f, 0.0f, 3.0f}},
+    };
+    const float w[3] = {2.0f, 0.0f, 1.0f};
+    const int dup_rows[3] = {0, 0, 2};  // the weighted rows spelt out
+    for (const Case& c : cases) {
+      auto h = make_head(c.head, c.n);
+      const int lw = h->logits_dim(), yw = h->label_dim(), pw = h->per_example_dim();
+      std::vector<float> pe(3 * pw), dl(3 * lw), hess(3 * lw);
+      const double weighted = h->loss(c.logits.data(), c.labels.data(), 3, pe.data(), dl.data(), w);
+      std::vector<float> dx, dy;
+      for (int r : dup_rows) {
+        dx.insert(dx.end(), c.logits.begin() + r * lw, c.logits.begin() + (r + 1) * lw);
+        dy.insert(dy.end(), c.labels.begin() + r * yw, c.labels.begin() + (r + 1) * yw);
+      }
+      std::vector<float> dpe(3 * pw), ddl(3 * lw), dhess(3 * lw);
+      const double dup = h->loss(dx.data(), dy.data(), 3, dpe.data(), ddl.data());
+      expect_true(std::fabs(weighted - dup) < 1e-6 * std::max(1.0, std::fabs(dup)));
+      for (int j = 0; j < lw; ++j) {
+        expect_true(std::fabs(dl[j] - (ddl[j] + ddl[lw + j])) < 1e-6);  // row 0, weight 2
+        expect_true(dl[lw + j] == 0.0f);                                // row 1, weight 0
+        expect_true(dl[2 * lw + j] == ddl[2 * lw + j]);                 // row 2, weight 1
+      }
+      // per-example losses stay unweighted (TF's unreduced loss)
+      std::vector<float> upe(3 * pw);
+      h->loss(c.logits.data(), c.labels.data(), 3, upe.data(), nullptr);
+      expect_true(pe == upe);
+      if (h->hessian(c.logits.data(), c.labels.data(), 3, hess.data(), w)) {
+        std::vector<float> plain(3 * lw);
+        h->hessian(c.logits.data(), c.labels.data(), 3, plain.data());
+        for (int k = 0; k < 3 * lw; ++k) expect_true(hess[k] == w[k / lw] * plain[k]);
+      }
+      auto mw = h->new_metrics(), md = h->new_metrics();
+      mw->update(c.logits.data(), c.labels.data(), pe.data(), 3, weighted, w);
+      md->update(dx.data(), dy.data(), dpe.data(), 3, dup);
+      const MetricList a = mw->result(), b = md->result();
+      expect_true(a.size() == b.size());
+      for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+        expect_true(a[k].first == b[k].first);
+        expect_true(std::fabs(a[k].second - b[k].second) < 1e-6);
+      }
+    }
+  }
+
+  test_that("weighted metrics: sum(w * v) / sum(w), and 0 when the weights sum to 0") {
+    RegressionHead h(1);
+    float logits[2] = {1.0f, 3.0f}, labels[2] = {2.0f, 0.0f}, pe[2];
+    const float w[2] = {3.0f, 1.0f}, zero[2] = {0.0f, 0.0f};
+    const double loss = h.loss(logits, labels, 2, pe, nullptr, w);
+    expect_true(loss == 3.0 * 1.0 + 1.0 * 9.0);
+    auto m = h.new_metrics();
+    m->update(logits, labels, pe, 2, loss, w);
+    for (auto& kv : m->result()) {
+      if (kv.first == "average_loss") expect_true(std::fabs(kv.second - 12.0 / 4.0) < 1e-12);
+      if (kv.first == "label/mean") expect_true(std::fabs(kv.second - 6.0 / 4.0) < 1e-12);
+      if (kv.first == "prediction/mean") expect_true(std::fabs(kv.second - 6.0 / 4.0) < 1e-12);
+      if (kv.first == "loss") expect_true(kv.second == 12.0);
+    }
+    m->reset();
+    m->update(logits, labels, pe, 2, 0.0, zero);
+    for (auto& kv : m->result())
+      if (kv.first != "loss") expect_true(kv.second == 0.0);
+  }
 }

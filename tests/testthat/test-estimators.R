@@ -172,7 +172,8 @@ test_that("estimator constructors validate their arguments", {
   x_columns <- feature_columns(column_numeric("x"))
   expect_error(linear_regressor(x_columns, label_dimension = 0), "`label_dimension` must be >= 1")
   expect_error(linear_classifier(feature_columns(column_numeric("x")), n_classes = 1), "`n_classes` must be >= 2")
-  expect_error(linear_regressor(x_columns, weight_column = "w"), "`weight_column` is not supported yet")
+  expect_error(linear_regressor(x_columns, weight_column = TRUE),
+               "`weight_column` must be a column name or a column_numeric()", fixed = TRUE)
   expect_error(linear_regressor(x_columns, model_dir = ""), "`model_dir` must be NULL or a non-empty string")
 })
 

@@ -1,5 +1,6 @@
 // The caller's data for one session: typed column views (any order, looked
-// up by key) and the response as doubles (column-major; may be absent).
+// up by key), the response as doubles (column-major; may be absent) and the
+// examples' weights (TF's weight_column; absent: every weight is 1).
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -15,6 +16,8 @@ struct Dataset {
   std::vector<ColumnView> features;
   const double* labels = nullptr;  // n * label_width values, column-major; may be null
   int label_width = 1;
+  const double* weights = nullptr;  // n values; may be null
+  std::string weight_key;           // the weight column's name, for messages
 
   const ColumnView* find(const std::string& key) const {
     for (const auto& c : features)

@@ -1,5 +1,7 @@
 // hook_history_saver(every_n_step): records the mean and the sum of the
-// per-example losses of the batch and the global step at local iterations
+// per-example losses of the batch (weighted by the examples' weights when
+// the input has a weight column: sum(w * loss) / sum(w) and sum(w * loss))
+// and the global step at local iterations
 // where iteration %% every_n_step == 0, plus the last iteration of the run
 // when it was not recorded, so a history is never empty.
 #pragma once
@@ -44,11 +46,20 @@ class HistorySaverHook : public Hook {
 
  private:
   void record(const Session& s) {
-    const int m = s.rows() * s.head().per_example_dim();
+    const int d = s.head().per_example_dim(), m = s.rows() * d;
     const float* pe = s.per_example_losses();
-    double sum = 0.0;
-    for (int i = 0; i < m; ++i) sum += pe[i];
-    history_.mean_losses.push_back(m > 0 ? sum / m : 0.0);
+    const float* w = s.weights();
+    double sum = 0.0, weights = m;
+    if (w == nullptr) {
+      for (int i = 0; i < m; ++i) sum += pe[i];
+    } else {
+      weights = 0.0;
+      for (int i = 0; i < m; ++i) {
+        sum += static_cast<double>(w[i / d]) * pe[i];
+        weights += w[i / d];
+      }
+    }
+    history_.mean_losses.push_back(weights > 0 ? sum / weights : 0.0);
     history_.total_losses.push_back(sum);
     history_.steps.push_back(s.global_step());
   }

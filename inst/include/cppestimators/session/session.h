@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -57,6 +59,7 @@ class Session {
         throw std::invalid_argument(
             "`input_fn` has no response: training and evaluation need one (set `response`)");
       head.check_labels(data.labels, data.n, data.label_width);
+      if (data.weights != nullptr) check_weights(data);
     }
     if (opt.mode == Mode::Predict && opt.num_epochs < 0)
       throw std::invalid_argument(
@@ -86,6 +89,8 @@ class Session {
                                   " kernel");
     workspace_->kernel = opt.kernel;
     y_.assign(b * head.label_dim(), 0.0f);
+    weighted_ = data.weights != nullptr && opt.mode != Mode::Predict;
+    w_.assign(weighted_ ? b : 0, 0.0f);
     logits_.assign(b * head.logits_dim(), 0.0f);
     dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);
     per_example_.assign(b * head.per_example_dim(), 0.0f);
@@ -123,6 +128,8 @@ class Session {
     batch_.distinct_rows = batcher_.last_distinct();
     const Head& head = est_.head();
     if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
+    if (weighted_) gather_weights(rows);
+    batch_.example_weights = weighted_ ? w_.data() : nullptr;
     est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
     switch (opt_.mode) {
       case Mode::Train:
@@ -139,7 +146,7 @@ class Session {
       case Mode::Eval:
         loss_ = static_cast<float>(batch_loss(rows, nullptr));
         if (est_.model().training().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
-        metrics_->update(logits_.data(), y_.data(), per_example_.data(), rows, loss_);
+        metrics_->update(logits_.data(), y_.data(), per_example_.data(), rows, loss_, weights());
         break;
       case Mode::Predict:
         predictions_.insert(
@@ -163,10 +170,12 @@ class Session {
     return limit;
   }
 
-  // The head's summed loss of the batch (and its logit gradients, divided by
-  // the batch's rows when `mean_gradients`, for models whose loss is the
-  // batch mean): large batches split their rows over the session's threads,
-  // partial sums added in thread order, so a thread count gives one result.
+  // The head's summed loss of the batch, each example's loss times its weight
+  // (and its logit gradients, divided by the batch's rows when
+  // `mean_gradients`, for models whose loss is the batch mean: TF's
+  // SUM_OVER_BATCH_SIZE, whose denominator holds no weights): large batches
+  // split their rows over the session's threads, partial sums added in
+  // thread order, so a thread count gives one result.
   double batch_loss(int rows, float* dlogits, bool mean_gradients = false) {
     const Head& head = est_.head();
     const int threads = rows >= 16384 ? std::max(1, opt_.threads) : 1;
@@ -178,7 +187,8 @@ class Session {
       for (std::size_t i = 0; i < m; ++i) dl[i] /= rows_f;
     };
     if (threads == 1) {
-      const double total = head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits);
+      const double total =
+          head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits, weights());
       scale(dlogits, rows);
       return total;
     }
@@ -192,7 +202,7 @@ class Session {
       const std::size_t r = static_cast<std::size_t>(r0);
       float* dl = dlogits != nullptr ? dlogits + r * lw : nullptr;
       partial[t] = head.loss(logits_.data() + r * lw, y_.data() + r * yw, n,
-                             per_example_.data() + r * pw, dl);
+                             per_example_.data() + r * pw, dl, weighted_ ? w_.data() + r : nullptr);
       scale(dl, n);
     });
     double total = 0.0;
@@ -205,10 +215,12 @@ class Session {
   int rows() const { return rows_; }
   double loss() const { return loss_; }
   // The mean per-example loss of the last step (the loss is their sum, or
-  // already their batch mean for models that report it so).
+  // already their batch mean for models that report it so), weighted: the
+  // weighted sum over the sum of the weights (TF's training summary).
   double average_loss() const {
-    const int m = rows_ * est_.head().per_example_dim();
-    if (m <= 0) return 0.0;
+    const double m =
+        (weighted_ ? weight_sum_ : static_cast<double>(rows_)) * est_.head().per_example_dim();
+    if (rows_ <= 0 || m <= 0) return 0.0;
     const double sum =
         est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows_ : loss_;
     return sum / m;
@@ -216,6 +228,8 @@ class Session {
   const float* per_example_losses() const { return per_example_.data(); }
   const float* logits() const { return logits_.data(); }
   const float* labels() const { return y_.data(); }
+  // The last batch's example weights (null when the input has none).
+  const float* weights() const { return weighted_ ? w_.data() : nullptr; }
   std::int64_t global_step() const { return est_.global_step(); }
   double learning_rate() const { return est_.learning_rate(); }
   const MetricAccumulator& metrics() const { return *metrics_; }
@@ -239,6 +253,40 @@ class Session {
         y_[static_cast<std::size_t>(r) * w + j] =
             static_cast<float>(data_.labels[idx_[r] + j * data_.n]);
   }
+  void gather_weights(int rows) {
+    double sum = 0.0;
+    for (int r = 0; r < rows; ++r) {
+      const float w = static_cast<float>(data_.weights[idx_[r]]);
+      w_[static_cast<std::size_t>(r)] = w;
+      sum += w;
+    }
+    weight_sum_ = sum;
+  }
+  // Weights must be finite numbers >= 0 (in float32's range); the error
+  // names the weight column and the first row that is not.
+  static void check_weights(const Dataset& data) {
+    const double top = static_cast<double>(std::numeric_limits<float>::max());
+    for (std::int64_t i = 0; i < data.n; ++i) {
+      const double w = data.weights[i];
+      if (w >= 0.0 && w <= top) continue;
+      const std::string where = "weight column '" + data.weight_key + "' contains ",
+                        row = std::to_string(i + 1);
+      if (std::isnan(w))
+        throw std::invalid_argument(where + "missing values (NA), first at row " + row);
+      if (w < 0.0)
+        throw std::invalid_argument(where + "negative values (" + format_weight(w) +
+                                    "), first at row " + row + ": weights must be >= 0");
+      if (std::isinf(w))
+        throw std::invalid_argument(where + "infinite values, first at row " + row);
+      throw std::invalid_argument(
+          where + "values beyond the float32 range (> 3.4e38), first at row " + row);
+    }
+  }
+  static std::string format_weight(double w) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", w);
+    return buf;
+  }
 
   Estimator& est_;
   const Dataset& data_;
@@ -250,7 +298,9 @@ class Session {
   std::unique_ptr<Workspace> workspace_;
   std::unique_ptr<MetricAccumulator> metrics_;
   std::vector<int> idx_;
-  std::vector<float> y_, logits_, dlogits_, per_example_, predictions_;
+  std::vector<float> y_, w_, logits_, dlogits_, per_example_, predictions_;
+  bool weighted_ = false;    // the batches carry example weights (w_)
+  double weight_sum_ = 0.0;  // of the last batch's weights
   int rows_ = 0;
   double loss_ = 0.0;
   std::int64_t steps_ = 0;

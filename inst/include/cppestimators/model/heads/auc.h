@@ -29,12 +29,13 @@ class ThresholdAuc {
     neg_hist_.fill(0.0);
   }
 
-  // One example: predicted probability p, whether its label is positive.
-  void add(float p, bool positive) {
+  // One example: predicted probability p, whether its label is positive,
+  // its weight (TF counts each example by its weight).
+  void add(float p, bool positive, double weight = 1.0) {
     // number of thresholds strictly below p: p is predicted positive at those
     const int k = static_cast<int>(std::lower_bound(thresholds().begin(), thresholds().end(), p) -
                                    thresholds().begin());
-    (positive ? pos_hist_ : neg_hist_)[k] += 1.0;
+    (positive ? pos_hist_ : neg_hist_)[k] += weight;
   }
 
   // Area under the ROC curve (pr = false) or the precision-recall curve (pr = true).

@@ -1,6 +1,7 @@
 // Binary classification head: sigmoid cross-entropy on one logit; metrics
 // accuracy, accuracy_baseline, auc, auc_precision_recall, label/mean,
-// precision, prediction/mean, recall (TF 1.x binary_classification_head).
+// precision, prediction/mean, recall (TF 1.x binary_classification_head),
+// each weighted by the examples' weights as TF's weighted metrics are.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -29,23 +30,25 @@ class BinaryMetrics : public MetricAccumulator {
     correct_ = tp_ = fp_ = fn_ = 0.0;
     auc_.reset();
   }
-  void accumulate(const float* logits, const float* labels, int rows) override {
+  void accumulate(const float* logits, const float* labels, const float* weights,
+                  int rows) override {
     for (int i = 0; i < rows; ++i) {
+      const double w = weights != nullptr ? weights[i] : 1.0;
       const float p = sigmoid(logits[i]);
       const float y = labels[i];
       const float cls = logits[i] > 0.0f ? 1.0f : 0.0f;
-      label_sum_ += y;
-      pred_sum_ += p;
-      correct_ += (cls == y) ? 1.0 : 0.0;
+      label_sum_ += w * y;
+      pred_sum_ += w * p;
+      correct_ += (cls == y) ? w : 0.0;
       const bool pos = y != 0.0f, pred_pos = cls != 0.0f;
-      if (pos && pred_pos) tp_ += 1.0;
-      if (!pos && pred_pos) fp_ += 1.0;
-      if (pos && !pred_pos) fn_ += 1.0;
-      auc_.add(p, pos);
+      if (pos && pred_pos) tp_ += w;
+      if (!pos && pred_pos) fp_ += w;
+      if (pos && !pred_pos) fn_ += w;
+      auc_.add(p, pos, w);
     }
   }
   void append(MetricList& out) const override {
-    const double n = static_cast<double>(examples());
+    const double n = weight_sum();
     const double label_mean = mean(label_sum_, n);
     out.emplace_back("accuracy", mean(correct_, n));
     out.emplace_back("accuracy_baseline", std::max(label_mean, 1.0 - label_mean));
@@ -79,13 +82,6 @@ class BinaryHead : public Head {
             std::to_string(y[i]));
     }
   }
-  double loss(const float* x, const float* y, int rows, float* pe, float* dl) const override {
-    return fast::logistic_loss(x, y, rows, pe, dl, nullptr);
-  }
-  bool hessian(const float* x, const float*, int rows, float* out) const override {
-    fast::logistic_hessian(x, rows, out);
-    return true;
-  }
   std::vector<std::string> prediction_keys() const override {
     return {"logits", "logistic", "probabilities", "class_ids", "classes"};
   }
@@ -109,6 +105,16 @@ class BinaryHead : public Head {
   }
   std::unique_ptr<MetricAccumulator> new_metrics() const override {
     return std::make_unique<BinaryMetrics>();
+  }
+
+ private:
+  double unweighted_loss(const float* x, const float* y, int rows, float* pe,
+                         float* dl) const override {
+    return fast::logistic_loss(x, y, rows, pe, dl, nullptr);
+  }
+  bool unweighted_hessian(const float* x, const float*, int rows, float* out) const override {
+    fast::logistic_hessian(x, rows, out);
+    return true;
   }
 };
 

@@ -2,7 +2,10 @@
 // batch by batch, reset before each evaluation, of fixed size whatever the
 // number of batches. The base class keeps what every head reports (loss,
 // average_loss, batch and example counts); each head's accumulator adds only
-// its own metrics through the three private hooks.
+// its own metrics through the three private hooks. With example weights (TF's
+// weight_column) every mean is weighted: sum(w * v) / sum(w), 0 when the
+// weights sum to 0; `loss` stays the unweighted mean over batches of each
+// batch's (weighted) training loss, as TF's Estimator reports it.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -23,28 +26,39 @@ class MetricAccumulator {
   MetricAccumulator& operator=(const MetricAccumulator&) = delete;
 
   void reset() {
-    batches_ = loss_elems_ = examples_ = 0;
-    batch_loss_sum_ = loss_elem_sum_ = 0.0;
+    batches_ = examples_ = 0;
+    batch_loss_sum_ = loss_elem_sum_ = loss_weight_sum_ = weight_sum_ = 0.0;
     clear();
   }
 
   // One evaluation batch: logits [rows x logits_dim], labels [rows x label_dim],
-  // per-example losses [rows x per_example_dim], the batch's summed loss.
+  // per-example (unweighted) losses [rows x per_example_dim], the batch's
+  // training loss, the examples' weights (one per row; null: all 1).
   void update(const float* logits, const float* labels, const float* per_example, int rows,
-              double batch_loss) {
+              double batch_loss, const float* weights = nullptr) {
     ++batches_;
     batch_loss_sum_ += batch_loss;
     const int pe = rows * per_example_dim_;
-    for (int i = 0; i < pe; ++i) loss_elem_sum_ += per_example[i];
-    loss_elems_ += pe;
+    if (weights == nullptr) {
+      for (int i = 0; i < pe; ++i) loss_elem_sum_ += per_example[i];
+      loss_weight_sum_ += pe;
+      weight_sum_ += rows;
+    } else {
+      for (int i = 0; i < pe; ++i)
+        loss_elem_sum_ += static_cast<double>(weights[i / per_example_dim_]) * per_example[i];
+      double w = 0.0;
+      for (int i = 0; i < rows; ++i) w += weights[i];
+      loss_weight_sum_ += w * per_example_dim_;
+      weight_sum_ += w;
+    }
     examples_ += rows;
-    accumulate(logits, labels, rows);
+    accumulate(logits, labels, weights, rows);
   }
 
   // Every metric, names sorted.
   MetricList result() const {
     MetricList out;
-    out.emplace_back("average_loss", mean(loss_elem_sum_, static_cast<double>(loss_elems_)));
+    out.emplace_back("average_loss", mean(loss_elem_sum_, loss_weight_sum_));
     out.emplace_back("loss", mean(batch_loss_sum_, static_cast<double>(batches_)));
     append(out);
     std::sort(out.begin(), out.end());
@@ -54,19 +68,23 @@ class MetricAccumulator {
   std::int64_t batches() const { return batches_; }
 
  protected:
-  // Examples seen since the last reset().
+  // Examples seen since the last reset(), and the sum of their weights (their
+  // number when unweighted).
   std::int64_t examples() const { return examples_; }
+  double weight_sum() const { return weight_sum_; }
   static double mean(double sum, double n) { return n > 0 ? sum / n : 0.0; }
 
  private:
   // The head's own state: zero it, add one batch, append its metrics.
   virtual void clear() = 0;
-  virtual void accumulate(const float* logits, const float* labels, int rows) = 0;
+  virtual void accumulate(const float* logits, const float* labels, const float* weights,
+                          int rows) = 0;
   virtual void append(MetricList& out) const = 0;
 
   int per_example_dim_;
-  std::int64_t batches_ = 0, loss_elems_ = 0, examples_ = 0;
+  std::int64_t batches_ = 0, examples_ = 0;
   double batch_loss_sum_ = 0, loss_elem_sum_ = 0;
+  double loss_weight_sum_ = 0, weight_sum_ = 0;  // of the losses' and the examples' weights
 };
 
 }  // namespace cppestimators

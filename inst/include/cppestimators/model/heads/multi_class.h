@@ -21,15 +21,17 @@ class MultiClassMetrics : public MetricAccumulator {
 
  private:
   void clear() override { correct_ = 0.0; }
-  void accumulate(const float* logits, const float* labels, int rows) override {
+  void accumulate(const float* logits, const float* labels, const float* weights,
+                  int rows) override {
     for (int i = 0; i < rows; ++i) {
       const float* xi = logits + static_cast<std::size_t>(i) * k_;
       const int cls = static_cast<int>(std::max_element(xi, xi + k_) - xi);
-      correct_ += (cls == static_cast<int>(labels[i])) ? 1.0 : 0.0;
+      const double w = weights != nullptr ? weights[i] : 1.0;
+      correct_ += (cls == static_cast<int>(labels[i])) ? w : 0.0;
     }
   }
   void append(MetricList& out) const override {
-    out.emplace_back("accuracy", mean(correct_, static_cast<double>(examples())));
+    out.emplace_back("accuracy", mean(correct_, weight_sum()));
   }
 
   int k_;
@@ -60,24 +62,6 @@ class MultiClassHead : public Head {
                                     std::to_string(k_ - 1) + "]; got " + std::to_string(y[i]));
     }
   }
-  double loss(const float* x, const float* y, int rows, float* pe, float* dl) const override {
-    double total = 0.0;
-    for (int i = 0; i < rows; ++i) {
-      const float* xi = x + static_cast<std::size_t>(i) * k_;
-      const float mx = *std::max_element(xi, xi + k_);
-      float z = 0.0f;
-      for (int j = 0; j < k_; ++j) z += std::exp(xi[j] - mx);
-      const int label = static_cast<int>(y[i]);
-      const float lse = mx + std::log(z);
-      pe[i] = lse - xi[label];
-      total += pe[i];
-      if (dl) {
-        float* di = dl + static_cast<std::size_t>(i) * k_;
-        for (int j = 0; j < k_; ++j) di[j] = std::exp(xi[j] - lse) - (j == label ? 1.0f : 0.0f);
-      }
-    }
-    return total;
-  }
   std::vector<std::string> prediction_keys() const override {
     return {"logits", "probabilities", "class_ids", "classes"};
   }
@@ -107,6 +91,26 @@ class MultiClassHead : public Head {
   }
 
  private:
+  double unweighted_loss(const float* x, const float* y, int rows, float* pe,
+                         float* dl) const override {
+    double total = 0.0;
+    for (int i = 0; i < rows; ++i) {
+      const float* xi = x + static_cast<std::size_t>(i) * k_;
+      const float mx = *std::max_element(xi, xi + k_);
+      float z = 0.0f;
+      for (int j = 0; j < k_; ++j) z += std::exp(xi[j] - mx);
+      const int label = static_cast<int>(y[i]);
+      const float lse = mx + std::log(z);
+      pe[i] = lse - xi[label];
+      total += pe[i];
+      if (dl) {
+        float* di = dl + static_cast<std::size_t>(i) * k_;
+        for (int j = 0; j < k_; ++j) di[j] = std::exp(xi[j] - lse) - (j == label ? 1.0f : 0.0f);
+      }
+    }
+    return total;
+  }
+
   int k_;
 };
 

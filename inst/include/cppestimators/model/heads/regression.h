@@ -21,15 +21,24 @@ class RegressionMetrics : public MetricAccumulator {
 
  private:
   void clear() override { label_sum_ = pred_sum_ = 0.0; }
-  void accumulate(const float* logits, const float* labels, int rows) override {
+  void accumulate(const float* logits, const float* labels, const float* weights,
+                  int rows) override {
     const int m = rows * d_;
+    if (weights == nullptr) {
+      for (int i = 0; i < m; ++i) {
+        label_sum_ += labels[i];
+        pred_sum_ += logits[i];
+      }
+      return;
+    }
     for (int i = 0; i < m; ++i) {
-      label_sum_ += labels[i];
-      pred_sum_ += logits[i];
+      const double w = weights[i / d_];
+      label_sum_ += w * labels[i];
+      pred_sum_ += w * logits[i];
     }
   }
   void append(MetricList& out) const override {
-    const double m = static_cast<double>(examples()) * d_;
+    const double m = weight_sum() * d_;  // the weights broadcast over the label dimension
     out.emplace_back("label/mean", mean(label_sum_, m));
     out.emplace_back("prediction/mean", mean(pred_sum_, m));
   }
@@ -65,23 +74,6 @@ class RegressionHead : public Head {
             row);
     }
   }
-  bool hessian(const float*, const float*, int rows, float* out) const override {
-    std::fill(out, out + static_cast<std::size_t>(rows) * label_dim(),
-              2.0f);  // of the squared error
-    return true;
-  }
-  double loss(const float* logits, const float* labels, int rows, float* pe,
-              float* dlogits) const override {
-    double total = 0.0;
-    const int m = rows * d_;
-    for (int i = 0; i < m; ++i) {
-      const float diff = logits[i] - labels[i];
-      pe[i] = diff * diff;
-      total += pe[i];
-      if (dlogits) dlogits[i] = 2.0f * diff;
-    }
-    return total;
-  }
   std::vector<std::string> prediction_keys() const override { return {"predictions"}; }
   std::string default_prediction_key() const override { return "predictions"; }
   int key_width(const std::string&) const override { return d_; }
@@ -94,6 +86,24 @@ class RegressionHead : public Head {
   }
 
  private:
+  bool unweighted_hessian(const float*, const float*, int rows, float* out) const override {
+    std::fill(out, out + static_cast<std::size_t>(rows) * label_dim(),
+              2.0f);  // of the squared error
+    return true;
+  }
+  double unweighted_loss(const float* logits, const float* labels, int rows, float* pe,
+                         float* dlogits) const override {
+    double total = 0.0;
+    const int m = rows * d_;
+    for (int i = 0; i < m; ++i) {
+      const float diff = logits[i] - labels[i];
+      pe[i] = diff * diff;
+      total += pe[i];
+      if (dlogits) dlogits[i] = 2.0f * diff;
+    }
+    return total;
+  }
+
   int d_;
 };
 

@@ -60,7 +60,9 @@ struct Histograms {
     // float (as TensorFlow sums them), with the nodes' totals in double.
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-      if (!head.hessian(logits + r0, nullptr, r1 - r0, hess.data() + r0)) no_hessian = true;
+      if (!head.hessian(logits + r0, nullptr, r1 - r0, hess.data() + r0,
+                        batch.example_weights ? batch.example_weights + r0 : nullptr))
+        no_hessian = true;
       std::vector<float>& h = hist[static_cast<std::size_t>(t)];
       std::fill(h.begin(),
                 h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride),
