@@ -33,8 +33,6 @@ namespace cppestimators {
 
 class BoostedTreesModel : public Model {
  public:
-  static constexpr int kMaxBuckets = trees::kMaxBuckets;  // per numeric feature
-
   BoostedTreesModel(const Spec& spec, int units) : Model(spec, units) {
     if (units != 1)
       throw std::invalid_argument(
@@ -43,11 +41,14 @@ class BoostedTreesModel : public Model {
     const int n_trees = whole(spec, "n_trees", 1);
     const int max_depth = whole(spec, "max_depth", 1);
     batches_per_layer_ = whole(spec, "n_batches_per_layer", 1);
-    learning_rate_ = spec.num_or("learning_rate", 0.1);
-    reg_.l1 = spec.num_or("l1_regularization", 0.0);
-    reg_.l2 = spec.num_or("l2_regularization", 0.0);
-    reg_.tree_complexity = spec.num_or("tree_complexity", 0.0);
-    reg_.min_node_weight = spec.num_or("min_node_weight", 0.0);
+    learning_rate_ = static_cast<float>(spec.num_or("learning_rate", 0.1));
+    reg_.l1 = static_cast<float>(spec.num_or("l1_regularization", 0.0));
+    reg_.l2 = static_cast<float>(spec.num_or("l2_regularization", 0.0));
+    reg_.tree_complexity = static_cast<float>(spec.num_or("tree_complexity", 0.0));
+    reg_.min_node_weight = static_cast<float>(spec.num_or("min_node_weight", 0.0));
+    const double epsilon = spec.num_or("quantile_sketch_epsilon", 0.01);
+    if (!(epsilon > 0.0 && epsilon < 1.0) || trees::quantiles_for(epsilon) > 65533)
+      throw std::invalid_argument("quantile_sketch_epsilon must be in (0, 1) and at least 1/65533");
     if (max_depth > 20) throw std::invalid_argument("max_depth must be at most 20");
     const std::int64_t nodes = (std::int64_t{1} << (max_depth + 1)) - 1;
     if (static_cast<double>(n_trees) * nodes > static_cast<double>(1 << 24))
@@ -56,7 +57,8 @@ class BoostedTreesModel : public Model {
           std::to_string(n_trees) + ", max_depth = " + std::to_string(max_depth) +
           "); lower one of them");
     ensemble_ = trees::Ensemble(n_trees, max_depth);
-    buckets_.build(features_, [this](const std::string& name) { return uses(name); });
+    buckets_.build(
+        features_, [this](const std::string& name) { return uses(name); }, epsilon);
     const int t = n_trees, n = static_cast<int>(nodes);
     Parameter& feature = add_var("tree_feature", {t, n}, -1.0);
     Parameter& threshold = add_var("tree_threshold", {t, n}, 0.0);
@@ -67,7 +69,9 @@ class BoostedTreesModel : public Model {
     accumulator_.stats = &add_var("accumulator_stats", {slots, buckets_.total_bins() * 2}, 0.0);
     accumulator_.totals = &add_var("accumulator_totals", {slots, 2}, 0.0);
     const int numeric = std::max(1, buckets_.numeric_count());
-    Parameter& boundaries = add_var("bucket_boundaries", {numeric, kMaxBuckets - 1}, 0.0);
+    // without numeric features, the shape models saved before the sketch had
+    const int width = buckets_.numeric_count() > 0 ? buckets_.boundary_capacity() : 255;
+    Parameter& boundaries = add_var("bucket_boundaries", {numeric, width}, 0.0);
     Parameter& counts = add_var("bucket_counts", {numeric}, 0.0);
     buckets_.attach(boundaries, counts);
     ensemble_.attach_state(add_var("state", {trees::Ensemble::kStateSize}, 0.0));
@@ -94,6 +98,8 @@ class BoostedTreesModel : public Model {
     ws->threads = std::max(1, threads);
     const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
     ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows);
+    ws->tf_g.assign(static_cast<std::size_t>(max_rows), 0.0f);
+    ws->tf_h.assign(static_cast<std::size_t>(max_rows), 0.0f);
     ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1),
                       buckets_.total_bins());
     return ws;
@@ -126,6 +132,7 @@ class BoostedTreesModel : public Model {
     trees::RowCache rows;
     trees::Histograms hist;
     std::vector<Gradient> grads;
+    std::vector<float> tf_g, tf_h;  // closed-form gradients and hessians per batch row
   };
 
   // Boosting layers: a step's statistics are the batch's histograms and
@@ -145,11 +152,42 @@ class BoostedTreesModel : public Model {
       const int first = (1 << layer) - 1, slots = 1 << layer;
       const int threads = batch.rows >= 4096 ? ws.threads : 1;
       const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
-      if (m_.buckets_.narrow())
-        return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(),
-                               ws.rows.bins8.data(), m_.buckets_, first, slots, threads, exists);
-      return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(),
-                             ws.rows.bins16.data(), m_.buckets_, first, slots, threads, exists);
+      const float* g = dlogits;
+      ws.hist.closed_form_hess = nullptr;
+      if (head.name() == "binary" && closed_form(batch.rows, logits, dlogits, ws)) {
+        g = ws.tf_g.data();
+        ws.hist.closed_form_hess = ws.tf_h.data();
+      }
+      StepStats stats =
+          m_.buckets_.narrow()
+              ? ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins8.data(),
+                                m_.buckets_, first, slots, threads, exists)
+              : ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins16.data(),
+                                m_.buckets_, first, slots, threads, exists);
+      return stats;
+    }
+
+    // TF's closed-form gradients and hessians of the logistic loss (what
+    // its classifier uses without weights): p = 1 / (exp(-x) + 1),
+    // g = (p - y) / B, h = p (1 - p) / B, in float as TF computes them. The
+    // labels are read back from the head's gradients; false (the head's
+    // gradients stay) unless every label is 0 or 1.
+    static bool closed_form(int rows, const float* x, const float* dl, Work& ws) {
+      const float inv = 1.0f / static_cast<float>(rows);
+      for (int r = 0; r < rows; ++r) {
+        const float d = dl[r] * static_cast<float>(rows);  // p - y, to rounding
+        const float p = 1.0f / (std::exp(-x[r]) + 1.0f);
+        float y;
+        if (std::fabs(d - (p - 1.0f)) < 1e-5f)
+          y = 1.0f;
+        else if (std::fabs(d - p) < 1e-5f)
+          y = 0.0f;
+        else
+          return false;
+        ws.tf_g[static_cast<std::size_t>(r)] = (p - y) * inv;
+        ws.tf_h[static_cast<std::size_t>(r)] = p * (1.0f - p);
+      }
+      return true;
     }
 
     void apply(const StepStats& stats, const Optimizers&, Workspace& base) override {
@@ -196,7 +234,7 @@ class BoostedTreesModel : public Model {
   }
 
   int batches_per_layer_ = 1;
-  double learning_rate_ = 0.1;
+  float learning_rate_ = 0.1f;
   trees::Regularization reg_;
   trees::Bucketizer buckets_;
   trees::Ensemble ensemble_;
