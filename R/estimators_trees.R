@@ -6,8 +6,7 @@
 #' batch's statistics per (node of the current layer, feature, bucket) to an
 #' accumulator, and once `n_batches_per_layer` batches are in, grows one
 #' layer of the current tree from their average. A node splits where the
-#' gain is highest (even when it is negative: TensorFlow's `pruning_mode =
-#' "none"`);
+#' gain is highest (even when it is negative, unless `pruning_mode = "pre"`);
 #' its children's values are the node's plus `learning_rate` times their leaf
 #' weights. After `max_depth` layers a new tree starts, and training stops by
 #' itself once `n_trees` trees are finished (or after `2 * n_trees *
@@ -42,6 +41,14 @@
 #' `tree_method = "hist"` grown depth-wise, except that gradients are
 #' recomputed after every layer, as TensorFlow did.
 #'
+#' `center_bias = TRUE` first sets the first tree's root to the leaf weight
+#' of the mean gradient and hessian and keeps adding to it, one step (of
+#' `n_batches_per_layer` batches) at a time, until a step changes it by at
+#' most 1%; those steps count in the global step, not in the layers
+#' attempted, as in TensorFlow. `pruning_mode = "post"` prunes each finished
+#' tree from the bottom up: a split with a negative gain whose children are
+#' both leaves becomes a leaf again, with the value it had before it split.
+#'
 #' Checkpoints hold the ensemble (variables `boosted_trees/tree_*`), the
 #' accumulator and the state, so training interrupted in the middle of a tree
 #' resumes where it stopped. [boosted_trees_feature_importance()] sums the
@@ -55,9 +62,14 @@
 #' @param learning_rate Shrinkage of each layer's leaf weights.
 #' @param l1_regularization,l2_regularization L1 and L2 regularization of
 #'   the leaf weights.
-#' @param tree_complexity Subtracted from every split's gain.
+#' @param tree_complexity Subtracted from every split's gain (must be positive
+#'   with pruning, as in TensorFlow).
 #' @param min_node_weight Nodes whose (averaged) hessian sum is below this
 #'   do not split.
+#' @param center_bias Whether to center the bias first (see Details).
+#' @param pruning_mode `"none"` (splits are made whatever their gain),
+#'   `"pre"` (a split with a negative gain is not made) or `"post"` (finished
+#'   trees are pruned; see Details).
 #' @param quantile_sketch_epsilon The error of the quantile sketch that
 #'   bucketizes numeric columns; their features get at most `1 /
 #'   quantile_sketch_epsilon + 1` buckets.
@@ -83,14 +95,15 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                                     label_dimension = 1L, weight_column = NULL, n_trees = 100L,
                                     max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                     l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
-                                    config = NULL, quantile_sketch_epsilon = 0.01) {
+                                    config = NULL, center_bias = FALSE, pruning_mode = "none",
+                                    quantile_sketch_epsilon = 0.01) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   if (label_dimension != 1L) {
     abort(paste0("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, "."))
   }
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
                             l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-                            quantile_sketch_epsilon)
+                            center_bias, pruning_mode, quantile_sketch_epsilon)
   new_estimator("regressor", "boosted_trees_regressor", feature_columns, model_dir,
                 head = "regression", head_n = 1L, weight_column = weight_column, label_vocabulary = NULL,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
@@ -103,7 +116,8 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      weight_column = NULL, label_vocabulary = NULL, n_trees = 100L,
                                      max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                      l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
-                                     config = NULL, quantile_sketch_epsilon = 0.01) {
+                                     config = NULL, center_bias = FALSE, pruning_mode = "none",
+                                     quantile_sketch_epsilon = 0.01) {
   if (missing(n_classes) && missing(label_vocabulary) &&
       !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
     n_classes <- length(lv)
@@ -116,7 +130,7 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
   check_label_vocabulary(label_vocabulary, n_classes)
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
                             l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-                            quantile_sketch_epsilon)
+                            center_bias, pruning_mode, quantile_sketch_epsilon)
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
                 head = "binary", head_n = 2L, weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
@@ -125,7 +139,7 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
 
 trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
                              l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-                             quantile_sketch_epsilon = 0.01) {
+                             center_bias = FALSE, pruning_mode = "none", quantile_sketch_epsilon = 0.01) {
   if (missing(n_batches_per_layer)) {
     abort("`n_batches_per_layer` is required: the batches whose statistics grow one layer.")
   }
@@ -140,6 +154,17 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
   number <- function(x, arg) check_number(x, arg, min = 0, must = "a finite number >= 0")
   learning_rate <- number(learning_rate, "learning_rate")
   if (learning_rate == 0) abort("`learning_rate` must be positive.")
+  check_flag(center_bias, "center_bias")
+  if (!is.character(pruning_mode) || length(pruning_mode) != 1L || is.na(pruning_mode) ||
+      !pruning_mode %in% c("none", "pre", "post")) {
+    abort("pruning_mode mode must be one of: none, post, pre")
+  }
+  # TF (1.13+) refuses pruning without a tree complexity; a tree complexity
+  # without pruning is kept (TF 1.12 subtracted it from every gain)
+  tree_complexity <- number(tree_complexity, "tree_complexity")
+  if (pruning_mode != "none" && tree_complexity <= 0) {
+    abort("For pruning, tree_complexity must be positive.")
+  }
   quantile_sketch_epsilon <- check_number(quantile_sketch_epsilon, "quantile_sketch_epsilon", min = 1 / 65533,
                                           max = 1, exclusive_max = TRUE)
   list(kind = "boosted_trees",
@@ -150,8 +175,9 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
        learning_rate = learning_rate,
        l1_regularization = number(l1_regularization, "l1_regularization"),
        l2_regularization = number(l2_regularization, "l2_regularization"),
-       tree_complexity = number(tree_complexity, "tree_complexity"),
+       tree_complexity = tree_complexity,
        min_node_weight = number(min_node_weight, "min_node_weight"),
+       center_bias = center_bias, pruning_mode = pruning_mode,
        quantile_sketch_epsilon = quantile_sketch_epsilon)
 }
 

@@ -49,6 +49,10 @@ class BoostedTreesModel : public Model {
     const double epsilon = spec.num_or("quantile_sketch_epsilon", 0.01);
     if (!(epsilon > 0.0 && epsilon < 1.0) || trees::quantiles_for(epsilon) > 65533)
       throw std::invalid_argument("quantile_sketch_epsilon must be in (0, 1) and at least 1/65533");
+    const std::string pruning = spec.str_or("pruning_mode", "none");
+    if (pruning != "none" && pruning != "pre" && pruning != "post")
+      throw std::invalid_argument("pruning_mode mode must be one of: none, post, pre");
+    center_bias_ = spec.flag_or("center_bias", false);
     if (max_depth > 20) throw std::invalid_argument("max_depth must be at most 20");
     const std::int64_t nodes = (std::int64_t{1} << (max_depth + 1)) - 1;
     if (static_cast<double>(n_trees) * nodes > static_cast<double>(1 << 24))
@@ -57,6 +61,9 @@ class BoostedTreesModel : public Model {
           std::to_string(n_trees) + ", max_depth = " + std::to_string(max_depth) +
           "); lower one of them");
     ensemble_ = trees::Ensemble(n_trees, max_depth);
+    ensemble_.set_pruning(pruning == "pre"    ? trees::Ensemble::kPrePruning
+                          : pruning == "post" ? trees::Ensemble::kPostPruning
+                                              : trees::Ensemble::kNoPruning);
     buckets_.build(
         features_, [this](const std::string& name) { return uses(name); }, epsilon);
     const int t = n_trees, n = static_cast<int>(nodes);
@@ -75,6 +82,9 @@ class BoostedTreesModel : public Model {
     Parameter& counts = add_var("bucket_counts", {numeric}, 0.0);
     buckets_.attach(boundaries, counts);
     ensemble_.attach_state(add_var("state", {trees::Ensemble::kStateSize}, 0.0));
+    // (centering done, centering steps taken): only with center_bias,
+    // so that models without it keep their variables
+    if (center_bias_) centering_ = &add_var("center_bias", {2}, 0.0);
     set_training(boosting_);
   }
 
@@ -164,6 +174,11 @@ class BoostedTreesModel : public Model {
                                 m_.buckets_, first, slots, threads, exists)
               : ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins16.data(),
                                 m_.buckets_, first, slots, threads, exists);
+      if (m_.centering()) {  // the batch's mean gradient and hessian (every row at the root)
+        double* tot = ws.hist.sums.data() + trees::node_stride(m_.buckets_.total_bins()) - 2;
+        tot[0] = static_cast<float>(tot[0]) / static_cast<float>(batch.rows);
+        tot[1] = static_cast<float>(tot[1]) / static_cast<float>(batch.rows);
+      }
       return stats;
     }
 
@@ -203,6 +218,10 @@ class BoostedTreesModel : public Model {
                           e.state(trees::Ensemble::kBatches) == 0.0f, exists);
       e.set_state(trees::Ensemble::kBatches, e.state(trees::Ensemble::kBatches) + 1.0f);
       if (e.state(trees::Ensemble::kBatches) < static_cast<float>(m_.batches_per_layer_)) return;
+      if (m_.centering()) {
+        m_.center(static_cast<float>(m_.batches_per_layer_));
+        return;
+      }
       e.grow_layer(tree, layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_,
                    m_.learning_rate_, m_.batches_per_layer_);
     }
@@ -216,6 +235,21 @@ class BoostedTreesModel : public Model {
    private:
     BoostedTreesModel& m_;
   };
+
+  // Whether the bias is still being centered (TF's center_bias_needed).
+  bool centering() const { return centering_ != nullptr && centering_->value[0] == 0.0f; }
+
+  // One centering step from the accumulated batch means (averaged over the
+  // `per` batches, as TF's bias accumulator takes them); the growing
+  // statistics start afresh.
+  void center(float per) {
+    const float* tot = accumulator_.node(0);
+    const float g = per == 1.0f ? tot[0] : tot[0] / per, h = per == 1.0f ? tot[1] : tot[1] / per;
+    const bool more = ensemble_.center_bias(g, h, reg_, centering_->value[1] == 0.0f);
+    centering_->value[1] += 1.0f;
+    if (!more) centering_->value[0] = 1.0f;
+    ensemble_.set_state(trees::Ensemble::kBatches, 0.0f);
+  }
 
   static int whole(const Spec& spec, const char* name, double min) {
     const double v = spec.num_or(name, min);
@@ -235,6 +269,8 @@ class BoostedTreesModel : public Model {
 
   int batches_per_layer_ = 1;
   float learning_rate_ = 0.1f;
+  bool center_bias_ = false;
+  Parameter* centering_ = nullptr;  // (done, steps) with center_bias
   trees::Regularization reg_;
   trees::Bucketizer buckets_;
   trees::Ensemble ensemble_;

@@ -170,6 +170,7 @@ class Ensemble {
           offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets,
                         reg, best);
         if (best.feature < 0) continue;
+        if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
         feature[node] = static_cast<float>(best.feature);
         threshold[node] = static_cast<float>(best.bucket);
         gain[node] = best.gain;
@@ -183,14 +184,61 @@ class Ensemble {
     set_state(kAttempted, state(kAttempted) + 1.0f);
     // A layer where no node split leaves the tree as it is: the attempt
     // counts and the same nodes are tried again with the next statistics,
-    // as in TF.
+    // as in TF (so pre-pruning may end training by the attempts' limit).
     if (!grew) return;
     set_state(kLayer, static_cast<float>(layer + 1));
     if (layer + 1 >= max_depth_) {
+      if (pruning_ == kPostPruning) post_prune(tree);
       set_state(kFinished, state(kFinished) + 1.0f);
       set_state(kLayer, 0.0f);
     }
   }
+
+  // TF's post-pruning of a finished tree: from the bottom up, a split whose
+  // gain is negative and whose children are both leaves becomes a leaf
+  // again, with the value it had before it split (its children go).
+  void post_prune(int tree) {
+    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
+    float* feature = feature_->value.data() + base;
+    float* threshold = threshold_->value.data() + base;
+    float* value = value_->value.data() + base;
+    float* gain = gain_->value.data() + base;
+    // children come after their parent in heap order: a backward pass
+    // visits every node after its subtree
+    for (std::int64_t n = nodes_ / 2 - 1; n >= 0; --n) {
+      if (feature[n] < 0.0f || !(gain[n] < 0.0f)) continue;
+      const std::int64_t l = 2 * n + 1, r = 2 * n + 2;
+      if (feature[l] >= 0.0f || feature[r] >= 0.0f) continue;
+      for (std::int64_t c : {l, r}) {
+        value[c] = 0.0f;
+        gain[c] = 0.0f;
+        threshold[c] = 0.0f;
+      }
+      feature[n] = -1.0f;
+      threshold[n] = 0.0f;
+      gain[n] = 0.0f;
+    }
+  }
+
+  // TF's BoostedTreesCenterBias on tree 0's root: the leaf weight of the
+  // mean gradient and hessian is added to the bias (set to it the first
+  // time); returns whether centering goes on (the change is more than 1% of
+  // the bias before it).
+  bool center_bias(float mean_gradient, float mean_hessian, const Regularization& reg, bool first) {
+    const float logits = leaf_fit(mean_gradient, mean_hessian, reg).weight;
+    float& root = value_->value[0];
+    if (first) {
+      root = logits;
+      return true;
+    }
+    const float current = root;
+    const bool more = std::abs(logits / current) > 0.01f;
+    root = current + logits;
+    return more;
+  }
+
+  enum Pruning { kNoPruning = 0, kPrePruning = 1, kPostPruning = 2 };
+  void set_pruning(Pruning p) { pruning_ = p; }
 
   // Each feature's summed split gains over the trees grown so far.
   std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const {
@@ -225,7 +273,7 @@ class Ensemble {
       }
       for (int k = cache.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
         cache.base[id] += value_->value[leaf(
-            k, bins, cache.node_tree[id] == k ? static_cast<std::size_t>(cache.node_of[id]) : 0)];
+            k, bins, cache.node_tree[id] == k ? surviving(k, cache.node_of[id]) : 0)];
       cache.base_trees[id] = finished;
       float cur = 0.0f;
       int node = -1;
@@ -244,6 +292,12 @@ class Ensemble {
     }
   }
 
+  // Node n of `tree`, or its nearest ancestor that post-pruning left.
+  std::size_t surviving(int tree, int n) const {
+    while (n > 0 && !node_exists(tree, n)) n = (n - 1) / 2;
+    return static_cast<std::size_t>(n);
+  }
+
   // The flat index of the node a row with buckets `bins` reaches in `tree`
   // from node `n` (the direction taken without a branch: rows go either way
   // at random).
@@ -260,6 +314,7 @@ class Ensemble {
   }
 
   int n_trees_ = 100, max_depth_ = 6;
+  Pruning pruning_ = kNoPruning;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
             *state_ = nullptr;
