@@ -193,7 +193,9 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
 #' `name[id]` over the others (ids counted from 0).
 #'
 #' @param object A boosted trees estimator.
-#' @param normalize Divide by the total, so that the importances sum to 1.
+#' @param normalize Divide by the total, so that the importances sum to 1
+#'   (an error, as in TensorFlow, when an importance is negative or no tree
+#'   has a split).
 #' @return A named numeric vector.
 #' @family estimator methods
 #' @export
@@ -216,7 +218,12 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
   imp <- cpp_estimator_importance(ptr)
   names(imp) <- importance_labels(names(imp), object$spec$feature_columns)
   imp <- imp[order(-imp, seq_along(imp))]
-  if (normalize && sum(imp) != 0) imp <- imp / sum(imp)
+  if (normalize) {
+    # TF's experimental_feature_importances(normalize = TRUE) asserts both
+    if (any(imp < 0)) abort("feature_importances must be non-negative.")
+    if (sum(imp) <= 0) abort("Trees are all empty or contain only a root node.")
+    imp <- imp / sum(imp)
+  }
   imp
 }
 
