@@ -9,6 +9,7 @@
 // statistics by the split rules of split.h.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -144,12 +145,12 @@ class Ensemble {
   // One layer of `tree` from the accumulated statistics of
   // `batches_per_layer` batches (averaged), then the state moves on.
   void grow_layer(int tree, int layer, int threads, const Accumulator& acc,
-                  const Bucketizer& buckets, const Regularization& reg, double learning_rate,
+                  const Bucketizer& buckets, const Regularization& reg, float learning_rate,
                   int batches_per_layer) {
     const std::vector<Feature>& feats = buckets.features();
     const int total_bins = buckets.total_bins();
     const int first = (1 << layer) - 1, slots = 1 << layer;
-    const double per = 1.0 / batches_per_layer;
+    const float per = static_cast<float>(batches_per_layer);
     const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
     float* feature = feature_->value.data() + base;
     float* threshold = threshold_->value.data() + base;
@@ -159,48 +160,85 @@ class Ensemble {
     std::vector<unsigned char> split(static_cast<std::size_t>(slots), 0);
     const int t_count = slots >= 4 ? std::max(1, threads) : 1;
     parallel_for(t_count, t_count, [&](int part) {
-      std::vector<double> g(kMaxBuckets), h(kMaxBuckets);
       for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
         const int node = first + s;
         if (node > 0 && feature[(node - 1) / 2] < 0.0f)
           continue;  // its parent did not split: no such node
         const float* st = acc.bins(s, total_bins);
-        const double G = acc.node(s)[0] * per;
-        const double H = acc.node(s)[1] * per;
-        if (H < reg.min_node_weight) continue;
         Split best;
-        for (std::size_t f = 0; f < feats.size(); ++f) {
-          const Feature& ft = feats[f];
-          g.resize(static_cast<std::size_t>(ft.buckets));
-          h.resize(static_cast<std::size_t>(ft.buckets));
-          for (int b = 0; b < ft.buckets; ++b) {
-            g[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b)] * per;
-            h[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b) + 1] * per;
-          }
-          offer_feature(static_cast<int>(f), g.data(), h.data(), ft.buckets, G, H, reg, best);
-        }
+        for (std::size_t f = 0; f < feats.size(); ++f)
+          offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets,
+                        reg, best);
         if (best.feature < 0) continue;
+        if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
         feature[node] = static_cast<float>(best.feature);
         threshold[node] = static_cast<float>(best.bucket);
-        gain[node] = static_cast<float>(best.gain);
-        value[2 * node + 1] = static_cast<float>(value[node] + learning_rate * best.left_weight);
-        value[2 * node + 2] = static_cast<float>(value[node] + learning_rate * best.right_weight);
+        gain[node] = best.gain;
+        value[2 * node + 1] = value[node] + learning_rate * best.left_weight;
+        value[2 * node + 2] = value[node] + learning_rate * best.right_weight;
         split[static_cast<std::size_t>(s)] = 1;
       }
     });
     const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
     set_state(kBatches, 0.0f);
     set_state(kAttempted, state(kAttempted) + 1.0f);
-    // A root that cannot split stays as it is (the attempt counts, as in TF);
-    // a deeper layer where no node could split finishes the tree, which can
-    // never grow again.
-    if (!grew && layer == 0) return;
+    // A layer where no node split leaves the tree as it is: the attempt
+    // counts and the same nodes are tried again with the next statistics,
+    // as in TF (so pre-pruning may end training by the attempts' limit).
+    if (!grew) return;
     set_state(kLayer, static_cast<float>(layer + 1));
-    if (layer + 1 >= max_depth_ || !grew) {
+    if (layer + 1 >= max_depth_) {
+      if (pruning_ == kPostPruning) post_prune(tree);
       set_state(kFinished, state(kFinished) + 1.0f);
       set_state(kLayer, 0.0f);
     }
   }
+
+  // TF's post-pruning of a finished tree: from the bottom up, a split whose
+  // gain is negative and whose children are both leaves becomes a leaf
+  // again, with the value it had before it split (its children go).
+  void post_prune(int tree) {
+    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
+    float* feature = feature_->value.data() + base;
+    float* threshold = threshold_->value.data() + base;
+    float* value = value_->value.data() + base;
+    float* gain = gain_->value.data() + base;
+    // children come after their parent in heap order: a backward pass
+    // visits every node after its subtree
+    for (std::int64_t n = nodes_ / 2 - 1; n >= 0; --n) {
+      if (feature[n] < 0.0f || !(gain[n] < 0.0f)) continue;
+      const std::int64_t l = 2 * n + 1, r = 2 * n + 2;
+      if (feature[l] >= 0.0f || feature[r] >= 0.0f) continue;
+      for (std::int64_t c : {l, r}) {
+        value[c] = 0.0f;
+        gain[c] = 0.0f;
+        threshold[c] = 0.0f;
+      }
+      feature[n] = -1.0f;
+      threshold[n] = 0.0f;
+      gain[n] = 0.0f;
+    }
+  }
+
+  // TF's BoostedTreesCenterBias on tree 0's root: the leaf weight of the
+  // mean gradient and hessian is added to the bias (set to it the first
+  // time); returns whether centering goes on (the change is more than 1% of
+  // the bias before it).
+  bool center_bias(float mean_gradient, float mean_hessian, const Regularization& reg, bool first) {
+    const float logits = leaf_fit(mean_gradient, mean_hessian, reg).weight;
+    float& root = value_->value[0];
+    if (first) {
+      root = logits;
+      return true;
+    }
+    const float current = root;
+    const bool more = std::abs(logits / current) > 0.01f;
+    root = current + logits;
+    return more;
+  }
+
+  enum Pruning { kNoPruning = 0, kPrePruning = 1, kPostPruning = 2 };
+  void set_pruning(Pruning p) { pruning_ = p; }
 
   // Each feature's summed split gains over the trees grown so far.
   std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const {
@@ -235,7 +273,7 @@ class Ensemble {
       }
       for (int k = cache.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
         cache.base[id] += value_->value[leaf(
-            k, bins, cache.node_tree[id] == k ? static_cast<std::size_t>(cache.node_of[id]) : 0)];
+            k, bins, cache.node_tree[id] == k ? surviving(k, cache.node_of[id]) : 0)];
       cache.base_trees[id] = finished;
       float cur = 0.0f;
       int node = -1;
@@ -254,6 +292,12 @@ class Ensemble {
     }
   }
 
+  // Node n of `tree`, or its nearest ancestor that post-pruning left.
+  std::size_t surviving(int tree, int n) const {
+    while (n > 0 && !node_exists(tree, n)) n = (n - 1) / 2;
+    return static_cast<std::size_t>(n);
+  }
+
   // The flat index of the node a row with buckets `bins` reaches in `tree`
   // from node `n` (the direction taken without a branch: rows go either way
   // at random).
@@ -270,6 +314,7 @@ class Ensemble {
   }
 
   int n_trees_ = 100, max_depth_ = 6;
+  Pruning pruning_ = kNoPruning;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
             *state_ = nullptr;

@@ -30,10 +30,11 @@ inline std::size_t node_stride(int total_bins) {
 struct Histograms {
   std::vector<float> hess;  // per batch row
   bool no_hessian = false;
-  std::vector<std::vector<float>> hist;  // per thread: layer slots x (bins x (g, h), 2 unused)
-  std::vector<double> totals;            // per thread and slot: the node's (g, h)
-  std::vector<double> sums;              // the step's statistics (StepStats::sums)
-  int threads_used = 1;                  // threads that computed them
+  std::vector<std::vector<float>> hist;     // per thread: layer slots x (bins x (g, h), 2 unused)
+  std::vector<double> totals;               // per thread and slot: the node's (g, h)
+  std::vector<double> sums;                 // the step's statistics (StepStats::sums)
+  int threads_used = 1;                     // threads that computed them
+  const float* closed_form_hess = nullptr;  // per batch row, instead of the head's
 
   // For batches of up to `max_rows`, layers of up to `slots` nodes.
   void allocate(int threads, int max_rows, std::size_t slots, int total_bins) {
@@ -63,6 +64,8 @@ struct Histograms {
       if (!head.hessian(logits + r0, nullptr, r1 - r0, hess.data() + r0,
                         batch.example_weights ? batch.example_weights + r0 : nullptr))
         no_hessian = true;
+      if (closed_form_hess != nullptr)  // (only without example weights)
+        std::copy(closed_form_hess + r0, closed_form_hess + r1, hess.data() + r0);
       std::vector<float>& h = hist[static_cast<std::size_t>(t)];
       std::fill(h.begin(),
                 h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride),
