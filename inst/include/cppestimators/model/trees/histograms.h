@@ -64,7 +64,7 @@ struct Histograms {
       if (!head.hessian(logits + r0, nullptr, r1 - r0, hess.data() + r0,
                         batch.example_weights ? batch.example_weights + r0 : nullptr))
         no_hessian = true;
-      if (closed_form_hess != nullptr)  // (only without example weights)
+      if (closed_form_hess != nullptr)  // (weighted already)
         std::copy(closed_form_hess + r0, closed_form_hess + r1, hess.data() + r0);
       std::vector<float>& h = hist[static_cast<std::size_t>(t)];
       std::fill(h.begin(),
