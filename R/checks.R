@@ -79,7 +79,10 @@ check_whole <- function(x, arg, min = 1, null_ok = TRUE, max = Inf) {
     abort(sprintf("`%s` must be a single whole number, not %s.", arg, describe(x)))
   }
   if (x < min) abort(sprintf("`%s` must be >= %s, given: %s.", arg, format(min), format(x)))
-  if (x > max) abort(sprintf("`%s` must be <= %s, given: %s.", arg, format(max), format(x)))
+  if (x > max) {
+    limit <- if (max == 2^53) "2^53 (9007199254740992)" else format(max)
+    abort(sprintf("`%s` must be <= %s, given: %s.", arg, limit, format(x)))
+  }
   as.numeric(x)
 }
 

@@ -216,12 +216,23 @@ Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys) {
 bool cpp_xptr_is_null(SEXP p) { return TYPEOF(p) != EXTPTRSXP || R_ExternalPtrAddr(p) == nullptr; }
 
 namespace {
-SEXP first_bad_fetch(SEXP x) {
+// How deeply fetches may nest (session_run_args()'s documentation says so):
+// deeper structures are refused before the recursions below could overflow
+// the C stack.
+constexpr int kMaxFetchDepth = 100;
+
+// The first element of x that is neither a tensor handle nor a tensor name
+// (R_NilValue when none); `too_deep` when x nests beyond kMaxFetchDepth.
+SEXP first_bad_fetch(SEXP x, int depth, bool& too_deep) {
   if (Rf_isNull(x) || Rf_inherits(x, "cppestimators_tensor")) return R_NilValue;
   if (TYPEOF(x) == STRSXP && Rf_length(x) == 1) return R_NilValue;
   if (TYPEOF(x) == VECSXP) {
+    if (depth >= kMaxFetchDepth) {
+      too_deep = true;
+      return x;
+    }
     for (R_xlen_t i = 0; i < Rf_xlength(x); ++i) {
-      SEXP bad = first_bad_fetch(VECTOR_ELT(x, i));
+      SEXP bad = first_bad_fetch(VECTOR_ELT(x, i), depth + 1, too_deep);
       if (!Rf_isNull(bad)) return bad;
     }
     return R_NilValue;
@@ -230,10 +241,17 @@ SEXP first_bad_fetch(SEXP x) {
 }
 }  // namespace
 
-// The first element of a fetch structure that is neither a tensor handle nor
-// a tensor name (NULL when all are fine).
+// NULL when every element of a fetch structure is a tensor handle or a
+// tensor name; otherwise list(value = the first that is not, too_deep =
+// whether the structure nests lists more than 100 levels deep).
 // [[Rcpp::export(rng = false)]]
-SEXP cpp_check_fetches(SEXP x) { return first_bad_fetch(x); }
+SEXP cpp_check_fetches(SEXP x) {
+  bool too_deep = false;
+  SEXP bad = first_bad_fetch(x, 0, too_deep);
+  if (Rf_isNull(bad)) return R_NilValue;
+  return Rcpp::List::create(Rcpp::Named("value") = too_deep ? R_NilValue : bad,
+                            Rcpp::Named("too_deep") = too_deep);
+}
 
 // Frees a finished session's buffers now rather than at garbage collection.
 // [[Rcpp::export(rng = false)]]
