@@ -29,8 +29,10 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
         hooks <- waited
         sync_from_model_dir(object, ptr)
       }
-      unlock <- lock_model_dir(dir)
+      unlock <- lock_model_dir(dir, object$spec$config$lock_timeout_secs %||% 10)
       on.exit(unlock(), add = TRUE)
+      # what another process trained while this one waited for the lock
+      sync_from_model_dir(object, ptr)
       remove_stale_temporaries(dir)
       check_model_dir(object, write = TRUE)
     }

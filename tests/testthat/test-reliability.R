@@ -176,3 +176,53 @@ test_that("engine errors outside sessions carry the class too", {
   writeBin(charToRaw("not a checkpoint"), ck)
   expect_error(variable_value(x_regressor(model_dir = dir)), class = "cppestimators_error")
 })
+
+test_that("[slow] two processes racing short train() calls on one model_dir wait and lose no step", {
+  skip_on_cran()  # spawns R processes
+  skip_if_not_installed("callr")
+  dir <- tempfile("race-")
+  libs <- .libPaths()
+  racer <- function(dir, calls, libs) {
+    .libPaths(libs)
+    library(cppestimators)
+    options(cppestimators.progress = FALSE)
+    est <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir,
+                            config = run_config(save_checkpoints_steps = 1, keep_checkpoint_max = 1,
+                                                log_step_count_steps = NULL, save_summary_steps = 0))
+    input <- input_fn(mtcars, features = "drat", response = "mpg", batch_size = 8, num_epochs = NULL)
+    errors <- character()
+    for (i in seq_len(calls)) {
+      res <- tryCatch({
+        suppressMessages(train(est, input, steps = 5))
+        NULL
+      }, error = conditionMessage)
+      errors <- c(errors, res)
+    }
+    errors
+  }
+  procs <- lapply(1:2, function(i) callr::r_bg(racer, list(dir = dir, calls = 150, libs = libs)))
+  for (p in procs) p$wait(timeout = 240000)
+  errors <- unlist(lapply(procs, function(p) p$get_result()))
+  expect_equal(errors, character())
+  est <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir)
+  expect_equal(variable_value(est, "global_step")[[1]], 2 * 150 * 5)
+  # a lock held by a live process makes a train() with lock_timeout_secs = 0 fail at once, naming it
+  holder <- callr::r_bg(function(dir) {
+    dir.create(file.path(dir, ".cppestimators.lock"))
+    writeLines(sprintf("%d %s", Sys.getpid(), Sys.info()[["nodename"]]), file.path(dir, ".cppestimators.lock", "owner"))
+    Sys.sleep(30)
+  }, list(dir = dir))
+  on.exit(holder$kill(), add = TRUE)
+  Sys.sleep(1)
+  busy <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir,
+                           config = run_config(lock_timeout_secs = 0))
+  expect_error(quietly(train(busy, input_fn(mtcars, features = "drat", response = "mpg"), steps = 1)),
+               class = "cppestimators_model_dir_busy",
+               regexp = sprintf("is being trained by process %d on host", holder$get_pid()))
+  waiting <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir,
+                              config = run_config(lock_timeout_secs = 0.5))
+  expect_error(quietly(train(waiting, input_fn(mtcars, features = "drat", response = "mpg"), steps = 1)),
+               class = "cppestimators_model_dir_busy", regexp = "still after waiting 0.5 s")
+  expect_error(run_config(lock_timeout_secs = -1), "`lock_timeout_secs` must be a number of seconds >= 0",
+               class = "cppestimators_error")
+})
