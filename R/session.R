@@ -63,6 +63,9 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
       if (cpp_session_note_interrupt(ses)) invokeRestart("resume")
     }
   )
+  # NULL: interrupted, and the interrupt noted by the session this one runs
+  # inside (an in-memory evaluation), which stops in order next
+  if (is.null(res)) return(NULL)
   if (mode == "train") keep_seen_data(object, data$seen)
   if (mode == "eval") res$metrics <- cpp_session_metrics(ses)
   if (mode == "infer") res$predictions <- cpp_session_predictions(ses, predict_keys)

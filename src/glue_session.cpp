@@ -100,14 +100,25 @@ Rcpp::List history_list(const History& h) {
 
 }  // namespace
 
+namespace {
+// Sessions running now (an in-memory evaluation runs inside a training), and
+// whether an interrupt arrived while one of them ran R code: every running
+// session honours it, so an evaluation interrupted in its R code stops too.
+int running_sessions = 0;
+bool interrupt_noted = false;
+}  // namespace
+
 // Runs the monitored loop with the given hooks (a list of hook specs).
+// Interrupted, the outermost session signals R's interrupt; a session run
+// inside another returns NULL, and the one around it stops in order.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
-                           std::string hostname) {
+SEXP cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
+                     std::string hostname) {
   SessionBox& box = box_of(ses);
   if (box.running) Rcpp::stop("this session is already running");
-  box.interrupt_pending = false;
-  RServices svc(&box.interrupt_pending);
+  if (running_sessions == 0) interrupt_noted = false;
+  const bool nested = running_sessions > 0;
+  RServices svc(&interrupt_noted);
   RHookEnv env(svc, hostname, r_session, r_context);
   std::vector<Spec> specs;
   specs.reserve(static_cast<std::size_t>(hooks.size()));
@@ -121,12 +132,19 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
   }
   struct Running {
     SessionBox& b;
-    ~Running() { b.running = false; }
+    ~Running() {
+      b.running = false;
+      --running_sessions;
+    }
   } running{box};
   box.running = true;
+  ++running_sessions;
   const LoopOutcome out = run_monitored(*box.session, list, svc);
   env.writers().flush_all();
-  if (out.interrupted) throw Rcpp::internal::InterruptedException();
+  if (out.interrupted) {
+    if (nested) return R_NilValue;
+    throw Rcpp::internal::InterruptedException();
+  }
   return Rcpp::List::create(
       Rcpp::Named("steps") = static_cast<double>(out.steps),
       Rcpp::Named("end_of_input") = out.end_of_input,
@@ -270,8 +288,8 @@ double cpp_live_sessions() { return static_cast<double>(Session::live_count()); 
 // [[Rcpp::export(rng = false)]]
 bool cpp_session_note_interrupt(SEXP ses) {
   Rcpp::XPtr<SessionBox> p(ses);
-  if (p.get() == nullptr || !p->running || p->interrupt_pending) return false;
-  p->interrupt_pending = true;
+  if (p.get() == nullptr || !p->running || interrupt_noted) return false;
+  interrupt_noted = true;
   return true;
 }
 
