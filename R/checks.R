@@ -79,7 +79,10 @@ check_whole <- function(x, arg, min = 1, null_ok = TRUE, max = Inf) {
     abort(sprintf("`%s` must be a single whole number, not %s.", arg, describe(x)))
   }
   if (x < min) abort(sprintf("`%s` must be >= %s, given: %s.", arg, format(min), format(x)))
-  if (x > max) abort(sprintf("`%s` must be <= %s, given: %s.", arg, format(max), format(x)))
+  if (x > max) {
+    limit <- if (max == 2^53) "2^53 (9007199254740992)" else format(max)
+    abort(sprintf("`%s` must be <= %s, given: %s.", arg, limit, format(x)))
+  }
   as.numeric(x)
 }
 
@@ -158,8 +161,24 @@ describe <- function(x) {
 with_error_class <- function(expr) {
   tryCatch(expr, error = function(e) {
     if (!inherits(e, "cppestimators_error")) e$call <- NULL
+    if (is_file_error(e)) class(e) <- unique(c("cppestimators_file_error", class(e)))
     abort(e)
   })
+}
+
+# Whether an error is a file of the package that could not be written or
+# read for a reason of the OS (the io layer words its errors
+# "<path>: <what>: <the OS's reason>").
+is_file_error <- function(e) length(file_error_reason(e)) > 0L
+
+# The OS's reasons a file cannot be written (strerror's texts).
+file_error_reasons <- c("No space left on device", "Disk quota exceeded", "Read-only file system",
+                        "Permission denied", "File too large", "Input/output error")
+
+# The first of them an error's message gives (character() when none).
+file_error_reason <- function(e) {
+  found <- vapply(file_error_reasons, grepl, TRUE, x = conditionMessage(e), fixed = TRUE)
+  utils::head(file_error_reasons[found], 1L)
 }
 
 # The names of the arguments in a `...` as the caller received them ("" for

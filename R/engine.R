@@ -89,6 +89,7 @@ engine_features <- function(cols, features) {
       abort(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
                     leaf[["key"]], paste(names(features), collapse = ", ")))
     }
+    if (identical(leaf$kind, "numeric") && is.null(leaf$normalizer_fn)) check_not_time(x, leaf)
     if (identical(leaf$kind, "numeric") && !is.null(leaf$normalizer_fn)) {
       rows <- NROW(x)
       x <- tryCatch(leaf$normalizer_fn(x), error = function(e) {
@@ -109,6 +110,27 @@ engine_features <- function(cols, features) {
     }
   }
   out
+}
+
+# Dates, times and time differences are numbers underneath (days or seconds
+# since 1970, in some unit): a numeric column refuses them rather than train
+# on that by accident, and says how to convert on purpose.
+check_not_time <- function(x, leaf) {
+  what <- if (inherits(x, "Date")) {
+    c("a Date", "days since 1970-01-01", sprintf("as.numeric(data$%s)", leaf$key))
+  } else if (inherits(x, "POSIXt")) {
+    c(sprintf("a date-time (%s)", class(x)[1]), "seconds since 1970-01-01 00:00:00 UTC",
+      sprintf("as.numeric(data$%s)", leaf$key))
+  } else if (inherits(x, "difftime")) {
+    c("a difftime", sprintf("a count of %s", attr(x, "units")),
+      sprintf("as.numeric(data$%s, units = \"days\")", leaf$key))
+  }
+  if (is.null(what)) return(invisible())
+  abort(sprintf(paste0("the feature '%s' of column_numeric('%s') is %s, which it would read as %s. ",
+                       "Convert it on purpose: e.g. data$%s <- %s, a column of its year or month, or a ",
+                       "normalizer_fn that converts it."),
+                leaf$key, leaf$name, what[1], what[2], leaf$key, what[3]),
+        class = "cppestimators_feature_type")
 }
 
 # A complete optimizer spec for the engine. Specs saved by earlier versions

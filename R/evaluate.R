@@ -91,7 +91,9 @@ evaluate_now <- function(object, ptr, input_fn, steps, hooks, name) {
   if (!is.null(steps)) hooks <- c(hooks, list(new_hook("stop_after_steps", list(steps = steps))))
   hooks <- prepare_hooks(hooks, object, "eval", "Evaluating", steps, ptr = ptr)
   run <- run_session(object, input_fn, "eval", hooks, ptr = ptr, in_order = is.null(steps))
-  if (is.null(run)) abort("the evaluation was interrupted.")
+  # interrupted inside a training session, which stops in order (the engine
+  # reads NULL as the interrupt)
+  if (is.null(run)) return(NULL)
   if (run$steps == 0) abort("the evaluation input produced no batches (is the data empty?).")
   metrics <- as.list(run$metrics)
   metrics$global_step <- run$global_step

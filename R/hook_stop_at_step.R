@@ -4,8 +4,10 @@
 #' or to the global step the session started at plus `num_steps`.
 #' `train(steps = n)` and `train(max_steps = n)` append one.
 #'
-#' @param num_steps Steps to run, counted from the starting global step.
-#' @param last_step Global step after which to stop.
+#' @param num_steps Steps to run, counted from the starting global step: a
+#'   whole number from 1 to 2^53.
+#' @param last_step Global step after which to stop: a whole number from 0 to
+#'   2^53.
 #' @inherit hook_progress_bar return
 #' @family hooks
 #' @export
@@ -22,6 +24,7 @@ hook_stop_at_step <- function(num_steps = NULL, last_step = NULL) {
   if (!is.null(num_steps) && !is.null(last_step)) {
     abort("Only one of num_steps or last_step can be specified.")
   }
-  new_hook("stop_at_step", list(num_steps = check_whole(num_steps, "num_steps", min = 1),
-                                last_step = check_whole(last_step, "last_step", min = 0)))
+  # global steps count in 64-bit integers; 2^53 keeps every count exact in R's doubles
+  new_hook("stop_at_step", list(num_steps = check_whole(num_steps, "num_steps", min = 1, max = 2^53),
+                                last_step = check_whole(last_step, "last_step", min = 0, max = 2^53)))
 }

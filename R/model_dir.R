@@ -46,12 +46,26 @@ sync_from_model_dir <- function(object, ptr) with_error_class(sync_model_dir_imp
 sync_model_dir_impl <- function(object, ptr) {
   st <- object$state
   if (isTRUE(st$busy)) return(invisible())
-  path <- cpp_latest_checkpoint(object$spec$model_dir)
+  dir <- object$spec$model_dir
+  path <- cpp_latest_checkpoint(dir)
   if (!nzchar(path)) return(invisible())
   check_model_dir(object)
-  stamp <- checkpoint_stamp(path)
-  if (identical(stamp, st$synced)) return(invisible())
-  cpp_estimator_restore(ptr, path)
+  # another process's training may rotate the checkpoint the index named
+  # away between the two reads: then the index names a newer one
+  for (attempt in 1:20) {
+    stamp <- checkpoint_stamp(path)
+    if (identical(stamp, st$synced)) return(invisible())
+    restored <- tryCatch({
+      cpp_estimator_restore(ptr, path)
+      TRUE
+    }, error = function(e) {
+      newer <- cpp_latest_checkpoint(dir)
+      if (attempt == 20 || file.exists(path) || !nzchar(newer)) stop(e)
+      path <<- newer
+      FALSE
+    })
+    if (restored) break
+  }
   st$synced <- stamp
   invisible()
 }
@@ -116,36 +130,67 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
 }
 
 # An advisory lock on model_dir for the duration of a train(): a directory
-# (created atomically) holding the owner's process id and host. A lock left by
-# a process of this host that no longer exists is taken over. Returns a
-# function that releases it.
-lock_model_dir <- function(dir) {
+# (created atomically) holding the owner's process id and host. A lock held
+# by a live process is waited for, up to `timeout` seconds (run_config()'s
+# lock_timeout_secs; 0 fails at once); a lock left by a process of this host
+# that no longer exists is taken over. Returns a function that releases it.
+lock_model_dir <- function(dir, timeout = 10) {
   lock <- file.path(dir, ".cppestimators.lock")
-  dir.create(dir, recursive = TRUE, showWarnings = FALSE)
-  if (!dir.exists(dir)) abort(sprintf("cannot create model_dir '%s'.", dir))
+  reason <- create_dir_reason(dir)
+  if (!dir.exists(dir)) abort(sprintf("cannot create model_dir '%s'%s.", dir, reason), class = "cppestimators_file_error")
   me <- sprintf("%d %s", Sys.getpid(), hostname())
-  for (attempt in 1:2) {
-    if (dir.create(lock, showWarnings = FALSE)) {
+  start <- Sys.time()
+  pause <- 0.002
+  vanished <- 0L
+  repeat {
+    reason <- create_dir_reason(lock, recursive = FALSE)
+    if (is.null(reason)) {
       writeLines(c(me, format(Sys.time(), "%Y-%m-%dT%H:%M:%S%z")), file.path(lock, "owner"))
       return(function() unlink(lock, recursive = TRUE))
     }
     if (!dir.exists(lock)) {
-      abort(sprintf("cannot create the lock '%s': is model_dir writable?", lock))
+      # released between the two looks (R says only that it existed): try again
+      if (!nzchar(reason) && (vanished <- vanished + 1L) <= 1000L) next
+      abort(sprintf("cannot create the lock '%s'%s: is model_dir writable?", lock, reason),
+            class = "cppestimators_file_error")
     }
     owner <- tryCatch(readLines(file.path(lock, "owner"), warn = FALSE)[1], error = function(e) NA_character_)
     parts <- strsplit(owner %||% "", " ", fixed = TRUE)[[1]]
     pid <- suppressWarnings(as.integer(parts[1]))
     host <- paste(parts[-1], collapse = " ")
-    stale <- !is.na(pid) && identical(host, hostname()) && !process_alive(pid)
-    if (!stale || attempt == 2) {
-      holder <- if (is.na(pid)) "another process" else sprintf("process %d on host '%s'", pid, host)
-      abort(sprintf(paste("model_dir '%s' is being trained by %s (lock %s): two trainings of one model_dir",
-                          "would overwrite each other's checkpoints. Wait for it to finish, or use another",
-                          "model_dir."),
-                    dir, holder, lock))
+    if (!is.na(pid) && identical(host, hostname()) && !process_alive(pid)) {
+      unlink(lock, recursive = TRUE)  # left by a process that no longer exists
+      next
     }
-    unlink(lock, recursive = TRUE)  # left by a process that no longer exists
+    waited <- as.numeric(difftime(Sys.time(), start, units = "secs"))
+    if (waited >= timeout) {
+      holder <- if (is.na(pid)) "another process" else sprintf("process %d on host '%s'", pid, host)
+      abort(sprintf(paste("model_dir '%s' is being trained by %s (lock %s)%s: two trainings of one model_dir",
+                          "would overwrite each other's checkpoints. Wait for it to finish, raise",
+                          "run_config(lock_timeout_secs =), or use another model_dir."),
+                    dir, holder, lock,
+                    if (timeout > 0) sprintf(", still after waiting %s s", format(signif(waited, 2))) else ""),
+            class = "cppestimators_model_dir_busy")
+    }
+    # the holder of a short train() releases it within milliseconds
+    Sys.sleep(min(pause, timeout - waited))
+    pause <- min(pause * 2, 0.05)
   }
+}
+
+# Creates a directory; NULL when it was created, else ": <the OS's reason>"
+# (or "" when R gave none), without R's warning.
+create_dir_reason <- function(path, recursive = TRUE) {
+  reason <- ""
+  ok <- withCallingHandlers(
+    dir.create(path, recursive = recursive, showWarnings = TRUE),
+    warning = function(w) {
+      msg <- conditionMessage(w)
+      if (grepl("reason '", msg, fixed = TRUE)) reason <<- paste0(": ", sub(".*reason '(.*)'.*", "\\1", msg))
+      invokeRestart("muffleWarning")
+    }
+  )
+  if (ok) NULL else reason
 }
 
 process_alive <- function(pid) {

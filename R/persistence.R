@@ -104,7 +104,7 @@ load_estimator <- function(export_dir, model_dir = NULL) {
                          "empty directory, or one holding this same model."), spec$model_dir))
   }
   check_model_dir(object, write = TRUE)
-  cpp_estimator_save(ptr, spec$model_dir, spec$config$keep_checkpoint_max %||% 0)
+  with_error_class(cpp_estimator_save(ptr, spec$model_dir, spec$config$keep_checkpoint_max %||% 0))
   note_synced(object)
   object
 }

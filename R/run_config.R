@@ -19,6 +19,10 @@
 #' @param keep_checkpoint_every_n_hours Accepted for compatibility.
 #' @param log_step_count_steps Log the loss and steps/sec every this many
 #'   steps (`NULL` disables).
+#' @param lock_timeout_secs How long `train()` waits for another process's
+#'   `train()` of the same `model_dir` to finish (its lock, see
+#'   [cppestimators]) before failing with an error naming that process; 0
+#'   fails at once.
 #' @param ... Other `RunConfig` fields of distributed TensorFlow:
 #'   `train_distribute`, `eval_distribute`, `experimental_distribute` and
 #'   `device_fn` must be `NULL` (training runs in this process); `protocol`,
@@ -35,7 +39,8 @@
 run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_steps = 100,
                        save_checkpoints_steps = NULL, save_checkpoints_secs = NULL,
                        session_config = NULL, keep_checkpoint_max = 5,
-                       keep_checkpoint_every_n_hours = 10000, log_step_count_steps = 100, ...) {
+                       keep_checkpoint_every_n_hours = 10000, log_step_count_steps = 100,
+                       lock_timeout_secs = 10, ...) {
   if (missing(save_checkpoints_steps) && missing(save_checkpoints_secs)) {
     save_checkpoints_secs <- 600
   }
@@ -62,7 +67,7 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
          save_checkpoints_secs = save_checkpoints_secs, session_config = session_config,
          keep_checkpoint_max = keep_checkpoint_max,
          keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours,
-         log_step_count_steps = log_step_count_steps),
+         log_step_count_steps = log_step_count_steps, lock_timeout_secs = lock_timeout_secs),
     class = "cppestimators_run_config"
   ))
 }
@@ -98,6 +103,8 @@ validate_config <- function(cfg) {
                                          gt0("keep_checkpoint_every_n_hours")))
   v["log_step_count_steps"] <- list(num(v$log_step_count_steps, "log_step_count_steps",
                                 gt0("log_step_count_steps")))
+  v["lock_timeout_secs"] <- list(check_number(v$lock_timeout_secs %||% 10, "lock_timeout_secs", min = 0,
+                                              must = "a number of seconds >= 0"))
   if (!is.null(v$save_checkpoints_steps) && !is.null(v$save_checkpoints_secs)) {
     abort("`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set.")
   }
@@ -108,12 +115,12 @@ validate_config <- function(cfg) {
 
 config_fields <- c("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
                    "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
-                   "keep_checkpoint_every_n_hours", "log_step_count_steps")
+                   "keep_checkpoint_every_n_hours", "log_step_count_steps", "lock_timeout_secs")
 
 replaceable_fields <- c("model_dir", "tf_random_seed", "save_summary_steps",
                         "save_checkpoints_steps", "save_checkpoints_secs", "session_config",
                         "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
-                        "log_step_count_steps", "train_distribute", "device_fn", "protocol",
+                        "log_step_count_steps", "lock_timeout_secs", "train_distribute", "device_fn", "protocol",
                         "eval_distribute", "experimental_distribute",
                         "experimental_max_worker_delay_secs", "session_creation_timeout_secs")
 

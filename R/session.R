@@ -29,8 +29,10 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
         hooks <- waited
         sync_from_model_dir(object, ptr)
       }
-      unlock <- lock_model_dir(dir)
+      unlock <- lock_model_dir(dir, object$spec$config$lock_timeout_secs %||% 10)
       on.exit(unlock(), add = TRUE)
+      # what another process trained while this one waited for the lock
+      sync_from_model_dir(object, ptr)
       remove_stale_temporaries(dir)
       check_model_dir(object, write = TRUE)
     }
@@ -56,12 +58,15 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   res <- withCallingHandlers(
     tryCatch(
       cpp_session_run(ses, engine_hook_specs(hooks), r_session, r_context, hostname()),
-      error = function(e) signal_hook_error(e, ses, hooks)
+      error = function(e) signal_hook_error(note_what_was_kept(e, object, ptr, mode), ses, hooks)
     ),
     interrupt = function(cnd) {
       if (cpp_session_note_interrupt(ses)) invokeRestart("resume")
     }
   )
+  # NULL: interrupted, and the interrupt noted by the session this one runs
+  # inside (an in-memory evaluation), which stops in order next
+  if (is.null(res)) return(NULL)
   if (mode == "train") keep_seen_data(object, data$seen)
   if (mode == "eval") res$metrics <- cpp_session_metrics(ses)
   if (mode == "infer") res$predictions <- cpp_session_predictions(ses, predict_keys)
@@ -76,6 +81,41 @@ session_seed <- function(object, global_step, mode) {
   if (is.null(seed)) return(floor(stats::runif(1) * 2^31))
   mode_id <- match(mode, c("train", "eval", "infer"))
   (abs(seed) %% 2147483647) * 1000003 + (global_step %% 2^20) * 4 + mode_id
+}
+
+# A training that failed writing a file of model_dir (a full disk, a
+# read-only file system) says what it kept: the last complete checkpoint and
+# its global step, and the steps held only in this session's estimator.
+note_what_was_kept <- function(e, object, ptr, mode) {
+  msg <- conditionMessage(e)
+  reason <- file_error_reason(e)
+  if (!length(reason)) return(e)
+  class(e) <- unique(c("cppestimators_file_error", class(e)))
+  dir <- object$spec$model_dir
+  if (mode != "train" || is.null(dir)) return(e)
+  latest <- cpp_latest_checkpoint(dir)
+  saved <- if (nzchar(latest)) checkpoint_step(latest) else NA
+  step <- cpp_estimator_global_step(ptr)
+  kept <- if (nzchar(latest)) {
+    sprintf("model_dir keeps its last complete checkpoint, %s (global step %s)", basename(latest), format(saved))
+  } else {
+    "model_dir holds no complete checkpoint"
+  }
+  unsaved <- if (!is.na(saved) && step > saved) {
+    sprintf("; global steps %s to %s are held only by this estimator, in memory: train() again once '%s' can be written saves them",
+            format(saved + 1), format(step), dir)
+  } else if (is.na(saved) && step > 0) {
+    sprintf("; the %s steps trained are held only by this estimator, in memory: train() again once '%s' can be written saves them",
+            format(step), dir)
+  } else {
+    ""
+  }
+  what <- c("No space left on device" = "The disk is full", "Disk quota exceeded" = "The disk quota is used up",
+            "Read-only file system" = "model_dir is on a read-only file system",
+            "Permission denied" = "model_dir cannot be written (permission denied)",
+            "File too large" = "A file reached the size limit", "Input/output error" = "The disk failed to write")
+  e$message <- sprintf("%s\n%s: %s%s.", msg, what[[reason[1]]], kept, unsaved)
+  e
 }
 
 # An error of the session: from an R hook, a condition of class
@@ -99,6 +139,12 @@ signal_hook_error <- function(e, ses, hooks) {
     sprintf("hook %d (%s)", position, hook_label(hooks[[i]]))
   }
   msg <- sprintf("`%s` of %s failed: %s", origin$phase, what, conditionMessage(e))
-  abort(msg, class = "cppestimators_hook_error", parent = e, hook = position %||% NA_integer_,
+  abort(msg, class = c(if (inherits(e, "cppestimators_file_error")) "cppestimators_file_error",
+                       "cppestimators_hook_error"), parent = e, hook = position %||% NA_integer_,
         phase = origin$phase)
+}
+
+# The global step in a checkpoint's name ("<dir>/model.ckpt-<step>.ckpt").
+checkpoint_step <- function(path) {
+  suppressWarnings(as.numeric(sub("^.*-([0-9]+)(\\.ckpt)?$", "\\1", basename(path))))
 }

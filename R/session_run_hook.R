@@ -71,7 +71,8 @@ check_callback <- function(f, arg, args) {
 #' Returned from a hook's `before_run()` to fetch tensors with the step. Each
 #' argument is a tensor handle (from `context$session$graph$get_collection()`),
 #' a tensor name such as `"loss"` or `"global_step"`, or a (nested) list of
-#' them; `values$results` in `after_run()` has the same shape, with values.
+#' them, at most 100 levels deep; `values$results` in `after_run()` has the
+#' same shape, with values.
 #'
 #' Tensor names: `loss` (the batch's summed training loss), `per_example_loss`,
 #' `average_loss`, `global_step`, `learning_rate`, `logits`, `predictions`,
@@ -98,8 +99,11 @@ session_run_args <- function(..., feed_dict = NULL, options = NULL) {
 check_fetches <- function(x) {
   bad <- cpp_check_fetches(x)
   if (!is.null(bad)) {
+    if (bad$too_deep) {
+      abort("session_run_args() takes lists of tensors nested at most 100 levels deep; these are nested deeper.")
+    }
     abort(paste0("session_run_args() takes tensor handles, tensor names or lists of them, not ",
-                 describe(bad), "."))
+                 describe(bad$value), "."))
   }
   invisible()
 }

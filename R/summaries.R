@@ -53,7 +53,7 @@ hostname <- function() {
 write_eval_summaries <- function(object, metrics, name) {
   dir <- eval_dir(object, name)
   values <- unlist(metrics[setdiff(names(metrics), "global_step")])
-  cpp_write_scalars(dir, metrics$global_step, values, hostname())
+  with_error_class(cpp_write_scalars(dir, metrics$global_step, values, hostname()))
   shown <- vapply(sort(names(values), method = "radix"),
                   function(k) paste0(k, " = ", format(values[[k]], digits = 7)), "")
   message(sprintf("Saving dict for global step %s: %s", format(metrics$global_step),

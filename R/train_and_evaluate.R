@@ -52,6 +52,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
   run_eval <- function() {
     m <- evaluate_now(object, ptr, eval_spec$input_fn, eval_spec$steps, eval_spec$hooks,
                       eval_spec$name)
+    if (is.null(m)) return(invisible())  # interrupted: the training stops next
     evals[[length(evals) + 1L]] <<- m
     last_eval <<- Sys.time()
   }

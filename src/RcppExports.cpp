@@ -231,8 +231,8 @@ RcppExport SEXP _cppestimators_cpp_live_blocks() {
   END_RCPP
 }
 // cpp_session_run
-Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
-                           std::string hostname);
+SEXP cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
+                     std::string hostname);
 RcppExport SEXP _cppestimators_cpp_session_run(SEXP sesSEXP, SEXP hooksSEXP, SEXP r_sessionSEXP,
                                                SEXP r_contextSEXP, SEXP hostnameSEXP) {
   BEGIN_RCPP

@@ -16,7 +16,6 @@ struct SessionBox {
   Dataset data;
   std::unique_ptr<Session> session;
   bool running = false;
-  bool interrupt_pending = false;  // an interrupt arrived during R hook code
 };
 
 // A cached dense feature block (shared with the sessions that read it).

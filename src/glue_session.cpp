@@ -110,14 +110,25 @@ Rcpp::List history_list(const History& h) {
 
 }  // namespace
 
+namespace {
+// Sessions running now (an in-memory evaluation runs inside a training), and
+// whether an interrupt arrived while one of them ran R code: every running
+// session honours it, so an evaluation interrupted in its R code stops too.
+int running_sessions = 0;
+bool interrupt_noted = false;
+}  // namespace
+
 // Runs the monitored loop with the given hooks (a list of hook specs).
+// Interrupted, the outermost session signals R's interrupt; a session run
+// inside another returns NULL, and the one around it stops in order.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
-                           std::string hostname) {
+SEXP cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
+                     std::string hostname) {
   SessionBox& box = box_of(ses);
   if (box.running) Rcpp::stop("this session is already running");
-  box.interrupt_pending = false;
-  RServices svc(&box.interrupt_pending);
+  if (running_sessions == 0) interrupt_noted = false;
+  const bool nested = running_sessions > 0;
+  RServices svc(&interrupt_noted);
   RHookEnv env(svc, hostname, r_session, r_context);
   std::vector<Spec> specs;
   specs.reserve(static_cast<std::size_t>(hooks.size()));
@@ -131,12 +142,19 @@ Rcpp::List cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_co
   }
   struct Running {
     SessionBox& b;
-    ~Running() { b.running = false; }
+    ~Running() {
+      b.running = false;
+      --running_sessions;
+    }
   } running{box};
   box.running = true;
+  ++running_sessions;
   const LoopOutcome out = run_monitored(*box.session, list, svc);
   env.writers().flush_all();
-  if (out.interrupted) throw Rcpp::internal::InterruptedException();
+  if (out.interrupted) {
+    if (nested) return R_NilValue;
+    throw Rcpp::internal::InterruptedException();
+  }
   return Rcpp::List::create(
       Rcpp::Named("steps") = static_cast<double>(out.steps),
       Rcpp::Named("end_of_input") = out.end_of_input,
@@ -226,12 +244,23 @@ Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys) {
 bool cpp_xptr_is_null(SEXP p) { return TYPEOF(p) != EXTPTRSXP || R_ExternalPtrAddr(p) == nullptr; }
 
 namespace {
-SEXP first_bad_fetch(SEXP x) {
+// How deeply fetches may nest (session_run_args()'s documentation says so):
+// deeper structures are refused before the recursions below could overflow
+// the C stack.
+constexpr int kMaxFetchDepth = 100;
+
+// The first element of x that is neither a tensor handle nor a tensor name
+// (R_NilValue when none); `too_deep` when x nests beyond kMaxFetchDepth.
+SEXP first_bad_fetch(SEXP x, int depth, bool& too_deep) {
   if (Rf_isNull(x) || Rf_inherits(x, "cppestimators_tensor")) return R_NilValue;
   if (TYPEOF(x) == STRSXP && Rf_length(x) == 1) return R_NilValue;
   if (TYPEOF(x) == VECSXP) {
+    if (depth >= kMaxFetchDepth) {
+      too_deep = true;
+      return x;
+    }
     for (R_xlen_t i = 0; i < Rf_xlength(x); ++i) {
-      SEXP bad = first_bad_fetch(VECTOR_ELT(x, i));
+      SEXP bad = first_bad_fetch(VECTOR_ELT(x, i), depth + 1, too_deep);
       if (!Rf_isNull(bad)) return bad;
     }
     return R_NilValue;
@@ -240,10 +269,17 @@ SEXP first_bad_fetch(SEXP x) {
 }
 }  // namespace
 
-// The first element of a fetch structure that is neither a tensor handle nor
-// a tensor name (NULL when all are fine).
+// NULL when every element of a fetch structure is a tensor handle or a
+// tensor name; otherwise list(value = the first that is not, too_deep =
+// whether the structure nests lists more than 100 levels deep).
 // [[Rcpp::export(rng = false)]]
-SEXP cpp_check_fetches(SEXP x) { return first_bad_fetch(x); }
+SEXP cpp_check_fetches(SEXP x) {
+  bool too_deep = false;
+  SEXP bad = first_bad_fetch(x, 0, too_deep);
+  if (Rf_isNull(bad)) return R_NilValue;
+  return Rcpp::List::create(Rcpp::Named("value") = too_deep ? R_NilValue : bad,
+                            Rcpp::Named("too_deep") = too_deep);
+}
 
 // Frees a finished session's buffers now rather than at garbage collection.
 // [[Rcpp::export(rng = false)]]
@@ -262,8 +298,8 @@ double cpp_live_sessions() { return static_cast<double>(Session::live_count()); 
 // [[Rcpp::export(rng = false)]]
 bool cpp_session_note_interrupt(SEXP ses) {
   Rcpp::XPtr<SessionBox> p(ses);
-  if (p.get() == nullptr || !p->running || p->interrupt_pending) return false;
-  p->interrupt_pending = true;
+  if (p.get() == nullptr || !p->running || interrupt_noted) return false;
+  interrupt_noted = true;
   return true;
 }
 

@@ -72,7 +72,10 @@ EvaluationFn RHookEnv::evaluation(const Spec& spec, const std::string& field) {
   Rcpp::RObject fn = host(spec, field);
   if (fn.isNULL()) return HookEnv::evaluation(spec, field);
   return [fn](Session&) {
-    Rcpp::NumericVector res(call_r(fn, {}));
+    Rcpp::RObject value = call_r(fn, {});
+    // NULL: the user interrupted the evaluation; the training stops in order
+    if (value.isNULL()) throw Interrupted();
+    Rcpp::NumericVector res(value);
     Rcpp::CharacterVector nm = res.names();
     MetricList out;
     for (R_xlen_t i = 0; i < res.size(); ++i)

@@ -13,7 +13,7 @@ class RServices : public Services {
  public:
   // `pending`: set when an interrupt arrived while R hook code ran (the R
   // layer notes it and lets the hook finish); honoured between steps.
-  explicit RServices(const bool* pending = nullptr) : pending_(pending) {
+  explicit RServices(bool* pending = nullptr) : pending_(pending) {
     Rcpp::Environment base = Rcpp::Environment::base_env();
     Rcpp::Function interactive_fn = base["interactive"];
     interactive_ = Rcpp::as<bool>(interactive_fn());
@@ -29,14 +29,18 @@ class RServices : public Services {
   void message(const std::string& text) override { message_(text); }
   bool interrupt_requested() override {
     if (pending_ != nullptr && *pending_) return true;
-    return R_ToplevelExec(check_interrupt, nullptr) == FALSE;
+    const bool now = R_ToplevelExec(check_interrupt, nullptr) == FALSE;
+    // noted for every session still running (the training around an
+    // evaluation, and the work it does when it ends)
+    if (now && pending_ != nullptr) *pending_ = true;
+    return now;
   }
   bool interactive() const override { return interactive_; }
   int console_width() const override { return width_; }
 
  private:
   static void check_interrupt(void*) { R_CheckUserInterrupt(); }
-  const bool* pending_ = nullptr;
+  bool* pending_ = nullptr;
   bool interactive_ = false;
   int width_ = 80;
   Rcpp::Function message_ = Rcpp::Function("message");

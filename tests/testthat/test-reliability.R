@@ -176,3 +176,103 @@ test_that("engine errors outside sessions carry the class too", {
   writeBin(charToRaw("not a checkpoint"), ck)
   expect_error(variable_value(x_regressor(model_dir = dir)), class = "cppestimators_error")
 })
+
+test_that("[slow] two processes racing short train() calls on one model_dir wait and lose no step", {
+  skip_on_cran()  # spawns R processes
+  skip_if_not_installed("callr")
+  dir <- tempfile("race-")
+  libs <- .libPaths()
+  racer <- function(dir, calls, libs) {
+    .libPaths(libs)
+    library(cppestimators)
+    options(cppestimators.progress = FALSE)
+    est <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir,
+                            config = run_config(save_checkpoints_steps = 1, keep_checkpoint_max = 1,
+                                                log_step_count_steps = NULL, save_summary_steps = 0))
+    input <- input_fn(mtcars, features = "drat", response = "mpg", batch_size = 8, num_epochs = NULL)
+    errors <- character()
+    for (i in seq_len(calls)) {
+      res <- tryCatch({
+        suppressMessages(train(est, input, steps = 5))
+        NULL
+      }, error = conditionMessage)
+      errors <- c(errors, res)
+    }
+    errors
+  }
+  procs <- lapply(1:2, function(i) callr::r_bg(racer, list(dir = dir, calls = 150, libs = libs)))
+  for (p in procs) p$wait(timeout = 240000)
+  errors <- unlist(lapply(procs, function(p) p$get_result()))
+  expect_equal(errors, character())
+  est <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir)
+  expect_equal(variable_value(est, "global_step")[[1]], 2 * 150 * 5)
+  # a lock held by a live process makes a train() with lock_timeout_secs = 0 fail at once, naming it
+  holder <- callr::r_bg(function(dir) {
+    dir.create(file.path(dir, ".cppestimators.lock"))
+    writeLines(sprintf("%d %s", Sys.getpid(), Sys.info()[["nodename"]]), file.path(dir, ".cppestimators.lock", "owner"))
+    Sys.sleep(30)
+  }, list(dir = dir))
+  on.exit(holder$kill(), add = TRUE)
+  Sys.sleep(1)
+  busy <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir,
+                           config = run_config(lock_timeout_secs = 0))
+  expect_error(quietly(train(busy, input_fn(mtcars, features = "drat", response = "mpg"), steps = 1)),
+               class = "cppestimators_model_dir_busy",
+               regexp = sprintf("is being trained by process %d on host", holder$get_pid()))
+  waiting <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir,
+                              config = run_config(lock_timeout_secs = 0.5))
+  expect_error(quietly(train(waiting, input_fn(mtcars, features = "drat", response = "mpg"), steps = 1)),
+               class = "cppestimators_model_dir_busy", regexp = "still after waiting 0.5[0-9]* s")
+  expect_error(run_config(lock_timeout_secs = -1), "`lock_timeout_secs` must be a number of seconds >= 0",
+               class = "cppestimators_error")
+})
+
+test_that("[slow] an interrupt during an in-memory evaluation or a large evaluation batch stops in order", {
+  skip_on_cran()  # spawns R processes
+  skip_if_not_installed("callr")
+  libs <- .libPaths()
+  run <- function(what, dir, libs) {
+    .libPaths(libs)
+    library(cppestimators)
+    options(cppestimators.progress = FALSE)
+    n <- 2e6
+    set.seed(1)
+    d <- data.frame(x1 = stats::runif(n), x2 = stats::runif(n), y = stats::runif(n))
+    est <- dnn_regressor(c(64, 64), feature_columns(column_numeric("x1", "x2")), model_dir = dir)
+    small <- input_fn(d[1:1000, ], features = c("x1", "x2"), response = "y", batch_size = 100, num_epochs = NULL)
+    big <- input_fn(d, features = c("x1", "x2"), response = "y", batch_size = if (what == "batch") n else 1000)
+    suppressMessages(train(est, small, steps = 5))
+    cat("go\n", file = file.path(dir, "started"))
+    started <- Sys.time()
+    res <- tryCatch({
+      if (what == "batch") {
+        for (i in 1:100) suppressMessages(evaluate(est, big))
+      } else {
+        suppressMessages(train(est, small, steps = 1e6, hooks = list(hook_in_memory_evaluator(est, big, every_n_iter = 1))))
+      }
+      "finished"
+    }, interrupt = function(e) "interrupted")
+    list(res = res, seconds = as.numeric(difftime(Sys.time(), started, units = "secs")),
+         step = variable_value(est, "global_step")[[1]])
+  }
+  for (what in c("evaluator", "batch")) {
+    dir <- tempfile("interrupt-")
+    dir.create(dir)
+    p <- callr::r_bg(run, list(what = what, dir = dir, libs = libs))
+    deadline <- Sys.time() + 60
+    while (!file.exists(file.path(dir, "started")) && Sys.time() < deadline) Sys.sleep(0.05)
+    Sys.sleep(1.5)
+    sent <- Sys.time()
+    p$interrupt()
+    p$wait(timeout = 20000)
+    expect_false(p$is_alive(), label = what)
+    out <- p$get_result()
+    expect_equal(out$res, "interrupted", label = what)
+    # the child stopped (and exited) within 2 s of the interrupt, not after the evaluation
+    expect_lt(as.numeric(difftime(Sys.time(), sent, units = "secs")), 2)
+    # model_dir is intact: its latest checkpoint restores
+    est <- dnn_regressor(c(64, 64), feature_columns(column_numeric("x1", "x2")), model_dir = dir)
+    expect_gte(variable_value(est, "global_step")[[1]], 5)
+    if (what == "evaluator") expect_lte(variable_value(est, "global_step")[[1]], out$step)
+  }
+})

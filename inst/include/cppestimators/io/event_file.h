@@ -4,6 +4,7 @@
 //   event_proto.h    the `Event` protobuf in each record (ScalarEvent, encode_*_event)
 //   protobuf_wire.h  the protobuf wire format under it
 #pragma once
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -52,8 +53,10 @@ class EventWriter {
       candidate += "." + std::to_string(n);
     }
     path_ = candidate.string();
+    errno = 0;
     file_ = std::fopen(path_.c_str(), "wb");
-    if (!file_) throw std::runtime_error(path_ + ": cannot open event file for writing");
+    if (!file_)
+      throw std::runtime_error(path_ + ": cannot open event file for writing" + os_reason(errno));
 
     try {
       buffer_.reserve(kInitialBuffer);
@@ -101,9 +104,14 @@ class EventWriter {
   void flush() {
     if (buffer_.empty()) return;
     const std::size_t size = buffer_.size();
+    errno = 0;
     const bool ok = std::fwrite(buffer_.data(), 1, size, file_) == size;
+    int err = errno;
     buffer_.clear();  // keeps the capacity
-    if (!ok || std::fflush(file_) != 0) throw std::runtime_error(path_ + ": write error");
+    if (ok && std::fflush(file_) == 0) return;
+    if (err == 0) err = errno;
+    std::clearerr(file_);
+    throw std::runtime_error(path_ + ": write error" + os_reason(err));
   }
 
   // Flushes when at least `every_secs` have passed since the last flush_if_due() flush (or the
@@ -127,6 +135,11 @@ class EventWriter {
  private:
   static constexpr std::size_t kInitialBuffer = 64 * 1024;
 
+  // ": <the OS's reason>" for an errno, or "" without one.
+  static std::string os_reason(int err) {
+    return err != 0 ? ": " + detail::errno_string(err) : std::string();
+  }
+
   std::string path_;
   std::FILE* file_ = nullptr;
   std::string buffer_;
@@ -149,8 +162,9 @@ inline std::vector<ScalarEvent> read_scalar_events(const std::string& path,
   int err = 0;
   const detail::ReadResult r = detail::read_whole_file(path, &bytes, &err);
   if (r == detail::ReadResult::cannot_open)
-    throw std::runtime_error(path + ": cannot open event file");
-  if (r == detail::ReadResult::read_error) throw std::runtime_error(path + ": read error");
+    throw std::runtime_error(path + ": cannot open event file: " + detail::errno_string(err));
+  if (r == detail::ReadResult::read_error)
+    throw std::runtime_error(path + ": read error: " + detail::errno_string(err));
   std::vector<ScalarEvent> out;
   event_detail::for_each_record(
       bytes, path,

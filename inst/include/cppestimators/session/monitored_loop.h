@@ -41,7 +41,10 @@ struct ContextGuard {
 
 struct HooksGuard {
   Session& s;
-  ~HooksGuard() { s.set_hooks(nullptr); }
+  ~HooksGuard() {
+    s.set_hooks(nullptr);
+    s.set_interrupt_check(nullptr);
+  }
 };
 }  // namespace detail
 
@@ -50,10 +53,19 @@ inline LoopOutcome run_monitored(Session& s, const std::vector<Hook*>& hooks, Se
   const int n = static_cast<int>(hooks.size());
   s.set_hooks(&hooks);
   detail::HooksGuard hooks_guard{s};
+  // large evaluation and prediction batches check between their chunks
+  s.set_interrupt_check([&svc] { return svc.interrupt_requested(); });
   for (int i = 0; i < n; ++i) detail::call_hook(s, i, "begin", [&] { hooks[i]->begin(s); });
-  for (int i = 0; i < n; ++i)
-    detail::call_hook(s, i, "after_create_session", [&] { hooks[i]->after_create_session(s); });
-  {
+  try {
+    for (int i = 0; i < n; ++i)
+      detail::call_hook(s, i, "after_create_session", [&] { hooks[i]->after_create_session(s); });
+  } catch (const Interrupted&) {
+    // an interrupt noticed inside a hook's first work (e.g. an evaluation)
+    s.current_hook = -1;
+    s.current_phase = nullptr;
+    out.interrupted = true;
+  }
+  if (!out.interrupted) {
     detail::ContextGuard guard{s};
     try {
       for (;;) {
@@ -81,7 +93,17 @@ inline LoopOutcome run_monitored(Session& s, const std::vector<Hook*>& hooks, Se
       out.interrupted = true;
     }
   }
-  for (int i = 0; i < n; ++i) detail::call_hook(s, i, "end", [&] { hooks[i]->end(s); });
+  for (int i = 0; i < n; ++i) {
+    try {
+      detail::call_hook(s, i, "end", [&] { hooks[i]->end(s); });
+    } catch (const Interrupted&) {
+      // an interrupt inside a hook's last work (e.g. a final evaluation): the
+      // other hooks still end (a final checkpoint is saved)
+      s.current_hook = -1;
+      s.current_phase = nullptr;
+      out.interrupted = true;
+    }
+  }
   if (out.steps == 0 && s.mode() == Mode::Train)
     svc.message("Training with estimator made no steps. Perhaps input is empty or misspecified.");
   return out;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 #include "../data/dataset.h"
 #include "../model/estimator.h"
 #include "../model/mode.h"
+#include "../services.h"
 
 namespace cppestimators {
 
@@ -78,11 +80,14 @@ class Session {
           " GiB of batch buffers; use a smaller batch_size (or a finite num_epochs)");
     const std::size_t b = static_cast<std::size_t>(std::max<std::int64_t>(rows_max, 1));
     idx_.assign(b, 0);
-    est.model().features().allocate(*binding_, static_cast<int>(b), batch_,
+    // evaluation and prediction pass kForwardChunk rows at a time through the model
+    const int work_rows =
+        static_cast<int>(opt.mode == Mode::Train ? b : std::min<std::size_t>(b, kForwardChunk));
+    est.model().features().allocate(*binding_, work_rows, batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
     batch_.data_rows = data.n;
     est.model().begin_session(*binding_, data.n, block_.get(), opt.mode, opt.threads);
-    workspace_ = est.model().new_workspace(batch_, static_cast<int>(b), opt.threads);
+    workspace_ = est.model().new_workspace(batch_, work_rows, opt.threads);
     workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
     if (!gemm::available(opt.kernel))
       throw std::invalid_argument(std::string("this CPU cannot run the ") + gemm::name(opt.kernel) +
@@ -124,13 +129,17 @@ class Session {
     const int rows = batcher_.next(idx_.data());
     if (rows == 0) return false;
     rows_ = rows;
-    est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
-    batch_.distinct_rows = batcher_.last_distinct();
     const Head& head = est_.head();
     if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
     if (weighted_) gather_weights(rows);
     batch_.example_weights = weighted_ ? w_.data() : nullptr;
-    est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
+    if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
+      est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
+      batch_.distinct_rows = batcher_.last_distinct();
+      est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
+    } else {
+      forward_in_chunks(rows);
+    }
     switch (opt_.mode) {
       case Mode::Train:
         loss_ = static_cast<float>(
@@ -158,6 +167,17 @@ class Session {
     return true;
   }
 
+  // Called between the chunks of a large evaluation or prediction batch
+  // (kForwardChunk rows each, some milliseconds of work): true stops the
+  // step by throwing Interrupted, which the monitored loop turns into an
+  // orderly stop.
+  void set_interrupt_check(std::function<bool()> check) { interrupt_check_ = std::move(check); }
+
+  // Rows of an evaluation or prediction batch the forward pass takes at a
+  // time (the rows are independent; training passes keep the whole batch for
+  // the backward pass).
+  static constexpr int kForwardChunk = 16384;
+
   // Bytes the batch buffers may take: the machine's memory where it can be
   // asked, at most 64 GiB.
   static double memory_limit() {
@@ -168,6 +188,21 @@ class Session {
       limit = std::min(limit, static_cast<double>(pages) * static_cast<double>(page));
 #endif
     return limit;
+  }
+
+  // The forward pass of a large evaluation or prediction batch, chunk by
+  // chunk into logits_, checking for an interrupt after each.
+  void forward_in_chunks(int rows) {
+    const bool distinct = batcher_.last_distinct();
+    const std::size_t width = static_cast<std::size_t>(est_.head().logits_dim());
+    for (int off = 0; off < rows; off += kForwardChunk) {
+      const int n = std::min(kForwardChunk, rows - off);
+      est_.model().features().gather(*binding_, idx_.data() + off, n, batch_, block_.get());
+      batch_.distinct_rows = distinct;
+      est_.model().forward(batch_, opt_.mode, *workspace_,
+                           logits_.data() + static_cast<std::size_t>(off) * width);
+      if (off + n < rows && interrupt_check_ && interrupt_check_()) throw Interrupted();
+    }
   }
 
   // The head's summed loss of the batch, each example's loss times its weight
@@ -296,6 +331,7 @@ class Session {
   Batcher batcher_;
   std::unique_ptr<FeatureSet::Binding> binding_;
   FeatureBatch batch_;
+  std::function<bool()> interrupt_check_;
   std::unique_ptr<Workspace> workspace_;
   std::unique_ptr<MetricAccumulator> metrics_;
   std::vector<int> idx_;
