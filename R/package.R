@@ -70,9 +70,14 @@
 #' columns) in `cppestimators_model.txt` in the model directory and refuses
 #' an estimator whose model differs, listing the differences; it holds an
 #' advisory lock (`.cppestimators.lock`, with the process id and host) for
-#' its duration, so a second training of the same directory fails at once
-#' with the holder's name (a lock left by a dead process of this host is
-#' taken over), and removes temporary files of saves interrupted by a crash.
+#' its duration, so a second training of the same directory waits for the
+#' first, up to `run_config(lock_timeout_secs =)`, then fails with the
+#' holder's name (a lock left by a dead process of this host is taken over);
+#' once it holds the lock it restores what the other training saved. It
+#' removes temporary files of saves interrupted by a crash. Errors writing the
+#' directory (a full disk, a read-only file system) have the class
+#' `cppestimators_file_error`, name the file and the OS's reason, and say
+#' which checkpoint the directory kept.
 #'
 #' @examples
 #' fcs <- feature_columns(column_numeric("drat"))
