@@ -82,11 +82,12 @@ context("Example weights") {
     // h = 2 w / 4 = (1.5, 0.5, 0.5, 1); G = -9.5, H = 3.5.
     expect_true(near(s.loss(), (3.0 + 1 + 25 + 50) / 4));
     const auto& m = dynamic_cast<const BoostedTreesModel&>(est.model());
-    // b <= bucket 2 (rows 1, 2): 2^2 / 2 + 7.5^2 / 1.5 = 39.5, the best of
+    // b <= bucket 1 (rows 1, 2; TF buckets a value equal to a boundary into
+    // that boundary's bucket): 2^2 / 2 + 7.5^2 / 1.5 = 39.5, the best of
     // every candidate (a's best: 28.83); gain 39.5 - 9.5^2 / 3.5 = 96 / 7.
     // Leaf weights -G / H = 1 and 5: the weighted means of y on each side.
     expect_true(m.node_feature(0, 0) == 1);
-    expect_true(m.node_threshold(0, 0) == 2);
+    expect_true(m.node_threshold(0, 0) == 1);
     expect_true(near(m.node_gain(0, 0), 96.0 / 7.0));
     expect_true(near(m.node_value(0, 1), 0.5 * 1.0));
     expect_true(near(m.node_value(0, 2), 0.5 * 5.0));
