@@ -88,15 +88,13 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
     n_classes <- length(lv)
     label_vocabulary <- lv
   }
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
-  if (n_classes != 2L) {
-    abort(sprintf("For now only binary classification is supported.n_classes given as %d", n_classes))
-  }
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1000)
   check_label_vocabulary(label_vocabulary, n_classes)
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
                             l1_regularization, l2_regularization, tree_complexity, min_node_weight)
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
-                head = "binary", head_n = 2L, weight_column = weight_column, label_vocabulary = label_vocabulary,
+                head = if (n_classes == 2L) "binary" else "multi_class", head_n = n_classes,
+                weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
                 args = as.list(environment()), model = model)
 }

@@ -65,14 +65,14 @@ boosted_trees_ensemble <- function(object) {
   features <- names(cpp_estimator_importance(ptr))  # in feature id order
   labels <- importance_labels(features, object$spec$feature_columns)
   n_classes <- if (identical(object$spec$head, "multi_class")) as.integer(object$spec$head_n) else 1L
-  value_names <- if (n_classes == 1L) "value" else paste0("value_", class_labels(object, n_classes))
+  value_names <- if (n_classes == 1L) "value" else paste0("value_", tree_value_labels(object, n_classes))
   trees_ensemble_frame(feature = get("tree_feature"), threshold = get("tree_threshold"),
                        value = get("tree_value"), gain = get("tree_gain"), state = get("state"),
                        max_depth = as.integer(object$spec$model$max_depth), feature_names = labels,
                        value_names = value_names)
 }
 
-class_labels <- function(object, n_classes) {
+tree_value_labels <- function(object, n_classes) {
   lv <- object$spec$label_vocabulary
   if (length(lv) == n_classes) as.character(lv) else as.character(seq_len(n_classes) - 1L)
 }
