@@ -28,7 +28,23 @@
 #' Checkpoints hold the ensemble (variables `boosted_trees/tree_*`), the
 #' accumulator and the state, so training interrupted in the middle of a tree
 #' resumes where it stopped. [boosted_trees_feature_importance()] sums the
-#' split gains per feature; `print()` shows the trees and layers grown.
+#' split gains per feature, [boosted_trees_ensemble()] gives the trees node by
+#' node; `print()` shows the trees and layers grown.
+#'
+#' With `n_classes` above 2 (beyond TensorFlow 1.x, which refused them), the
+#' classifier has the multi-class head of the other classifiers (softmax
+#' cross-entropy; `predict()` keys `logits`, `probabilities`, `class_ids` and
+#' `classes`; `evaluate()` metrics `accuracy`, `average_loss` and `loss`)
+#' and its trees are those of TensorFlow 2's multi-class boosted trees: each
+#' leaf holds one value per class, the leaf weights are
+#' \eqn{-g_k / (h_k + l2)} from each class's gradient sum \eqn{g_k} and the
+#' diagonal of the softmax hessian, \eqn{h_k = \sum p_k (1 - p_k)}, and a
+#' node splits where the gain summed over the classes is highest.
+#' `min_node_weight` is compared with the norm of the node's K hessian sums,
+#' as TensorFlow does; `l1_regularization` (which TensorFlow has only for one
+#' logit) shrinks each class's gradient sum on its own. The variable
+#' `boosted_trees/tree_value` then has a class dimension (trees x nodes x
+#' classes) and the accumulator holds a (gradient, hessian) pair per class.
 #'
 #' @inheritParams linear_estimators
 #' @param n_batches_per_layer Batches whose statistics are averaged to grow
@@ -42,7 +58,8 @@
 #' @param min_node_weight Nodes whose (averaged) hessian sum is below this
 #'   do not split.
 #' @param label_dimension Must be 1.
-#' @param n_classes Must be 2 (binary classification).
+#' @param n_classes The number of classes: 2 (binary classification, one
+#'   logit) or more (one logit and one leaf value per class).
 #' @return An estimator.
 #' @family estimators
 #' @name boosted_trees_estimators
@@ -55,6 +72,13 @@
 #' train(est, input_fn(df, response = "y", batch_size = 200L, num_epochs = NULL))
 #' est
 #' boosted_trees_feature_importance(est)
+#'
+#' # three classes
+#' iris_est <- boosted_trees_classifier(
+#'   feature_columns(column_numeric("Petal.Length", "Petal.Width")), n_batches_per_layer = 1,
+#'   n_classes = 3, label_vocabulary = levels(iris$Species), n_trees = 5, max_depth = 2)
+#' train(iris_est, input_fn(iris, response = "Species", batch_size = 150L, num_epochs = NULL))
+#' head(boosted_trees_ensemble(iris_est))
 NULL
 
 #' @rdname boosted_trees_estimators
