@@ -48,6 +48,38 @@ test_that("one layer for three classes: gradients, hessians, split and leaf vect
   expect_equal(unname(logits), rbind(left, left, left, right, right, right, deparse.level = 0), tolerance = 1e-5)
 })
 
+test_that("multi-class regularization: L2 and per-class L1 by hand; min_node_weight against the hessians' norm", {
+  df <- data.frame(x = c(1, 2, 3, 4, 5, 6), y = c(0, 2, 0, 1, 1, 2))
+  fit <- function(...) {
+    est <- quietly(boosted_trees_classifier(feature_columns(column_numeric("x")), n_batches_per_layer = 1,
+                                            n_classes = 3, n_trees = 1, max_depth = 1, learning_rate = 1,
+                                            config = mc_quiet, ...))
+    quietly(train(est, input_fn(df, response = "y", batch_size = 6L, num_epochs = NULL, shuffle = FALSE)))
+    boosted_trees_ensemble(est)
+  }
+  n <- 6
+  g <- (1 / 3 - outer(df$y, 0:2, "==")) / n
+  h <- matrix(2 / 9 / n, n, 3)
+  l1 <- 0.02
+  l2 <- 0.1
+  shrink <- function(s) sign(s) * pmax(abs(s) - l1, 0)
+  side <- function(rows) {
+    gs <- shrink(colSums(g[rows, , drop = FALSE]))
+    hs <- colSums(h[rows, , drop = FALSE]) + l2
+    list(gain = sum(gs^2 / hs), weight = -gs / hs)
+  }
+  totals <- vapply(1:(n - 1), function(m) side(1:m)$gain + side((m + 1):n)$gain, 0)
+  m <- which.max(totals)
+  nodes <- fit(l1_regularization = l1, l2_regularization = l2)
+  expect_equal(nodes$gain[1], totals[m] - side(1:n)$gain, tolerance = 1e-5)
+  expect_equal(unname(unlist(nodes[2, c("value_0", "value_1", "value_2")])), side(1:m)$weight, tolerance = 1e-5)
+  expect_equal(unname(unlist(nodes[3, c("value_0", "value_1", "value_2")])), side((m + 1):n)$weight,
+               tolerance = 1e-5)
+  # the node's hessian sums: 2/9 per class, norm sqrt(3) 2/9 = 0.385 (their sum is 2/3)
+  expect_false(fit(min_node_weight = 0.38)$is_leaf[1])
+  expect_true(fit(min_node_weight = 0.39)$is_leaf[1])
+})
+
 test_that("iris: three classes to training accuracy >= 0.95, with TF's multi-class keys and metrics", {
   est <- quietly(boosted_trees_classifier(iris_columns(), n_batches_per_layer = 1, n_classes = 3, n_trees = 20,
                                           max_depth = 3, label_vocabulary = levels(iris$Species),
@@ -99,6 +131,13 @@ test_that("multi-class trees resume from a checkpoint mid-tree as if never inter
   expect_equal(variable_value(resumed), variable_value(whole))
   expect_equal(dim(variable_value(resumed, "boosted_trees/accumulator_totals")[[1]]), c(2, 6))
   expect_equal(boosted_trees_ensemble(resumed), boosted_trees_ensemble(whole))
+  features <- input_fn(df, features = c("a", "b"))
+  before <- quietly(predict(whole, features))
+  f <- tempfile(fileext = ".rds")
+  saveRDS(whole, f)
+  expect_equal(quietly(predict(readRDS(f), features)), before)
+  exported <- export_savedmodel(whole, tempfile())
+  expect_equal(quietly(predict(load_estimator(exported), features)), before)
 })
 
 test_that("a binary classifier keeps its one-logit variables", {
