@@ -1,29 +1,53 @@
 #' Boosted trees estimators
 #'
-#' Gradient-boosted decision trees as TensorFlow 1.12 grew them, on the same
-#' training loop as the other estimators: each training step takes the
-#' per-example gradients and hessians of the head's loss, adds the batch's
-#' statistics per (node of the current layer, feature, bucket) to an
+#' Gradient-boosted decision trees as TensorFlow (1.12 to 1.15) grows them, on
+#' the same training loop as the other estimators: each training step takes
+#' the per-example gradients and hessians of the head's loss, adds the
+#' batch's statistics per (node of the current layer, feature, bucket) to an
 #' accumulator, and once `n_batches_per_layer` batches are in, grows one
 #' layer of the current tree from their average. A node splits where the
-#' gain is highest (even when it is negative: TensorFlow's `pruning_mode =
-#' "none"`); its children's values are the node's plus `learning_rate` times
-#' their leaf weights. After `max_depth` layers a new tree starts, and
-#' training stops by itself once `n_trees` trees are finished. The loss is
-#' the batch mean (TensorFlow's `SUM_OVER_BATCH_SIZE`).
+#' gain is highest (even when it is negative, unless `pruning_mode = "pre"`);
+#' its children's values are the node's plus `learning_rate` times their leaf
+#' weights. After `max_depth` layers a new tree starts, and training stops by
+#' itself once `n_trees` trees are finished (or after `2 * n_trees *
+#' max_depth` layers attempted: a layer where no node splits is tried again
+#' with the next batches, as in TensorFlow). The loss is the batch mean
+#' (TensorFlow's `SUM_OVER_BATCH_SIZE`).
+#'
+#' The statistics, their cumulative sums, the node totals (the last bucket's
+#' cumulative sums) and the gains are float32 and computed in TensorFlow's
+#' order, with its tie rule (the first threshold, then the lowest feature id,
+#' wins unless another gain is larger by 1e-15), so that the trees of
+#' TensorFlow's own tests come out identical; the classifier takes
+#' TensorFlow's closed-form logistic gradients and hessians when the labels
+#' are 0 and 1.
 #'
 #' Feature columns: [column_bucketized()] columns (one feature, the bucket)
-#' and [column_indicator()] columns (one 0/1 feature per category), as in
-#' TensorFlow 1.12, and -- beyond it, as later TensorFlow versions and
-#' LightGBM -- [column_numeric()] columns, each value bucketized by at most
-#' 256 quantile buckets of the first training data the model sees (every row
-#' up to 200,000, else 200,000 evenly spaced rows); the buckets are kept with
-#' the model, so later training and predictions use the same ones.
+#' and [column_indicator()] columns (one 0/1 feature per category), and, as
+#' TensorFlow 1.13+, [column_numeric()] columns, each value bucketized by the
+#' boundaries of TensorFlow's weighted quantile sketch with error
+#' `quantile_sketch_epsilon` (at most `1 / quantile_sketch_epsilon + 1`
+#' boundaries; a value equal to a boundary falls in that boundary's bucket, a
+#' value above the last one in the last bucket, as TensorFlow's
+#' `BoostedTreesBucketize`). TensorFlow takes the quantiles from the first
+#' batches of training, in steps not counted in the global step; here they
+#' come from the data of the first training session (every row up to
+#' 200,000, else 200,000 evenly spaced rows, as one batch), before its first
+#' step. The buckets are kept with the model, so later training and
+#' predictions use the same ones.
 #'
 #' With one batch holding the whole training set and `n_batches_per_layer =
 #' 1`, a step grows one layer: the histogram algorithm of xgboost's
 #' `tree_method = "hist"` grown depth-wise, except that gradients are
 #' recomputed after every layer, as TensorFlow did.
+#'
+#' `center_bias = TRUE` first sets the first tree's root to the leaf weight
+#' of the mean gradient and hessian and keeps adding to it, one step (of
+#' `n_batches_per_layer` batches) at a time, until a step changes it by at
+#' most 1%; those steps count in the global step, not in the layers
+#' attempted, as in TensorFlow. `pruning_mode = "post"` prunes each finished
+#' tree from the bottom up: a split with a negative gain whose children are
+#' both leaves becomes a leaf again, with the value it had before it split.
 #'
 #' Checkpoints hold the ensemble (variables `boosted_trees/tree_*`), the
 #' accumulator and the state, so training interrupted in the middle of a tree
@@ -45,6 +69,8 @@
 #' logit) shrinks each class's gradient sum on its own. The variable
 #' `boosted_trees/tree_value` then has a class dimension (trees x nodes x
 #' classes) and the accumulator holds a (gradient, hessian) pair per class.
+#' `center_bias` needs one logit; `pruning_mode` applies to multi-class
+#' trees as to the others (a split's gain is the one summed over classes).
 #'
 #' @inheritParams linear_estimators
 #' @param n_batches_per_layer Batches whose statistics are averaged to grow
@@ -54,9 +80,17 @@
 #' @param learning_rate Shrinkage of each layer's leaf weights.
 #' @param l1_regularization,l2_regularization L1 and L2 regularization of
 #'   the leaf weights.
-#' @param tree_complexity Subtracted from every split's gain.
+#' @param tree_complexity Subtracted from every split's gain (must be positive
+#'   with pruning, as in TensorFlow).
 #' @param min_node_weight Nodes whose (averaged) hessian sum is below this
 #'   do not split.
+#' @param center_bias Whether to center the bias first (see Details).
+#' @param pruning_mode `"none"` (splits are made whatever their gain),
+#'   `"pre"` (a split with a negative gain is not made) or `"post"` (finished
+#'   trees are pruned; see Details).
+#' @param quantile_sketch_epsilon The error of the quantile sketch that
+#'   bucketizes numeric columns; their features get at most `1 /
+#'   quantile_sketch_epsilon + 1` buckets.
 #' @param label_dimension Must be 1.
 #' @param n_classes The number of classes: 2 (binary classification, one
 #'   logit) or more (one logit and one leaf value per class).
@@ -87,13 +121,15 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                                     label_dimension = 1L, weight_column = NULL, n_trees = 100L,
                                     max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                     l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
-                                    config = NULL) {
+                                    config = NULL, center_bias = FALSE, pruning_mode = "none",
+                                    quantile_sketch_epsilon = 0.01) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   if (label_dimension != 1L) {
     abort(paste0("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, "."))
   }
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
-                            l1_regularization, l2_regularization, tree_complexity, min_node_weight)
+                            l1_regularization, l2_regularization, tree_complexity, min_node_weight,
+                            center_bias, pruning_mode, quantile_sketch_epsilon)
   new_estimator("regressor", "boosted_trees_regressor", feature_columns, model_dir,
                 head = "regression", head_n = 1L, weight_column = weight_column, label_vocabulary = NULL,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
@@ -106,7 +142,8 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      weight_column = NULL, label_vocabulary = NULL, n_trees = 100L,
                                      max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                      l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
-                                     config = NULL) {
+                                     config = NULL, center_bias = FALSE, pruning_mode = "none",
+                                     quantile_sketch_epsilon = 0.01) {
   if (missing(n_classes) && missing(label_vocabulary) &&
       !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
     n_classes <- length(lv)
@@ -114,8 +151,12 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
   }
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1000)
   check_label_vocabulary(label_vocabulary, n_classes)
+  if (n_classes > 2L && isTRUE(center_bias)) {
+    abort("`center_bias = TRUE` needs one logit: it is not supported with n_classes > 2.")
+  }
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
-                            l1_regularization, l2_regularization, tree_complexity, min_node_weight)
+                            l1_regularization, l2_regularization, tree_complexity, min_node_weight,
+                            center_bias, pruning_mode, quantile_sketch_epsilon)
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
                 head = if (n_classes == 2L) "binary" else "multi_class", head_n = n_classes,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
@@ -124,7 +165,8 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
 }
 
 trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
-                             l1_regularization, l2_regularization, tree_complexity, min_node_weight) {
+                             l1_regularization, l2_regularization, tree_complexity, min_node_weight,
+                             center_bias = FALSE, pruning_mode = "none", quantile_sketch_epsilon = 0.01) {
   if (missing(n_batches_per_layer)) {
     abort("`n_batches_per_layer` is required: the batches whose statistics grow one layer.")
   }
@@ -139,6 +181,19 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
   number <- function(x, arg) check_number(x, arg, min = 0, must = "a finite number >= 0")
   learning_rate <- number(learning_rate, "learning_rate")
   if (learning_rate == 0) abort("`learning_rate` must be positive.")
+  check_flag(center_bias, "center_bias")
+  if (!is.character(pruning_mode) || length(pruning_mode) != 1L || is.na(pruning_mode) ||
+      !pruning_mode %in% c("none", "pre", "post")) {
+    abort("pruning_mode mode must be one of: none, post, pre")
+  }
+  # TF (1.13+) refuses pruning without a tree complexity; a tree complexity
+  # without pruning is kept (TF 1.12 subtracted it from every gain)
+  tree_complexity <- number(tree_complexity, "tree_complexity")
+  if (pruning_mode != "none" && tree_complexity <= 0) {
+    abort("For pruning, tree_complexity must be positive.")
+  }
+  quantile_sketch_epsilon <- check_number(quantile_sketch_epsilon, "quantile_sketch_epsilon", min = 1 / 65533,
+                                          max = 1, exclusive_max = TRUE)
   list(kind = "boosted_trees",
        n_batches_per_layer = check_whole(n_batches_per_layer, "n_batches_per_layer", null_ok = FALSE,
                                          max = .Machine$integer.max),
@@ -147,8 +202,10 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
        learning_rate = learning_rate,
        l1_regularization = number(l1_regularization, "l1_regularization"),
        l2_regularization = number(l2_regularization, "l2_regularization"),
-       tree_complexity = number(tree_complexity, "tree_complexity"),
-       min_node_weight = number(min_node_weight, "min_node_weight"))
+       tree_complexity = tree_complexity,
+       min_node_weight = number(min_node_weight, "min_node_weight"),
+       center_bias = center_bias, pruning_mode = pruning_mode,
+       quantile_sketch_epsilon = quantile_sketch_epsilon)
 }
 
 #' Feature importance of boosted trees
@@ -163,7 +220,9 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
 #' `name[id]` over the others (ids counted from 0).
 #'
 #' @param object A boosted trees estimator.
-#' @param normalize Divide by the total, so that the importances sum to 1.
+#' @param normalize Divide by the total, so that the importances sum to 1
+#'   (an error, as in TensorFlow, when an importance is negative or no tree
+#'   has a split).
 #' @return A named numeric vector.
 #' @family estimator methods
 #' @export
@@ -186,7 +245,12 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
   imp <- cpp_estimator_importance(ptr)
   names(imp) <- importance_labels(names(imp), object$spec$feature_columns)
   imp <- imp[order(-imp, seq_along(imp))]
-  if (normalize && sum(imp) != 0) imp <- imp / sum(imp)
+  if (normalize) {
+    # TF's experimental_feature_importances(normalize = TRUE) asserts both
+    if (any(imp < 0)) abort("feature_importances must be non-negative.")
+    if (sum(imp) <= 0) abort("Trees are all empty or contain only a root node.")
+    imp <- imp / sum(imp)
+  }
   imp
 }
 

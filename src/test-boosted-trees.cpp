@@ -32,7 +32,8 @@ EstimatorSpec trees_spec(int n_trees) {
 
 struct TreesData {
   // four rows: each column's values are distinct, so its quantile
-  // boundaries are those values and row values fall in buckets 1..4
+  // boundaries are those values and, a value equal to a boundary being in
+  // that boundary's bucket (TF's lower_bound), row values fall in buckets 0..3
   std::vector<double> a{3, 1, 4, 2}, b{1, 2, 3, 4}, y{1, 1, 5, 5};
   Dataset data;
   TreesData() {
@@ -66,13 +67,13 @@ context("Boosted trees") {
     // (-0.5, -0.5, -2.5, -2.5), h = 2 / 4 each; node G = -6, H = 2, parent
     // gain G^2 / H = 18.
     expect_true(near(s.loss(), (1.0 + 1 + 25 + 25) / 4));
-    // b, left = buckets <= 2 (rows 1, 2): (-1)^2 / 1 + (-5)^2 / 1 = 26, the
-    // best of b's thresholds (20.67 at 1 and 3, 18 at 0 and 4); a's best is
+    // b, left = buckets <= 1 (rows 1, 2): (-1)^2 / 1 + (-5)^2 / 1 = 26, the
+    // best of b's thresholds (20.67 at 0 and 2, 18 at 3); a's best is
     // 20.67. Split gain 26 - 18 = 8; leaf weights -G/H = 1 and 5.
     const BoostedTreesModel& m = trees_of(est);
     expect_true(m.feature_count() == 2);
     expect_true(m.node_feature(0, 0) == 1);
-    expect_true(m.node_threshold(0, 0) == 2);
+    expect_true(m.node_threshold(0, 0) == 1);
     expect_true(near(m.node_gain(0, 0), 8.0));
     expect_true(near(m.node_value(0, 1), 0.5 * 1.0));  // learning rate x weight
     expect_true(near(m.node_value(0, 2), 0.5 * 5.0));
@@ -105,11 +106,13 @@ context("Boosted trees") {
     const BoostedTreesModel& m = trees_of(est);
     expect_true(m.finished_trees() == 2);
     expect_true(m.node_feature(1, 0) == 1);
-    expect_true(m.node_threshold(1, 0) == 2);
+    expect_true(m.node_threshold(1, 0) == 1);
     expect_true(near(m.node_gain(1, 0), 2.0));
     expect_true(near(m.node_value(1, 1), 0.25));
     expect_true(near(m.node_value(1, 2), 1.25));
-    // new rows: b = 0 (bucket 0), 2 (bucket 2), 2.5 (bucket 2) go left, 10 right
+    // new rows: b = 0 (bucket 0) and 2 (bucket 1) go left; 2.5 (bucket 2,
+    // above the boundary 2) and 10 (above the last boundary: the last
+    // bucket, 3) go right
     std::vector<double> a{0, 0, 0, 0}, b{0, 2, 2.5, 10};
     Dataset fresh;
     fresh.n = 4;
@@ -121,7 +124,7 @@ context("Boosted trees") {
     expect_true(logits.size() == 4);
     expect_true(near(logits[0], 0.75));
     expect_true(near(logits[1], 0.75));
-    expect_true(near(logits[2], 0.75));
+    expect_true(near(logits[2], 3.75));
     expect_true(near(logits[3], 3.75));
   }
 

@@ -148,10 +148,10 @@ context("Training strategies: statistics, then their application") {
     step.apply(stats);
     expect_true((snapshot(by_parts) == snapshot(by_session)));
 
-    // by hand: x <= 4 (bucket 4 of boundaries 1..8) goes left: G = 0, H = 1 on
+    // by hand: x <= 4 (bucket 3 of boundaries 1..8, TF's lower_bound) goes left: G = 0, H = 1 on
     // the left, G = -1, H = 1 on the right; gain 0 + 1 - 1/2; right weight 1
     const auto& model = static_cast<const BoostedTreesModel&>(by_parts.model());
-    expect_true((model.node_feature(0, 0) == 0 && model.node_threshold(0, 0) == 4));
+    expect_true((model.node_feature(0, 0) == 0 && model.node_threshold(0, 0) == 3));
     expect_true((near(model.node_gain(0, 0), 0.5)));
     expect_true((model.node_value(0, 1) == 0.0f && near(model.node_value(0, 2), 0.1)));
     expect_true((model.finished_trees() == 1.0 && by_parts.model().training().finished()));

@@ -19,7 +19,10 @@ walk_trees <- function(est, x) {
   bounds <- v[["boosted_trees/bucket_boundaries"]]
   counts <- v[["boosted_trees/bucket_counts"]]
   single <- function(d) readBin(writeBin(d, raw(), size = 4), "double", size = 4)  # the engine reads float32
-  bins <- vapply(seq_along(x), function(j) findInterval(single(x[[j]]), bounds[j, seq_len(counts[j])]), 0)
+  # TF's bucket: the boundaries below x (lower_bound), the last one's bucket above them all
+  bins <- vapply(seq_along(x), function(j) {
+    min(findInterval(single(x[[j]]), bounds[j, seq_len(counts[j])], left.open = TRUE), counts[j] - 1)
+  }, 0)
   finished <- v[["boosted_trees/state"]][1]
   total <- 0
   for (t in seq_len(min(finished + 1, nrow(feature)))) {
@@ -43,7 +46,7 @@ test_that("a depth-1 regression tree on a small fixture has the hand-computed sp
   v <- variable_value(est)
   expect_equal(v[["boosted_trees/tree_feature"]][1, 1:3], c(0, -1, -1))
   expect_equal(v[["boosted_trees/bucket_boundaries"]][1, 1:4], c(1, 2, 3, 4))
-  expect_equal(v[["boosted_trees/tree_threshold"]][1, 1], 2)  # buckets 0..2 (x < 3) go left
+  expect_equal(v[["boosted_trees/tree_threshold"]][1, 1], 1)  # buckets 0..1 (x <= 2: TF's lower_bound) go left
   expect_equal(v[["boosted_trees/tree_value"]][1, 1:3], c(0, 0, 1), tolerance = 1e-6)
   expect_equal(v[["boosted_trees/tree_gain"]][1, 1], 50, tolerance = 1e-5)
   expect_equal(boosted_trees_feature_importance(est), c(x = 50), tolerance = 1e-5)

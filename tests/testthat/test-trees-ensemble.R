@@ -89,14 +89,14 @@ test_that("the ensemble of a trained regressor: the hand-computed split of a sma
   expect_error(boosted_trees_ensemble(est), "must be called on a trained model", class = "cppestimators_error")
   quietly(train(est, input_fn(step_data, response = "y", batch_size = 4L, num_epochs = NULL, shuffle = FALSE),
                 steps = 1))
-  # g = 2 (0 - y) / 4 = (0, 0, -5, -5), h = 1 / 2 each: split x <= 2 (bucket 2),
+  # g = 2 (0 - y) / 4 = (0, 0, -5, -5), h = 1 / 2 each: split x <= 2,
   # gain 50, leaves 0 and 0.1 * 10
   out <- boosted_trees_ensemble(est)
   expect_equal(out$tree, c(1, 1, 1, 2))
   expect_equal(out$node_id, c(0L, 1L, 2L, 0L))
   expect_equal(out$feature, c("x", NA, NA, NA))
   expect_equal(out$feature_id, c(0L, NA, NA, NA))
-  expect_equal(out$threshold, c(2L, NA, NA, NA))
+  expect_equal(out$threshold, c(1L, NA, NA, NA))  # x <= 2: TF's bucket 1 of the boundaries 1..4
   expect_equal(out$left_id, c(1L, NA, NA, NA))
   expect_equal(out$gain, c(50, NA, NA, NA), tolerance = 1e-5)
   expect_equal(out$value, c(0, 0, 1, 0), tolerance = 1e-6)

@@ -37,19 +37,24 @@ namespace cppestimators {
 
 class BoostedTreesModel : public Model {
  public:
-  static constexpr int kMaxBuckets = trees::kMaxBuckets;  // per numeric feature
-
   BoostedTreesModel(const Spec& spec, int units) : Model(spec, units) {
     if (units < 1) throw std::invalid_argument("boosted trees need at least one logit");
     const int k = units;
     const int n_trees = whole(spec, "n_trees", 1);
     const int max_depth = whole(spec, "max_depth", 1);
     batches_per_layer_ = whole(spec, "n_batches_per_layer", 1);
-    learning_rate_ = spec.num_or("learning_rate", 0.1);
-    reg_.l1 = spec.num_or("l1_regularization", 0.0);
-    reg_.l2 = spec.num_or("l2_regularization", 0.0);
-    reg_.tree_complexity = spec.num_or("tree_complexity", 0.0);
-    reg_.min_node_weight = spec.num_or("min_node_weight", 0.0);
+    learning_rate_ = static_cast<float>(spec.num_or("learning_rate", 0.1));
+    reg_.l1 = static_cast<float>(spec.num_or("l1_regularization", 0.0));
+    reg_.l2 = static_cast<float>(spec.num_or("l2_regularization", 0.0));
+    reg_.tree_complexity = static_cast<float>(spec.num_or("tree_complexity", 0.0));
+    reg_.min_node_weight = static_cast<float>(spec.num_or("min_node_weight", 0.0));
+    const double epsilon = spec.num_or("quantile_sketch_epsilon", 0.01);
+    if (!(epsilon > 0.0 && epsilon < 1.0) || trees::quantiles_for(epsilon) > 65533)
+      throw std::invalid_argument("quantile_sketch_epsilon must be in (0, 1) and at least 1/65533");
+    const std::string pruning = spec.str_or("pruning_mode", "none");
+    if (pruning != "none" && pruning != "pre" && pruning != "post")
+      throw std::invalid_argument("pruning_mode mode must be one of: none, post, pre");
+    center_bias_ = spec.flag_or("center_bias", false);
     if (max_depth > 20) throw std::invalid_argument("max_depth must be at most 20");
     const std::int64_t nodes = (std::int64_t{1} << (max_depth + 1)) - 1;
     if (static_cast<double>(n_trees) * nodes > static_cast<double>(1 << 24))
@@ -57,8 +62,15 @@ class BoostedTreesModel : public Model {
           "n_trees x 2^(max_depth + 1) must be at most 2^24 tree nodes (got n_trees = " +
           std::to_string(n_trees) + ", max_depth = " + std::to_string(max_depth) +
           "); lower one of them");
+    if (k > 1 && center_bias_)
+      throw std::invalid_argument(
+          "center_bias needs one logit: it is not supported with n_classes > 2");
     ensemble_ = trees::Ensemble(n_trees, max_depth, k);
-    buckets_.build(features_, [this](const std::string& name) { return uses(name); });
+    ensemble_.set_pruning(pruning == "pre"    ? trees::Ensemble::kPrePruning
+                          : pruning == "post" ? trees::Ensemble::kPostPruning
+                                              : trees::Ensemble::kNoPruning);
+    buckets_.build(
+        features_, [this](const std::string& name) { return uses(name); }, epsilon);
     const int t = n_trees, n = static_cast<int>(nodes);
     Parameter& feature = add_var("tree_feature", {t, n}, -1.0);
     Parameter& threshold = add_var("tree_threshold", {t, n}, 0.0);
@@ -72,10 +84,15 @@ class BoostedTreesModel : public Model {
     accumulator_.totals = &add_var("accumulator_totals", {slots, 2 * k}, 0.0);
     accumulator_.classes = k;
     const int numeric = std::max(1, buckets_.numeric_count());
-    Parameter& boundaries = add_var("bucket_boundaries", {numeric, kMaxBuckets - 1}, 0.0);
+    // without numeric features, the shape models saved before the sketch had
+    const int width = buckets_.numeric_count() > 0 ? buckets_.boundary_capacity() : 255;
+    Parameter& boundaries = add_var("bucket_boundaries", {numeric, width}, 0.0);
     Parameter& counts = add_var("bucket_counts", {numeric}, 0.0);
     buckets_.attach(boundaries, counts);
     ensemble_.attach_state(add_var("state", {trees::Ensemble::kStateSize}, 0.0));
+    // (centering done, centering steps taken): only with center_bias,
+    // so that models without it keep their variables
+    if (center_bias_) centering_ = &add_var("center_bias", {2}, 0.0);
     set_training(boosting_);
   }
 
@@ -100,6 +117,8 @@ class BoostedTreesModel : public Model {
     const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
     const int k = ensemble_.classes();
     ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows, k);
+    ws->tf_g.assign(static_cast<std::size_t>(max_rows), 0.0f);
+    ws->tf_h.assign(static_cast<std::size_t>(max_rows), 0.0f);
     ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1),
                       buckets_.total_bins(), k);
     return ws;
@@ -135,6 +154,7 @@ class BoostedTreesModel : public Model {
     trees::RowCache rows;
     trees::Histograms hist;
     std::vector<Gradient> grads;
+    std::vector<float> tf_g, tf_h;  // closed-form gradients and hessians per batch row
   };
 
   // Boosting layers: a step's statistics are the batch's histograms and
@@ -154,11 +174,47 @@ class BoostedTreesModel : public Model {
       const int first = (1 << layer) - 1, slots = 1 << layer;
       const int threads = batch.rows >= 4096 ? ws.threads : 1;
       const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
-      if (m_.buckets_.narrow())
-        return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(),
-                               ws.rows.bins8.data(), m_.buckets_, first, slots, threads, exists);
-      return ws.hist.compute(batch, logits, dlogits, head, ws.rows.node.data(),
-                             ws.rows.bins16.data(), m_.buckets_, first, slots, threads, exists);
+      const float* g = dlogits;
+      ws.hist.closed_form_hess = nullptr;
+      if (head.name() == "binary" && closed_form(batch.rows, logits, dlogits, ws)) {
+        g = ws.tf_g.data();
+        ws.hist.closed_form_hess = ws.tf_h.data();
+      }
+      StepStats stats =
+          m_.buckets_.narrow()
+              ? ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins8.data(),
+                                m_.buckets_, first, slots, threads, exists)
+              : ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins16.data(),
+                                m_.buckets_, first, slots, threads, exists);
+      if (m_.centering()) {  // the batch's mean gradient and hessian (every row at the root)
+        double* tot = ws.hist.sums.data() + trees::node_stride(m_.buckets_.total_bins()) - 2;
+        tot[0] = static_cast<float>(tot[0]) / static_cast<float>(batch.rows);
+        tot[1] = static_cast<float>(tot[1]) / static_cast<float>(batch.rows);
+      }
+      return stats;
+    }
+
+    // TF's closed-form gradients and hessians of the logistic loss (what
+    // its classifier uses without weights): p = 1 / (exp(-x) + 1),
+    // g = (p - y) / B, h = p (1 - p) / B, in float as TF computes them. The
+    // labels are read back from the head's gradients; false (the head's
+    // gradients stay) unless every label is 0 or 1.
+    static bool closed_form(int rows, const float* x, const float* dl, Work& ws) {
+      const float inv = 1.0f / static_cast<float>(rows);
+      for (int r = 0; r < rows; ++r) {
+        const float d = dl[r] * static_cast<float>(rows);  // p - y, to rounding
+        const float p = 1.0f / (std::exp(-x[r]) + 1.0f);
+        float y;
+        if (std::fabs(d - (p - 1.0f)) < 1e-5f)
+          y = 1.0f;
+        else if (std::fabs(d - p) < 1e-5f)
+          y = 0.0f;
+        else
+          return false;
+        ws.tf_g[static_cast<std::size_t>(r)] = (p - y) * inv;
+        ws.tf_h[static_cast<std::size_t>(r)] = p * (1.0f - p);
+      }
+      return true;
     }
 
     void apply(const StepStats& stats, const Optimizers&, Workspace& base) override {
@@ -174,6 +230,10 @@ class BoostedTreesModel : public Model {
                           e.state(trees::Ensemble::kBatches) == 0.0f, exists);
       e.set_state(trees::Ensemble::kBatches, e.state(trees::Ensemble::kBatches) + 1.0f);
       if (e.state(trees::Ensemble::kBatches) < static_cast<float>(m_.batches_per_layer_)) return;
+      if (m_.centering()) {
+        m_.center(static_cast<float>(m_.batches_per_layer_));
+        return;
+      }
       e.grow_layer(tree, layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_,
                    m_.learning_rate_, m_.batches_per_layer_);
     }
@@ -187,6 +247,21 @@ class BoostedTreesModel : public Model {
    private:
     BoostedTreesModel& m_;
   };
+
+  // Whether the bias is still being centered (TF's center_bias_needed).
+  bool centering() const { return centering_ != nullptr && centering_->value[0] == 0.0f; }
+
+  // One centering step from the accumulated batch means (averaged over the
+  // `per` batches, as TF's bias accumulator takes them); the growing
+  // statistics start afresh.
+  void center(float per) {
+    const float* tot = accumulator_.node(0);
+    const float g = per == 1.0f ? tot[0] : tot[0] / per, h = per == 1.0f ? tot[1] : tot[1] / per;
+    const bool more = ensemble_.center_bias(g, h, reg_, centering_->value[1] == 0.0f);
+    centering_->value[1] += 1.0f;
+    if (!more) centering_->value[0] = 1.0f;
+    ensemble_.set_state(trees::Ensemble::kBatches, 0.0f);
+  }
 
   static int whole(const Spec& spec, const char* name, double min) {
     const double v = spec.num_or(name, min);
@@ -205,7 +280,9 @@ class BoostedTreesModel : public Model {
   }
 
   int batches_per_layer_ = 1;
-  double learning_rate_ = 0.1;
+  float learning_rate_ = 0.1f;
+  bool center_bias_ = false;
+  Parameter* centering_ = nullptr;  // (done, steps) with center_bias
   trees::Regularization reg_;
   trees::Bucketizer buckets_;
   trees::Ensemble ensemble_;

@@ -175,7 +175,8 @@ class Session {
       if (dl == nullptr || !mean_gradients) return;
       const std::size_t m =
           static_cast<std::size_t>(n) * static_cast<std::size_t>(head.logits_dim());
-      for (std::size_t i = 0; i < m; ++i) dl[i] /= rows_f;
+      const float inv = 1.0f / rows_f;  // as TF scales a batch mean's gradients
+      for (std::size_t i = 0; i < m; ++i) dl[i] *= inv;
     };
     if (threads == 1) {
       const double total = head.loss(logits_.data(), y_.data(), rows, per_example_.data(), dlogits);

@@ -158,12 +158,12 @@ class Ensemble {
   // One layer of `tree` from the accumulated statistics of
   // `batches_per_layer` batches (averaged), then the state moves on.
   void grow_layer(int tree, int layer, int threads, const Accumulator& acc,
-                  const Bucketizer& buckets, const Regularization& reg, double learning_rate,
+                  const Bucketizer& buckets, const Regularization& reg, float learning_rate,
                   int batches_per_layer) {
     const std::vector<Feature>& feats = buckets.features();
     const int total_bins = buckets.total_bins();
     const int first = (1 << layer) - 1, slots = 1 << layer;
-    const double per = 1.0 / batches_per_layer;
+    const float per = static_cast<float>(batches_per_layer);
     const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
     float* feature = feature_->value.data() + base;
     float* threshold = threshold_->value.data() + base;
@@ -174,41 +174,78 @@ class Ensemble {
     const int t_count = slots >= 4 ? std::max(1, threads) : 1;
     if (classes_ > 1) {
       grow_classes(tree, layer, t_count, acc, buckets, reg, learning_rate, per, split);
-      finish_layer(layer, split);
+      finish_layer(tree, layer, split);
       return;
     }
     parallel_for(t_count, t_count, [&](int part) {
-      std::vector<double> g(kMaxBuckets), h(kMaxBuckets);
       for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
         const int node = first + s;
         if (node > 0 && feature[(node - 1) / 2] < 0.0f)
           continue;  // its parent did not split: no such node
         const float* st = acc.bins(s, total_bins);
-        const double G = acc.node(s)[0] * per;
-        const double H = acc.node(s)[1] * per;
-        if (H < reg.min_node_weight) continue;
         Split best;
-        for (std::size_t f = 0; f < feats.size(); ++f) {
-          const Feature& ft = feats[f];
-          g.resize(static_cast<std::size_t>(ft.buckets));
-          h.resize(static_cast<std::size_t>(ft.buckets));
-          for (int b = 0; b < ft.buckets; ++b) {
-            g[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b)] * per;
-            h[static_cast<std::size_t>(b)] = st[2 * (ft.bin_offset + b) + 1] * per;
-          }
-          offer_feature(static_cast<int>(f), g.data(), h.data(), ft.buckets, G, H, reg, best);
-        }
+        for (std::size_t f = 0; f < feats.size(); ++f)
+          offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets,
+                        reg, best);
         if (best.feature < 0) continue;
+        if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
         feature[node] = static_cast<float>(best.feature);
         threshold[node] = static_cast<float>(best.bucket);
-        gain[node] = static_cast<float>(best.gain);
-        value[2 * node + 1] = static_cast<float>(value[node] + learning_rate * best.left_weight);
-        value[2 * node + 2] = static_cast<float>(value[node] + learning_rate * best.right_weight);
+        gain[node] = best.gain;
+        value[2 * node + 1] = value[node] + learning_rate * best.left_weight;
+        value[2 * node + 2] = value[node] + learning_rate * best.right_weight;
         split[static_cast<std::size_t>(s)] = 1;
       }
     });
-    finish_layer(layer, split);
+    finish_layer(tree, layer, split);
   }
+
+  // TF's post-pruning of a finished tree: from the bottom up, a split whose
+  // gain is negative and whose children are both leaves becomes a leaf
+  // again, with the value it had before it split (its children go).
+  void post_prune(int tree) {
+    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
+    float* feature = feature_->value.data() + base;
+    float* threshold = threshold_->value.data() + base;
+    const std::int64_t k = classes_;
+    float* value = value_->value.data() + base * static_cast<std::size_t>(k);  // K per node
+    float* gain = gain_->value.data() + base;
+    // children come after their parent in heap order: a backward pass
+    // visits every node after its subtree
+    for (std::int64_t n = nodes_ / 2 - 1; n >= 0; --n) {
+      if (feature[n] < 0.0f || !(gain[n] < 0.0f)) continue;
+      const std::int64_t l = 2 * n + 1, r = 2 * n + 2;
+      if (feature[l] >= 0.0f || feature[r] >= 0.0f) continue;
+      for (std::int64_t c : {l, r}) {
+        for (std::int64_t j = 0; j < k; ++j) value[c * k + j] = 0.0f;
+        gain[c] = 0.0f;
+        threshold[c] = 0.0f;
+      }
+      feature[n] = -1.0f;
+      threshold[n] = 0.0f;
+      gain[n] = 0.0f;
+    }
+  }
+
+  // TF's BoostedTreesCenterBias on tree 0's root: the leaf weight of the
+  // mean gradient and hessian is added to the bias (set to it the first
+  // time); returns whether centering goes on (the change is more than 1% of
+  // the bias before it).
+  bool center_bias(float mean_gradient, float mean_hessian, const Regularization& reg, bool first) {
+    const float logits = leaf_fit(mean_gradient, mean_hessian, reg).weight;
+    float& root = value_->value[0];
+    if (first) {
+      root = logits;
+      return true;
+    }
+    const float current = root;
+    const bool more = std::abs(logits / current) > 0.01f;
+    root = current + logits;
+    return more;
+  }
+
+  enum Pruning { kNoPruning = 0, kPrePruning = 1, kPostPruning = 2 };
+  void set_pruning(Pruning p) { pruning_ = p; }
 
   // Each feature's summed split gains over the trees grown so far.
   std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const {
@@ -229,16 +266,17 @@ class Ensemble {
  private:
   // After a layer's nodes split where they could (`split` per slot), the
   // state moves on.
-  void finish_layer(int layer, const std::vector<unsigned char>& split) {
+  void finish_layer(int tree, int layer, const std::vector<unsigned char>& split) {
     const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
     set_state(kBatches, 0.0f);
     set_state(kAttempted, state(kAttempted) + 1.0f);
-    // A root that cannot split stays as it is (the attempt counts, as in TF);
-    // a deeper layer where no node could split finishes the tree, which can
-    // never grow again.
-    if (!grew && layer == 0) return;
+    // A layer where no node split leaves the tree as it is: the attempt
+    // counts and the same nodes are tried again with the next statistics,
+    // as in TF (so pre-pruning may end training by the attempts' limit).
+    if (!grew) return;
     set_state(kLayer, static_cast<float>(layer + 1));
-    if (layer + 1 >= max_depth_ || !grew) {
+    if (layer + 1 >= max_depth_) {
+      if (pruning_ == kPostPruning) post_prune(tree);
       set_state(kFinished, state(kFinished) + 1.0f);
       set_state(kLayer, 0.0f);
     }
@@ -246,11 +284,11 @@ class Ensemble {
 
   // grow_layer()'s splits for K logits: per class sums, K leaf values per
   // node (a node that splits does so for every class, on the gain summed
-  // over the classes). A node splits only when the norm of its hessian sums
-  // reaches min_node_weight (TensorFlow's rule for several logits).
+  // over the classes; see offer_feature_classes()), in float as the one-logit
+  // trees.
   void grow_classes(int tree, int layer, int t_count, const Accumulator& acc,
-                    const Bucketizer& buckets, const Regularization& reg, double learning_rate,
-                    double per, std::vector<unsigned char>& split) {
+                    const Bucketizer& buckets, const Regularization& reg, float learning_rate,
+                    float per, std::vector<unsigned char>& split) {
     const std::vector<Feature>& feats = buckets.features();
     const int total_bins = buckets.total_bins(), k = classes_;
     const std::size_t kk = static_cast<std::size_t>(k);
@@ -261,47 +299,30 @@ class Ensemble {
     float* value = value_->value.data() + base * kk;
     float* gain = gain_->value.data() + base;
     parallel_for(t_count, t_count, [&](int part) {
-      std::vector<double> g(kMaxBuckets * kk), h(kMaxBuckets * kk), G(kk), H(kk), scratch(4 * kk);
+      std::vector<float> scratch(kClassScratch * kk);
       ClassSplit best;
+      best.left_weight.assign(kk, 0.0f);
+      best.right_weight.assign(kk, 0.0f);
       for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
         const int node = first + s;
         if (node > 0 && feature[(node - 1) / 2] < 0.0f)
           continue;  // its parent did not split: no such node
         const float* st = acc.bins(s, total_bins);
-        double norm = 0.0;
-        for (std::size_t c = 0; c < kk; ++c) {
-          G[c] = acc.node(s)[2 * c] * per;
-          H[c] = acc.node(s)[2 * c + 1] * per;
-          norm += H[c] * H[c];
-        }
-        if (std::sqrt(norm) < reg.min_node_weight) continue;
         best.feature = -1;
-        for (std::size_t f = 0; f < feats.size(); ++f) {
-          const Feature& ft = feats[f];
-          const std::size_t n = static_cast<std::size_t>(ft.buckets) * kk;
-          if (g.size() < n) {
-            g.resize(n);
-            h.resize(n);
-          }
-          const float* cells = st + 2 * kk * static_cast<std::size_t>(ft.bin_offset);
-          for (std::size_t i = 0; i < n; ++i) {
-            g[i] = cells[2 * i] * per;
-            h[i] = cells[2 * i + 1] * per;
-          }
-          offer_feature_classes(static_cast<int>(f), g.data(), h.data(), ft.buckets, k, G.data(),
-                                H.data(), reg, scratch.data(), best);
-        }
+        for (std::size_t f = 0; f < feats.size(); ++f)
+          offer_feature_classes(static_cast<int>(f),
+                                st + 2 * kk * static_cast<std::size_t>(feats[f].bin_offset), per,
+                                feats[f].buckets, k, reg, scratch.data(), best);
         if (best.feature < 0) continue;
+        if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
         feature[node] = static_cast<float>(best.feature);
         threshold[node] = static_cast<float>(best.bucket);
-        gain[node] = static_cast<float>(best.gain);
+        gain[node] = best.gain;
         const std::size_t left = (2 * static_cast<std::size_t>(node) + 1) * kk, right = left + kk,
                           self = static_cast<std::size_t>(node) * kk;
         for (std::size_t c = 0; c < kk; ++c) {
-          value[left + c] =
-              static_cast<float>(value[self + c] + learning_rate * best.left_weight[c]);
-          value[right + c] =
-              static_cast<float>(value[self + c] + learning_rate * best.right_weight[c]);
+          value[left + c] = value[self + c] + learning_rate * best.left_weight[c];
+          value[right + c] = value[self + c] + learning_rate * best.right_weight[c];
         }
         split[static_cast<std::size_t>(s)] = 1;
       }
@@ -366,7 +387,7 @@ class Ensemble {
       }
       for (int k = cache.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
         cache.base[id] += value_->value[leaf(
-            k, bins, cache.node_tree[id] == k ? static_cast<std::size_t>(cache.node_of[id]) : 0)];
+            k, bins, cache.node_tree[id] == k ? surviving(k, cache.node_of[id]) : 0)];
       cache.base_trees[id] = finished;
       float cur = 0.0f;
       int node = -1;
@@ -385,6 +406,12 @@ class Ensemble {
     }
   }
 
+  // Node n of `tree`, or its nearest ancestor that post-pruning left.
+  std::size_t surviving(int tree, int n) const {
+    while (n > 0 && !node_exists(tree, n)) n = (n - 1) / 2;
+    return static_cast<std::size_t>(n);
+  }
+
   // The flat index of the node a row with buckets `bins` reaches in `tree`
   // from node `n` (the direction taken without a branch: rows go either way
   // at random).
@@ -401,6 +428,7 @@ class Ensemble {
   }
 
   int n_trees_ = 100, max_depth_ = 6, classes_ = 1;
+  Pruning pruning_ = kNoPruning;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
             *state_ = nullptr;

@@ -32,11 +32,12 @@ inline std::size_t node_stride(int total_bins, int classes = 1) {
 struct Histograms {
   std::vector<float> hess;  // per batch row (and class)
   bool no_hessian = false;
-  std::vector<std::vector<float>> hist;  // per thread: layer slots x (bins x (g, h), 2 unused)
-  std::vector<double> totals;            // per thread and slot: the node's (g, h) per class
-  std::vector<double> sums;              // the step's statistics (StepStats::sums)
-  int threads_used = 1;                  // threads that computed them
-  int classes = 1;                       // K
+  std::vector<std::vector<float>> hist;     // per thread: layer slots x (bins x (g, h), 2 unused)
+  std::vector<double> totals;               // per thread and slot: the node's (g, h) per class
+  std::vector<double> sums;                 // the step's statistics (StepStats::sums)
+  int threads_used = 1;                     // threads that computed them
+  int classes = 1;                          // K
+  const float* closed_form_hess = nullptr;  // per batch row (one logit), instead of the head's
 
   // For batches of up to `max_rows`, layers of up to `slots` nodes, K logits.
   void allocate(int threads, int max_rows, std::size_t slots, int total_bins, int k = 1) {
@@ -69,6 +70,8 @@ struct Histograms {
       if (!head.hessian(logits + static_cast<std::size_t>(r0) * k, nullptr, r1 - r0,
                         hess.data() + static_cast<std::size_t>(r0) * k))
         no_hessian = true;
+      if (closed_form_hess != nullptr)
+        std::copy(closed_form_hess + r0, closed_form_hess + r1, hess.data() + r0);
       std::vector<float>& h = hist[static_cast<std::size_t>(t)];
       std::fill(h.begin(),
                 h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride),

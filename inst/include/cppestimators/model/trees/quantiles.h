@@ -1,12 +1,14 @@
 // The features boosted trees split on, and each one's buckets. In sorted
 // column order: a bucketized column is one feature (its bucket index); an
-// indicator column is one 0/1 feature per category; a numeric column (beyond
-// TF 1.12, as later versions and LightGBM) is one feature per value,
-// bucketized by at most 256 quantile buckets of the data of the first
-// training session, kept with the model as two variables (the boundaries and
-// how many each feature has).
+// indicator column is one 0/1 feature per category; a numeric column (as
+// TF 1.13+) is one feature per value, bucketized by the boundaries TF's
+// quantile sketch (quantile_sketch.h) finds in the data of the first
+// training session, at most num_quantiles + 1 of them (num_quantiles =
+// 1 / quantile_sketch_epsilon), kept with the model as two variables (the
+// boundaries and how many each feature has).
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -16,26 +18,32 @@
 #include "../../features/feature_set.h"
 #include "../../parallel.h"
 #include "../parameter.h"
+#include "quantile_sketch.h"
 
 namespace cppestimators {
 namespace trees {
 
-constexpr int kMaxBuckets = 256;  // per numeric feature
-
-// The bucket of x among `count` sorted boundaries: how many of them are <= x
-// (std::upper_bound's index), by a binary search whose steps are selects,
-// not branches, so that unpredictable values cost no mispredictions.
+// The bucket of x among `count` sorted boundaries as TF's
+// BoostedTreesBucketize finds it: how many of them are < x (std::lower_bound's
+// index: a value equal to a boundary is in that boundary's bucket), a value
+// above the last boundary in the last boundary's bucket. A binary search
+// whose steps are selects, not branches, so that unpredictable values cost
+// no mispredictions.
 inline int bucket_of(const float* boundaries, int count, float x) {
   if (count <= 0) return 0;
   const float* base = boundaries;
   int n = count;
   while (n > 1) {
     const int half = n / 2;
-    base = base[half] <= x ? base + half : base;
+    base = base[half] < x ? base + half : base;
     n -= half;
   }
-  return static_cast<int>(base - boundaries) + (*base <= x ? 1 : 0);
+  const int below = static_cast<int>(base - boundaries) + (*base < x ? 1 : 0);
+  return below < count ? below : count - 1;
 }
+
+// TF's number of quantiles for an epsilon: int(1 / epsilon).
+inline int quantiles_for(double epsilon) { return static_cast<int>(1.0 / epsilon); }
 
 struct Feature {
   enum Kind { Numeric, Bucketized, Indicator } kind = Numeric;
@@ -51,7 +59,10 @@ class Bucketizer {
  public:
   // The features of the columns `uses` accepts (by name).
   template <class Uses>
-  void build(const FeatureSet& columns, Uses uses) {
+  void build(const FeatureSet& columns, Uses uses, double epsilon = 0.01) {
+    epsilon_ = epsilon;
+    num_quantiles_ = quantiles_for(epsilon);
+    capacity_ = num_quantiles_ + 1;
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const FeatureTransform& c = columns.column(i);
       if (!uses(c.name())) continue;
@@ -64,7 +75,7 @@ class Bucketizer {
           f.name = c.dense_width() == 1 ? c.name() : c.name() + "[" + std::to_string(k) + "]";
           f.source = columns.dense_offset(i) + k;
           f.numeric = numeric_count_++;
-          f.buckets = kMaxBuckets;
+          f.buckets = capacity_;
           push(f);
         }
       } else if (ctor == "column_bucketized()") {
@@ -95,7 +106,7 @@ class Bucketizer {
   }
 
   // The variables holding the numeric features' boundaries
-  // (numeric features x kMaxBuckets - 1) and their counts.
+  // (numeric features x boundary_capacity()) and their counts.
   void attach(Parameter& boundaries, Parameter& counts) {
     boundaries_ = &boundaries;
     counts_ = &counts;
@@ -107,11 +118,12 @@ class Bucketizer {
   }  // features()[f].bin_offset, contiguous
   int total_bins() const { return total_bins_; }
   int numeric_count() const { return numeric_count_; }
+  int boundary_capacity() const { return capacity_; }
   bool narrow() const { return narrow_; }  // every feature's buckets fit in a byte
 
   // The numeric features' quantile buckets from the data (every row up to
-  // 200,000, else 200,000 evenly spaced ones), read from `block` or gathered
-  // through `binding`.
+  // 200,000, else 200,000 evenly spaced ones, in their order, as one batch),
+  // read from `block` or gathered through `binding`.
   void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
            const DenseRows* block, int threads) {
     const std::int64_t m = std::min<std::int64_t>(n, 200000);
@@ -134,19 +146,21 @@ class Bucketizer {
             values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
       }
     }
-    // each feature's values sorted on its own (features split over the threads)
+    // each feature's sketch on its own (features split over the threads)
     parallel_for(numeric_count_, std::max(1, threads), [&](int j) {
-      std::vector<float>& v = values[static_cast<std::size_t>(j)];
-      std::sort(v.begin(), v.end());
-      float* b = boundaries_->value.data() + static_cast<std::size_t>(j) * (kMaxBuckets - 1);
+      const std::vector<float> found =
+          sketch_boundaries(values[static_cast<std::size_t>(j)], epsilon_, num_quantiles_);
+      float* b = boundaries_->value.data() + static_cast<std::size_t>(j) * capacity_;
       int count = 0;
-      for (int q = 1; q < kMaxBuckets && !v.empty(); ++q) {
-        const float x = v[static_cast<std::size_t>(
-            static_cast<std::int64_t>(q) * static_cast<std::int64_t>(v.size()) / kMaxBuckets)];
-        if (count == 0 || x > b[count - 1]) b[count++] = x;
+      for (float x : found) {
+        if (!std::isfinite(x)) continue;  // checkpoints hold finite values
+        if (count == capacity_) {         // never seen: the sketch keeps about num_quantiles
+          b[capacity_ - 1] = found.back();
+          break;
+        }
+        b[count++] = x;
       }
-      for (int k = count; k < kMaxBuckets - 1; ++k)
-        b[k] = 0.0f;  // unused (checkpoints hold finite values)
+      for (int k = count; k < capacity_; ++k) b[k] = 0.0f;  // unused
       counts_->value[static_cast<std::size_t>(j)] = static_cast<float>(count);
     });
   }
@@ -163,7 +177,7 @@ class Bucketizer {
       const Feature& f = feats_[k];
       if (f.kind == Feature::Numeric) {
         const float* b =
-            boundaries_->value.data() + static_cast<std::size_t>(f.numeric) * (kMaxBuckets - 1);
+            boundaries_->value.data() + static_cast<std::size_t>(f.numeric) * capacity_;
         const int count = static_cast<int>(counts_->value[static_cast<std::size_t>(f.numeric)]);
         out[k] = static_cast<B>(bucket_of(b, count, dense[f.source]));
       } else {
@@ -193,6 +207,8 @@ class Bucketizer {
   std::vector<Feature> feats_;
   std::vector<int> bin_offsets_;
   int total_bins_ = 0, numeric_count_ = 0;
+  double epsilon_ = 0.01;
+  int num_quantiles_ = 100, capacity_ = 101;
   bool narrow_ = true;
   Parameter *boundaries_ = nullptr, *counts_ = nullptr;
 };
