@@ -37,7 +37,9 @@
 #'   `weight` (always 1: the learning rate is in the leaf values, as in
 #'   TensorFlow), `layers_grown` and `is_finalized`; its attribute
 #'   `"growing"` is a list of TensorFlow's growing metadata:
-#'   `num_trees_attempted`, `num_layers_attempted`, and
+#'   `num_trees_attempted` (the trees with a layer grown: TensorFlow also
+#'   counts the attempts at a tree's first layer that split nothing, which
+#'   the estimator does not record), `num_layers_attempted`, and
 #'   `last_layer_node_start`, `last_layer_node_end`: the node ids of the tree
 #'   being grown (from `start`, before `end`) that the next layer splits.
 #' @family estimator methods
@@ -137,14 +139,12 @@ trees_ensemble_frame <- function(feature, threshold, value, gain, state, max_dep
   out <- if (listed) do.call(rbind, rows) else empty_ensemble_frame(value_names)
   rownames(out) <- NULL
   finalized <- seq_len(listed) <= finished
-  if (listed > finished) layers[listed] <- current_layers  # the tree being grown
+  # TF's num_layers_grown: max_depth for a finished tree (post-pruning
+  # removes nodes, not layers), the state's count for the one being grown
+  layers[finalized] <- max_depth
+  if (listed > finished) layers[listed] <- current_layers
   attr(out, "trees") <- data.frame(tree = seq_len(listed), weight = rep(1, listed), layers_grown = layers,
                                    is_finalized = finalized)
-  # a failed attempt either leaves a tree's root unsplit (the tree is
-  # attempted again) or ends a tree before max_depth layers
-  short <- sum(layers[finalized] < max_depth)
-  root_failures <- max(0L, attempted - sum(layers) - short)
-  grown <- sum(layers > 0L)
   start <- 0L
   end <- 1L
   if (listed > finished && current_layers > 0L) {  # the deepest layer's nodes of the tree being grown
@@ -153,7 +153,7 @@ trees_ensemble_frame <- function(feature, threshold, value, gain, state, max_dep
     start <- min(grow$node_id[depth == current_layers])
     end <- max(grow$node_id[depth == current_layers]) + 1L
   }
-  attr(out, "growing") <- list(num_trees_attempted = grown + root_failures, num_layers_attempted = attempted,
+  attr(out, "growing") <- list(num_trees_attempted = finished + as.integer(current_layers > 0L), num_layers_attempted = attempted,
                                last_layer_node_start = start, last_layer_node_end = end)
   out
 }

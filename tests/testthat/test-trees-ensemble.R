@@ -43,8 +43,8 @@ test_that("heap-ordered trees are renumbered breadth first in creation order, as
   expect_equal(trees$is_finalized, c(TRUE, FALSE))
   expect_equal(trees$weight, c(1, 1))
   growing <- attr(out, "growing")
-  # five layers grown, one attempt failed: at tree 2's root
-  expect_equal(growing, list(num_trees_attempted = 3L, num_layers_attempted = 6L,
+  # five layers grown, one attempt split nothing
+  expect_equal(growing, list(num_trees_attempted = 2L, num_layers_attempted = 6L,
                              last_layer_node_start = 3L, last_layer_node_end = 7L))
 })
 

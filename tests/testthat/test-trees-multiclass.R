@@ -168,3 +168,29 @@ test_that("parsnip's boost_tree() classifies an outcome with three levels", {
   expect_equal(rowSums(as.matrix(prob)), rep(1, 3), tolerance = 1e-6)
   expect_equal(max.col(as.matrix(prob)), 1:3)
 })
+
+test_that("pruning applies to the gain summed over classes; center_bias needs one logit", {
+  df <- data.frame(x = c(1, 2, 3, 4, 5, 6), y = c(0, 0, 0, 1, 1, 2))
+  fit <- function(...) {
+    est <- quietly(boosted_trees_classifier(feature_columns(column_numeric("x")), n_batches_per_layer = 1,
+                                            n_classes = 3, n_trees = 1, max_depth = 2, learning_rate = 0.5,
+                                            config = mc_quiet, ...))
+    quietly(train(est, input_fn(df, response = "y", batch_size = 6L, num_epochs = NULL, shuffle = FALSE),
+                  steps = 10))
+    est
+  }
+  # the root's summed gain is 1.75 (see the hand-computed layer above):
+  # tree_complexity 2 makes it -0.25
+  pre <- boosted_trees_ensemble(fit(tree_complexity = 2, pruning_mode = "pre"))
+  expect_equal(nrow(pre[pre$tree == 1, ]), 1L)  # no split was kept
+  none <- boosted_trees_ensemble(fit(tree_complexity = 2))
+  expect_equal(none$gain[1], -0.25, tolerance = 1e-5)
+  post <- boosted_trees_ensemble(fit(tree_complexity = 2, pruning_mode = "post"))
+  first <- post[post$tree == 1, ]
+  expect_equal(nrow(first), 1L)  # every split had a negative gain: back to the root
+  expect_equal(unlist(first[c("value_0", "value_1", "value_2")]), c(value_0 = 0, value_1 = 0, value_2 = 0))
+  expect_true(attr(post, "trees")$is_finalized[1])
+  expect_error(boosted_trees_classifier(feature_columns(column_numeric("x")), n_batches_per_layer = 1,
+                                        n_classes = 3, center_bias = TRUE),
+               "needs one logit", class = "cppestimators_error")
+})
