@@ -52,7 +52,25 @@
 #' Checkpoints hold the ensemble (variables `boosted_trees/tree_*`), the
 #' accumulator and the state, so training interrupted in the middle of a tree
 #' resumes where it stopped. [boosted_trees_feature_importance()] sums the
-#' split gains per feature; `print()` shows the trees and layers grown.
+#' split gains per feature, [boosted_trees_ensemble()] gives the trees node by
+#' node; `print()` shows the trees and layers grown.
+#'
+#' With `n_classes` above 2 (beyond TensorFlow 1.x, which refused them), the
+#' classifier has the multi-class head of the other classifiers (softmax
+#' cross-entropy; `predict()` keys `logits`, `probabilities`, `class_ids` and
+#' `classes`; `evaluate()` metrics `accuracy`, `average_loss` and `loss`)
+#' and its trees are those of TensorFlow 2's multi-class boosted trees: each
+#' leaf holds one value per class, the leaf weights are
+#' \eqn{-g_k / (h_k + l2)} from each class's gradient sum \eqn{g_k} and the
+#' diagonal of the softmax hessian, \eqn{h_k = \sum p_k (1 - p_k)}, and a
+#' node splits where the gain summed over the classes is highest.
+#' `min_node_weight` is compared with the norm of the node's K hessian sums,
+#' as TensorFlow does; `l1_regularization` (which TensorFlow has only for one
+#' logit) shrinks each class's gradient sum on its own. The variable
+#' `boosted_trees/tree_value` then has a class dimension (trees x nodes x
+#' classes) and the accumulator holds a (gradient, hessian) pair per class.
+#' `center_bias` needs one logit; `pruning_mode` applies to multi-class
+#' trees as to the others (a split's gain is the one summed over classes).
 #'
 #' @inheritParams linear_estimators
 #' @param n_batches_per_layer Batches whose statistics are averaged to grow
@@ -83,7 +101,8 @@
 #'   bucketizes numeric columns; their features get at most `1 /
 #'   quantile_sketch_epsilon + 1` buckets.
 #' @param label_dimension Must be 1.
-#' @param n_classes Must be 2 (binary classification).
+#' @param n_classes The number of classes: 2 (binary classification, one
+#'   logit) or more (one logit and one leaf value per class).
 #' @return An estimator.
 #' @family estimators
 #' @name boosted_trees_estimators
@@ -96,6 +115,13 @@
 #' train(est, input_fn(df, response = "y", batch_size = 200L, num_epochs = NULL))
 #' est
 #' boosted_trees_feature_importance(est)
+#'
+#' # three classes
+#' iris_est <- boosted_trees_classifier(
+#'   feature_columns(column_numeric("Petal.Length", "Petal.Width")), n_batches_per_layer = 1,
+#'   n_classes = 3, label_vocabulary = levels(iris$Species), n_trees = 5, max_depth = 2)
+#' train(iris_est, input_fn(iris, response = "Species", batch_size = 150L, num_epochs = NULL))
+#' head(boosted_trees_ensemble(iris_est))
 NULL
 
 #' @rdname boosted_trees_estimators
@@ -132,16 +158,17 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
     n_classes <- length(lv)
     label_vocabulary <- lv
   }
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
-  if (n_classes != 2L) {
-    abort(sprintf("For now only binary classification is supported.n_classes given as %d", n_classes))
-  }
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1000)
   check_label_vocabulary(label_vocabulary, n_classes)
+  if (n_classes > 2L && isTRUE(center_bias)) {
+    abort("`center_bias = TRUE` needs one logit: it is not supported with n_classes > 2.")
+  }
   model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
                             l1_regularization, l2_regularization, tree_complexity, min_node_weight,
                             center_bias, pruning_mode, quantile_sketch_epsilon)
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
-                head = "binary", head_n = 2L, weight_column = weight_column, label_vocabulary = label_vocabulary,
+                head = if (n_classes == 2L) "binary" else "multi_class", head_n = n_classes,
+                weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
                 args = as.list(environment()), model = model)
 }

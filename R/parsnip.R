@@ -15,7 +15,7 @@
 #' | `logistic_reg()` | | [linear_classifier()] (two classes) |
 #' | `multinom_reg()` | | `linear_classifier(n_classes = )` |
 #' | `mlp()` | [dnn_regressor()] | [dnn_classifier()] |
-#' | `boost_tree()` | [boosted_trees_regressor()] | [boosted_trees_classifier()] (two classes) |
+#' | `boost_tree()` | [boosted_trees_regressor()] | [boosted_trees_classifier()] (two or more classes) |
 #'
 #' `fit()` takes a formula or `fit_xy()` predictors and an outcome. Factors
 #' reach the engine as factors (no dummy variables): their feature columns
@@ -72,7 +72,8 @@
 #'   estimator's `min_node_weight` is that sum divided by the rows of a
 #'   layer's batches, since its hessians are those of the batch-mean loss.
 #'   Each example adds 2 to the sum for regression (the loss is `(y -
-#'   f)^2`) and `p (1 - p)`, at most 1/4, for classification;
+#'   f)^2`) and `p (1 - p)`, at most 1/4, for classification (with more
+#'   than two classes the norm of the per-class sums is compared);
 #' * `stop_iter` -> early stopping: with the engine argument `validation` the
 #'   model is evaluated on that share of the rows (else on the training
 #'   data) after every tree, training stops once `stop_iter` trees have not
@@ -83,7 +84,8 @@
 #'
 #' By default the whole training set is one batch, so each training step
 #' grows one layer of a tree (xgboost's histogram algorithm, depth-wise).
-#' Classification takes two classes only.
+#' Classification takes two classes or more: an outcome with more than two
+#' levels grows multi-class trees, with one leaf value per class.
 #'
 #' @section Engine arguments:
 #' Given to `set_engine("cppestimators", ...)`:

@@ -155,10 +155,6 @@ check_parsnip_classes <- function(model, levels) {
     abort(sprintf("logistic_reg() takes an outcome with two levels, not %d (%s): use multinom_reg().",
                   length(levels), paste(levels, collapse = ", ")))
   }
-  if (model == "boost_tree" && length(levels) != 2L) {
-    abort(sprintf("boost_tree() with the \"cppestimators\" engine classifies two classes only, not %d (%s).",
-                  length(levels), paste(levels, collapse = ", ")))
-  }
   invisible()
 }
 
@@ -215,7 +211,7 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args) {
                         tree_complexity = args$tree_complexity %||% 0,
                         min_node_weight = args$min_node_weight, config = config)
       if (classifier) {
-        do.call(boosted_trees_classifier, c(tree_args, list(label_vocabulary = lv)))
+        do.call(boosted_trees_classifier, c(tree_args, list(n_classes = k, label_vocabulary = lv)))
       } else {
         do.call(boosted_trees_regressor, tree_args)
       }

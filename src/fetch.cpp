@@ -1,6 +1,7 @@
 #include "fetch.h"
 
 #include <string>
+#include <vector>
 
 namespace cppestimators {
 
@@ -20,6 +21,24 @@ SEXP tensor_to_r(const TensorValue& t) {
     for (int i = 0; i < rows; ++i)
       for (int j = 0; j < cols; ++j) m(i, j) = t.data[static_cast<std::size_t>(i) * cols + j];
     return m;
+  }
+  if (t.shape.size() > 2) {  // an array with the same indices (R's order is column-major)
+    const std::size_t rank = t.shape.size();
+    Rcpp::NumericVector out(t.data.size());
+    std::vector<std::size_t> index(rank, 0);
+    for (std::size_t i = 0; i < t.data.size(); ++i) {  // i: the row-major position
+      std::size_t at = 0;
+      for (std::size_t d = rank; d-- > 0;)
+        at = at * static_cast<std::size_t>(t.shape[d]) + index[d];
+      out[static_cast<R_xlen_t>(at)] = t.data[i];
+      for (std::size_t d = rank; d-- > 0;) {
+        if (++index[d] < static_cast<std::size_t>(t.shape[d])) break;
+        index[d] = 0;
+      }
+    }
+    Rcpp::IntegerVector dim(t.shape.begin(), t.shape.end());
+    out.attr("dim") = dim;
+    return out;
   }
   return Rcpp::NumericVector(t.data.begin(), t.data.end());
 }

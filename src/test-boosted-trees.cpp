@@ -127,4 +127,58 @@ context("Boosted trees") {
     expect_true(near(logits[2], 3.75));
     expect_true(near(logits[3], 3.75));
   }
+
+  test_that("three classes: per-class gradients and softmax hessians give leaf vectors") {
+    // x = 1..6 with classes 0, 0, 0, 1, 1, 2; logits 0, so p_k = 1/3: row i's
+    // gradient (1/3 - [y_i = k]) / 6 and hessian (1/3)(2/3) / 6 = 1/27 per
+    // class. With u_k the sum of (1/3 - [y = k]) over a side of m rows, a
+    // side's gain is sum_k (u_k / 6)^2 / (m / 27) = 0.75 sum_k u_k^2 / m.
+    // Node: u = (-1, 0, 1), gain 0.25. Left x <= 3: u = (-2, 1, 1), gain 1.5;
+    // right u = (1, -1, 0), gain 0.5: split gain 1.75 (the other thresholds
+    // give totals 0.6, 1.125, 1.125, 1.2 < 2). Weights -u_k / 6 / (m / 27):
+    // left (3, -1.5, -1.5), right (-1.5, 1.5, 0), times learning rate 0.5.
+    std::vector<double> x{1, 2, 3, 4, 5, 6}, y{0, 0, 0, 1, 1, 2};
+    Dataset data;
+    data.n = 6;
+    data.features = {doubles("x", x)};
+    data.labels = y.data();
+    EstimatorSpec spec = linear({numeric("x")}, "SGD", 0.1, "multi_class", 3);
+    spec.model.kind = "boosted_trees";
+    spec.model.nums["n_trees"] = {1};
+    spec.model.nums["max_depth"] = {1};
+    spec.model.nums["learning_rate"] = {0.5};
+    spec.model.nums["n_batches_per_layer"] = {1};
+    Estimator est(spec);
+    SessionOptions o = full_batches(Mode::Train);
+    o.batch_size = 6;
+    Session s(est, data, o);
+    expect_true(s.run_step());
+    expect_true(near(s.loss(), std::log(3.0)));
+    const BoostedTreesModel& m = trees_of(est);
+    expect_true(m.classes() == 3);
+    expect_true(m.node_feature(0, 0) == 0);
+    expect_true(near(m.node_gain(0, 0), 1.75));
+    const double left[3] = {1.5, -0.75, -0.75}, right[3] = {-0.75, 0.75, 0.0};
+    for (int c = 0; c < 3; ++c) {
+      expect_true(near(m.node_value(0, 1, c), left[c]));
+      expect_true(near(m.node_value(0, 2, c), right[c]));
+    }
+    expect_true(!s.run_step());
+    // rows x = 2 and 5 reach the left and the right leaf
+    std::vector<double> fresh_x{2, 5};
+    Dataset fresh;
+    fresh.n = 2;
+    fresh.features = {doubles("x", fresh_x)};
+    SessionOptions p = full_batches(Mode::Predict);
+    p.batch_size = 2;
+    Session pred(est, fresh, p);
+    while (pred.run_step()) {
+    }
+    const std::vector<float>& logits = pred.predictions();
+    expect_true(logits.size() == 6);
+    for (int c = 0; c < 3; ++c) {
+      expect_true(near(logits[static_cast<std::size_t>(c)], left[c]));
+      expect_true(near(logits[static_cast<std::size_t>(3 + c)], right[c]));
+    }
+  }
 }

@@ -181,8 +181,7 @@ test_that("bucketized and indicator columns are TF's features; other columns and
   hashed <- column_categorical_with_hash_bucket("c", hash_bucket_size = 10)
   expect_error(boosted_trees_classifier(feature_columns(hashed), n_batches_per_layer = 1),
                "For now, only bucketized_column and indicator_column is supported but got: _HashedCategoricalColumn")
-  expect_error(boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_classes = 3),
-               "For now only binary classification is supported.n_classes given as 3", fixed = TRUE)
+  expect_error(boosted_trees_classifier(fcs, n_batches_per_layer = 1, n_classes = 1), "n_classes")
   expect_error(boosted_trees_regressor(fcs, n_batches_per_layer = 1, label_dimension = 2), "label_dimension = 1 only")
   expect_error(boosted_trees_regressor(fcs), "`n_batches_per_layer` is required")
   expect_error(boosted_trees_regressor(fcs, n_batches_per_layer = 0), "n_batches_per_layer")

@@ -275,9 +275,6 @@ test_that("fit_xy() takes a matrix of predictors", {
 
 test_that("unsupported uses are errors of the package", {
   skip_if_no_parsnip()
-  trees <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 2), "cppestimators"),
-                             "classification")
-  expect_error(fit_quietly(trees, Species ~ ., iris), "classifies two classes only", class = "cppestimators_error")
   expect_error(cppestimators::fit_cppestimators(iris[1:4], iris$Species, model = "logistic_reg"),
                "use multinom_reg", class = "cppestimators_error")
   dnn <- parsnip::set_mode(parsnip::set_engine(parsnip::mlp(penalty = 0.1), "cppestimators"), "regression")

@@ -5,7 +5,11 @@
 // and after n_batches_per_layer batches grows one layer from their average
 // (split rules in trees/split.h). Leaf values move by learning_rate times the
 // leaf weight layer by layer; after max_depth layers a new tree starts;
-// training ends by itself once n_trees trees are finished.
+// training ends by itself once n_trees trees are finished. With K >= 3
+// logits (the multi-class head) every leaf holds K values, grown from each
+// class's gradients and the diagonal of the softmax hessian, p_k (1 - p_k),
+// as TensorFlow 2's multi-class boosted trees grow them: the split is the
+// one whose gain summed over the classes is highest.
 //
 // The parts: the features and their quantile buckets (trees/quantiles.h),
 // the batch histograms and the accumulator (trees/histograms.h), the trees
@@ -34,10 +38,8 @@ namespace cppestimators {
 class BoostedTreesModel : public Model {
  public:
   BoostedTreesModel(const Spec& spec, int units) : Model(spec, units) {
-    if (units != 1)
-      throw std::invalid_argument(
-          "boosted trees support one logit: regression with label_dimension = 1 or "
-          "binary classification");
+    if (units < 1) throw std::invalid_argument("boosted trees need at least one logit");
+    const int k = units;
     const int n_trees = whole(spec, "n_trees", 1);
     const int max_depth = whole(spec, "max_depth", 1);
     batches_per_layer_ = whole(spec, "n_batches_per_layer", 1);
@@ -60,7 +62,10 @@ class BoostedTreesModel : public Model {
           "n_trees x 2^(max_depth + 1) must be at most 2^24 tree nodes (got n_trees = " +
           std::to_string(n_trees) + ", max_depth = " + std::to_string(max_depth) +
           "); lower one of them");
-    ensemble_ = trees::Ensemble(n_trees, max_depth);
+    if (k > 1 && center_bias_)
+      throw std::invalid_argument(
+          "center_bias needs one logit: it is not supported with n_classes > 2");
+    ensemble_ = trees::Ensemble(n_trees, max_depth, k);
     ensemble_.set_pruning(pruning == "pre"    ? trees::Ensemble::kPrePruning
                           : pruning == "post" ? trees::Ensemble::kPostPruning
                                               : trees::Ensemble::kNoPruning);
@@ -69,12 +74,15 @@ class BoostedTreesModel : public Model {
     const int t = n_trees, n = static_cast<int>(nodes);
     Parameter& feature = add_var("tree_feature", {t, n}, -1.0);
     Parameter& threshold = add_var("tree_threshold", {t, n}, 0.0);
-    Parameter& value = add_var("tree_value", {t, n}, 0.0);
+    // one logit keeps the shapes of one-logit checkpoints; K logits add a class dimension
+    Parameter& value =
+        add_var("tree_value", k == 1 ? std::vector<int>{t, n} : std::vector<int>{t, n, k}, 0.0);
     Parameter& gain = add_var("tree_gain", {t, n}, 0.0);
     ensemble_.attach(feature, threshold, value, gain);
     const int slots = 1 << (max_depth - 1);  // nodes of the deepest layer grown
-    accumulator_.stats = &add_var("accumulator_stats", {slots, buckets_.total_bins() * 2}, 0.0);
-    accumulator_.totals = &add_var("accumulator_totals", {slots, 2}, 0.0);
+    accumulator_.stats = &add_var("accumulator_stats", {slots, buckets_.total_bins() * 2 * k}, 0.0);
+    accumulator_.totals = &add_var("accumulator_totals", {slots, 2 * k}, 0.0);
+    accumulator_.classes = k;
     const int numeric = std::max(1, buckets_.numeric_count());
     // without numeric features, the shape models saved before the sketch had
     const int width = buckets_.numeric_count() > 0 ? buckets_.boundary_capacity() : 255;
@@ -107,11 +115,12 @@ class BoostedTreesModel : public Model {
     auto ws = std::make_unique<Work>();
     ws->threads = std::max(1, threads);
     const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
-    ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows);
+    const int k = ensemble_.classes();
+    ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows, k);
     ws->tf_g.assign(static_cast<std::size_t>(max_rows), 0.0f);
     ws->tf_h.assign(static_cast<std::size_t>(max_rows), 0.0f);
     ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1),
-                      buckets_.total_bins());
+                      buckets_.total_bins(), k);
     return ws;
   }
 
@@ -132,7 +141,10 @@ class BoostedTreesModel : public Model {
   double layers_in_tree() const { return ensemble_.layers_in_tree(); }
   double attempted_layers() const { return ensemble_.attempted_layers(); }
   int feature_count() const { return static_cast<int>(buckets_.features().size()); }
-  float node_value(int tree, int node) const { return ensemble_.node_value(tree, node); }
+  int classes() const { return ensemble_.classes(); }
+  float node_value(int tree, int node, int c = 0) const {
+    return ensemble_.node_value(tree, node, c);
+  }
   int node_feature(int tree, int node) const { return ensemble_.node_feature(tree, node); }
   int node_threshold(int tree, int node) const { return ensemble_.node_threshold(tree, node); }
   float node_gain(int tree, int node) const { return ensemble_.node_gain(tree, node); }

@@ -91,6 +91,24 @@ class MultiClassHead : public Head {
   }
 
  private:
+  // The diagonal of each example's hessian, p_k (1 - p_k) with p the
+  // softmax of its logits (what multi-class boosted trees grow from, as
+  // TensorFlow 2's do).
+  bool unweighted_hessian(const float* x, const float*, int rows, float* out) const override {
+    for (int i = 0; i < rows; ++i) {
+      const float* xi = x + static_cast<std::size_t>(i) * k_;
+      float* hi = out + static_cast<std::size_t>(i) * k_;
+      const float mx = *std::max_element(xi, xi + k_);
+      float z = 0.0f;
+      for (int j = 0; j < k_; ++j) z += std::exp(xi[j] - mx);
+      const float lse = mx + std::log(z);
+      for (int j = 0; j < k_; ++j) {
+        const float p = std::exp(xi[j] - lse);
+        hi[j] = p * (1.0f - p);
+      }
+    }
+    return true;
+  }
   double unweighted_loss(const float* x, const float* y, int rows, float* pe,
                          float* dl) const override {
     double total = 0.0;

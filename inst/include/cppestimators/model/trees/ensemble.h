@@ -2,7 +2,8 @@
 // any other): per tree, a complete binary tree of 2^(max_depth+1) - 1 nodes
 // in heap order (children of node i: 2i+1, 2i+2) with the split feature (-1
 // for a leaf), threshold bucket (left when bucket <= threshold), node value
-// and split gain; and the training state (finished trees, layers of the
+// and split gain (K values per node for K logits: multi-class trees, whose
+// leaves hold one value per class); and the training state (finished trees, layers of the
 // current tree, attempted layers, batches accumulated, boundaries ready).
 // Every value is finite. Rows walk the trees by their buckets, caching per
 // data row what earlier steps found; a layer grows from accumulated
@@ -33,20 +34,21 @@ struct RowCache {
   std::vector<std::uint8_t> bins8;
   std::vector<std::uint16_t> bins16;
   std::vector<unsigned char> have_bins;
-  std::vector<double> base;             // per data row: the sum of finished trees' leaves
+  std::vector<double> base;             // per data row (and class): the finished trees' leaves
   std::vector<int> base_trees;          // how many finished trees `base` holds
   std::vector<int> node_of, node_tree;  // per data row: the node it last reached, in which tree
   double attempted_seen = 0.0;
   float bins_version = -1.0f;
   std::vector<int> node;  // per batch row: node reached in the tree being grown
 
-  void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows) {
+  void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows,
+                int classes = 1) {
     if (narrow)
       bins8.assign(data_rows * features, 0);
     else
       bins16.assign(data_rows * features, 0);
     have_bins.assign(data_rows, 0);
-    base.assign(data_rows, 0.0);
+    base.assign(data_rows * static_cast<std::size_t>(classes), 0.0);
     base_trees.assign(data_rows, 0);
     node_of.assign(data_rows, 0);
     node_tree.assign(data_rows, -1);
@@ -59,12 +61,14 @@ class Ensemble {
   enum StateField { kFinished, kLayer, kAttempted, kBatches, kBoundariesReady, kStateSize };
 
   Ensemble() = default;
-  Ensemble(int n_trees, int max_depth)
+  Ensemble(int n_trees, int max_depth, int classes = 1)
       : n_trees_(n_trees),
         max_depth_(max_depth),
+        classes_(classes),
         nodes_((std::int64_t{1} << (max_depth + 1)) - 1) {}
 
-  // The variables: n_trees x nodes each, and the state (kStateSize).
+  // The variables: n_trees x nodes each (the values n_trees x nodes x K),
+  // and the state (kStateSize).
   void attach(Parameter& feature, Parameter& threshold, Parameter& value, Parameter& gain) {
     feature_ = &feature;
     threshold_ = &threshold;
@@ -75,6 +79,7 @@ class Ensemble {
 
   int n_trees() const { return n_trees_; }
   int max_depth() const { return max_depth_; }
+  int classes() const { return classes_; }
   std::int64_t nodes() const { return nodes_; }
   float state(StateField f) const { return state_->value[f]; }
   void set_state(StateField f, float v) { state_->value[f] = v; }
@@ -84,8 +89,8 @@ class Ensemble {
   bool training_finished() const {
     return finished_trees() >= n_trees_ || attempted_layers() > 2 * n_trees_ * max_depth_;
   }
-  float node_value(int tree, int node) const {
-    return value_->value[static_cast<std::size_t>(tree * nodes_ + node)];
+  float node_value(int tree, int node, int c = 0) const {
+    return value_->value[static_cast<std::size_t>((tree * nodes_ + node) * classes_ + c)];
   }
   int node_feature(int tree, int node) const {
     return static_cast<int>(feature_->value[static_cast<std::size_t>(tree * nodes_ + node)]);
@@ -133,12 +138,20 @@ class Ensemble {
                         hi = distinct ? n : n * static_cast<std::size_t>(t + 1) / threads;
       const int r0 = distinct ? rows * t / threads : 0,
                 r1 = distinct ? rows * (t + 1) / threads : rows;
-      if (buckets.narrow())
+      if (classes_ > 1) {
+        if (buckets.narrow())
+          walk_rows_classes(batch, buckets, cache, cache.bins8.data(), r0, r1, lo, hi, finished,
+                            current, logits);
+        else
+          walk_rows_classes(batch, buckets, cache, cache.bins16.data(), r0, r1, lo, hi, finished,
+                            current, logits);
+      } else if (buckets.narrow()) {
         walk_rows(batch, buckets, cache, cache.bins8.data(), r0, r1, lo, hi, finished, current,
                   logits);
-      else
+      } else {
         walk_rows(batch, buckets, cache, cache.bins16.data(), r0, r1, lo, hi, finished, current,
                   logits);
+      }
     });
   }
 
@@ -159,6 +172,11 @@ class Ensemble {
     // the nodes' best splits, nodes split over the threads (each writes its own children)
     std::vector<unsigned char> split(static_cast<std::size_t>(slots), 0);
     const int t_count = slots >= 4 ? std::max(1, threads) : 1;
+    if (classes_ > 1) {
+      grow_classes(tree, layer, t_count, acc, buckets, reg, learning_rate, per, split);
+      finish_layer(tree, layer, split);
+      return;
+    }
     parallel_for(t_count, t_count, [&](int part) {
       for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
         const int node = first + s;
@@ -179,19 +197,7 @@ class Ensemble {
         split[static_cast<std::size_t>(s)] = 1;
       }
     });
-    const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
-    set_state(kBatches, 0.0f);
-    set_state(kAttempted, state(kAttempted) + 1.0f);
-    // A layer where no node split leaves the tree as it is: the attempt
-    // counts and the same nodes are tried again with the next statistics,
-    // as in TF (so pre-pruning may end training by the attempts' limit).
-    if (!grew) return;
-    set_state(kLayer, static_cast<float>(layer + 1));
-    if (layer + 1 >= max_depth_) {
-      if (pruning_ == kPostPruning) post_prune(tree);
-      set_state(kFinished, state(kFinished) + 1.0f);
-      set_state(kLayer, 0.0f);
-    }
+    finish_layer(tree, layer, split);
   }
 
   // TF's post-pruning of a finished tree: from the bottom up, a split whose
@@ -201,7 +207,8 @@ class Ensemble {
     const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
     float* feature = feature_->value.data() + base;
     float* threshold = threshold_->value.data() + base;
-    float* value = value_->value.data() + base;
+    const std::int64_t k = classes_;
+    float* value = value_->value.data() + base * static_cast<std::size_t>(k);  // K per node
     float* gain = gain_->value.data() + base;
     // children come after their parent in heap order: a backward pass
     // visits every node after its subtree
@@ -210,7 +217,7 @@ class Ensemble {
       const std::int64_t l = 2 * n + 1, r = 2 * n + 2;
       if (feature[l] >= 0.0f || feature[r] >= 0.0f) continue;
       for (std::int64_t c : {l, r}) {
-        value[c] = 0.0f;
+        for (std::int64_t j = 0; j < k; ++j) value[c * k + j] = 0.0f;
         gain[c] = 0.0f;
         threshold[c] = 0.0f;
       }
@@ -257,6 +264,113 @@ class Ensemble {
   }
 
  private:
+  // After a layer's nodes split where they could (`split` per slot), the
+  // state moves on.
+  void finish_layer(int tree, int layer, const std::vector<unsigned char>& split) {
+    const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
+    set_state(kBatches, 0.0f);
+    set_state(kAttempted, state(kAttempted) + 1.0f);
+    // A layer where no node split leaves the tree as it is: the attempt
+    // counts and the same nodes are tried again with the next statistics,
+    // as in TF (so pre-pruning may end training by the attempts' limit).
+    if (!grew) return;
+    set_state(kLayer, static_cast<float>(layer + 1));
+    if (layer + 1 >= max_depth_) {
+      if (pruning_ == kPostPruning) post_prune(tree);
+      set_state(kFinished, state(kFinished) + 1.0f);
+      set_state(kLayer, 0.0f);
+    }
+  }
+
+  // grow_layer()'s splits for K logits: per class sums, K leaf values per
+  // node (a node that splits does so for every class, on the gain summed
+  // over the classes; see offer_feature_classes()), in float as the one-logit
+  // trees.
+  void grow_classes(int tree, int layer, int t_count, const Accumulator& acc,
+                    const Bucketizer& buckets, const Regularization& reg, float learning_rate,
+                    float per, std::vector<unsigned char>& split) {
+    const std::vector<Feature>& feats = buckets.features();
+    const int total_bins = buckets.total_bins(), k = classes_;
+    const std::size_t kk = static_cast<std::size_t>(k);
+    const int first = (1 << layer) - 1, slots = 1 << layer;
+    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
+    float* feature = feature_->value.data() + base;
+    float* threshold = threshold_->value.data() + base;
+    float* value = value_->value.data() + base * kk;
+    float* gain = gain_->value.data() + base;
+    parallel_for(t_count, t_count, [&](int part) {
+      std::vector<float> scratch(kClassScratch * kk);
+      ClassSplit best;
+      best.left_weight.assign(kk, 0.0f);
+      best.right_weight.assign(kk, 0.0f);
+      for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
+        const int node = first + s;
+        if (node > 0 && feature[(node - 1) / 2] < 0.0f)
+          continue;  // its parent did not split: no such node
+        const float* st = acc.bins(s, total_bins);
+        best.feature = -1;
+        for (std::size_t f = 0; f < feats.size(); ++f)
+          offer_feature_classes(static_cast<int>(f),
+                                st + 2 * kk * static_cast<std::size_t>(feats[f].bin_offset), per,
+                                feats[f].buckets, k, reg, scratch.data(), best);
+        if (best.feature < 0) continue;
+        if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
+        feature[node] = static_cast<float>(best.feature);
+        threshold[node] = static_cast<float>(best.bucket);
+        gain[node] = best.gain;
+        const std::size_t left = (2 * static_cast<std::size_t>(node) + 1) * kk, right = left + kk,
+                          self = static_cast<std::size_t>(node) * kk;
+        for (std::size_t c = 0; c < kk; ++c) {
+          value[left + c] = value[self + c] + learning_rate * best.left_weight[c];
+          value[right + c] = value[self + c] + learning_rate * best.right_weight[c];
+        }
+        split[static_cast<std::size_t>(s)] = 1;
+      }
+    });
+  }
+
+  // walk_rows() for K logits: per data row K base values, per batch row K
+  // logits (row-major).
+  template <class B>
+  void walk_rows_classes(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache,
+                         B* all_bins, int r0, int r1, std::size_t lo, std::size_t hi, int finished,
+                         int current, float* logits) const {
+    const std::size_t n_feats = buckets.features().size();
+    const std::size_t k = static_cast<std::size_t>(classes_);
+    const float* values = value_->value.data();
+    for (int r = r0; r < r1; ++r) {
+      const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
+      if (id < lo || id >= hi) continue;
+      B* bins = all_bins + id * n_feats;
+      if (!cache.have_bins[id]) {
+        buckets.fill(batch, r, bins);
+        cache.have_bins[id] = 1;
+      }
+      double* base = cache.base.data() + id * k;
+      for (int t = cache.base_trees[id]; t < finished; ++t) {
+        const std::size_t at = leaf(
+            t, bins, cache.node_tree[id] == t ? static_cast<std::size_t>(cache.node_of[id]) : 0);
+        for (std::size_t c = 0; c < k; ++c) base[c] += values[at * k + c];
+      }
+      cache.base_trees[id] = finished;
+      float* out = logits + static_cast<std::size_t>(r) * k;
+      int node = -1;
+      if (current >= 0) {
+        const int from = cache.node_tree[id] == current ? cache.node_of[id] : 0;
+        const std::size_t at = leaf(current, bins, static_cast<std::size_t>(from));
+        node = static_cast<int>(at - static_cast<std::size_t>(current) *
+                                         static_cast<std::size_t>(nodes_));
+        cache.node_of[id] = node;
+        cache.node_tree[id] = current;
+        for (std::size_t c = 0; c < k; ++c)
+          out[c] = static_cast<float>(base[c] + values[at * k + c]);
+      } else {
+        for (std::size_t c = 0; c < k; ++c) out[c] = static_cast<float>(base[c]);
+      }
+      cache.node[static_cast<std::size_t>(r)] = node;
+    }
+  }
+
   // forward() for batch rows [r0, r1) whose data row lies in [lo, hi).
   template <class B>
   void walk_rows(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache, B* all_bins,
@@ -313,7 +427,7 @@ class Ensemble {
     return base + n;
   }
 
-  int n_trees_ = 100, max_depth_ = 6;
+  int n_trees_ = 100, max_depth_ = 6, classes_ = 1;
   Pruning pruning_ = kNoPruning;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,

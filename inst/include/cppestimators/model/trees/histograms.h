@@ -3,6 +3,8 @@
 // per node their totals. Histograms computes one batch's (each thread a range
 // of its rows, then their sum: a training step's statistics); Accumulator
 // adds steps' statistics up in the model's variables until the layer grows.
+// With K logits (multi-class trees) every bin and total holds K (g, h)
+// pairs, class after class; one logit is the case K = 1.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -20,29 +22,31 @@
 namespace cppestimators {
 namespace trees {
 
-// (g, h) per bin, then the node's totals: the values one node of a layer
-// holds in a histogram and in the step's statistics.
-inline std::size_t node_stride(int total_bins) {
-  return static_cast<std::size_t>(total_bins) * 2 + 2;
+// (g, h) per bin (and class), then the node's totals: the values one node
+// of a layer holds in a histogram and in the step's statistics.
+inline std::size_t node_stride(int total_bins, int classes = 1) {
+  return (static_cast<std::size_t>(total_bins) * 2 + 2) * static_cast<std::size_t>(classes);
 }
 
 // A session's buffers for one batch's statistics, sized once.
 struct Histograms {
-  std::vector<float> hess;  // per batch row
+  std::vector<float> hess;  // per batch row (and class)
   bool no_hessian = false;
   std::vector<std::vector<float>> hist;     // per thread: layer slots x (bins x (g, h), 2 unused)
-  std::vector<double> totals;               // per thread and slot: the node's (g, h)
+  std::vector<double> totals;               // per thread and slot: the node's (g, h) per class
   std::vector<double> sums;                 // the step's statistics (StepStats::sums)
   int threads_used = 1;                     // threads that computed them
-  const float* closed_form_hess = nullptr;  // per batch row, instead of the head's
+  int classes = 1;                          // K
+  const float* closed_form_hess = nullptr;  // per batch row (one logit), instead of the head's
 
-  // For batches of up to `max_rows`, layers of up to `slots` nodes.
-  void allocate(int threads, int max_rows, std::size_t slots, int total_bins) {
-    hess.assign(static_cast<std::size_t>(max_rows), 0.0f);
-    totals.assign(static_cast<std::size_t>(threads) * 2 * slots, 0.0);
+  // For batches of up to `max_rows`, layers of up to `slots` nodes, K logits.
+  void allocate(int threads, int max_rows, std::size_t slots, int total_bins, int k = 1) {
+    classes = k;
+    hess.assign(static_cast<std::size_t>(max_rows) * static_cast<std::size_t>(k), 0.0f);
+    totals.assign(static_cast<std::size_t>(threads) * 2 * slots * static_cast<std::size_t>(k), 0.0);
     hist.resize(static_cast<std::size_t>(threads));
-    for (auto& h : hist) h.assign(slots * node_stride(total_bins), 0.0f);
-    sums.assign(slots * node_stride(total_bins), 0.0);
+    for (auto& h : hist) h.assign(slots * node_stride(total_bins, k), 0.0f);
+    sums.assign(slots * node_stride(total_bins, k), 0.0);
   }
 
   // The statistics of a batch whose row r reached node `node[r]` (of the
@@ -54,14 +58,17 @@ struct Histograms {
                     const Head& head, const int* node, const B* all_bins, const Bucketizer& buckets,
                     int first, int slots, int threads, Exists exists) {
     const int rows = batch.rows;
-    const std::size_t stride = node_stride(buckets.total_bins());
+    const int k = classes;
+    const std::size_t stride = node_stride(buckets.total_bins(), k);
+    const std::size_t tail = 2 * static_cast<std::size_t>(k);  // the totals' values
     const float scale =
         1.0f / static_cast<float>(rows);  // hessians of the batch-mean loss (gradients come scaled)
     // Each thread adds a range of the batch's rows to its own histograms, in
     // float (as TensorFlow sums them), with the nodes' totals in double.
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-      if (!head.hessian(logits + r0, nullptr, r1 - r0, hess.data() + r0,
+      if (!head.hessian(logits + static_cast<std::size_t>(r0) * k, nullptr, r1 - r0,
+                        hess.data() + static_cast<std::size_t>(r0) * k,
                         batch.example_weights ? batch.example_weights + r0 : nullptr))
         no_hessian = true;
       if (closed_form_hess != nullptr)  // (weighted already)
@@ -71,10 +78,14 @@ struct Histograms {
                 h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride),
                 0.0f);
       double* tot =
-          totals.data() + static_cast<std::size_t>(t) * 2 * static_cast<std::size_t>(slots);
-      std::fill(tot, tot + 2 * slots, 0.0);
-      add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale, h.data(),
-               tot);
+          totals.data() + static_cast<std::size_t>(t) * tail * static_cast<std::size_t>(slots);
+      std::fill(tot, tot + tail * static_cast<std::size_t>(slots), 0.0);
+      if (k == 1)
+        add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale, h.data(),
+                 tot);
+      else
+        add_rows_classes(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale,
+                         h.data(), tot);
     });
     if (no_hessian)
       throw std::invalid_argument("this head has no second derivative for boosted trees");
@@ -87,14 +98,14 @@ struct Histograms {
         }
         for (std::size_t i = 0; i < stride; ++i) {
           double sum = 0.0;
-          if (i + 2 < stride)
+          if (i + tail < stride)
             for (int t = 0; t < threads; ++t)
               sum += hist[static_cast<std::size_t>(t)][static_cast<std::size_t>(s) * stride + i];
           else
             for (int t = 0; t < threads; ++t)
-              sum +=
-                  totals[(static_cast<std::size_t>(t) * slots + static_cast<std::size_t>(s)) * 2 +
-                         (i + 2 - stride)];
+              sum += totals[(static_cast<std::size_t>(t) * slots + static_cast<std::size_t>(s)) *
+                                tail +
+                            (i + tail - stride)];
           out[i] = sum;
         }
       }
@@ -146,13 +157,46 @@ struct Histograms {
       totals_t[2 * run + 1] += H;
     }
   }
+
+  // add_rows() for K logits: row r's gradients dlogits[r K + c] and hessians
+  // hess[r K + c], into each bin's K (g, h) pairs and the node's totals.
+  template <class B>
+  void add_rows_classes(const FeatureBatch& batch, const int* node, const B* all_bins,
+                        const Bucketizer& buckets, int r0, int r1, int first, std::size_t stride,
+                        const float* dlogits, float scale, float* hist_t, double* totals_t) const {
+    const int k = classes;
+    const std::size_t n_feats = buckets.features().size();
+    const int* offset = buckets.bin_offsets().data();
+    for (int r = r0; r < r1; ++r) {
+      const int s = node[static_cast<std::size_t>(r)] - first;
+      if (s < 0) continue;  // a leaf of an earlier layer that could not split
+      const float* g = dlogits + static_cast<std::size_t>(r) * k;
+      const float* hr = hess.data() + static_cast<std::size_t>(r) * k;
+      float* hs = hist_t + static_cast<std::size_t>(s) * stride;
+      const B* bins = all_bins + static_cast<std::size_t>(batch.row_ids[r]) * n_feats;
+      for (std::size_t f = 0; f < n_feats; ++f) {
+        float* cell = hs + 2 * k * (static_cast<std::size_t>(offset[f]) + bins[f]);
+        for (int c = 0; c < k; ++c) {
+          cell[2 * c] += g[c];
+          cell[2 * c + 1] += hr[c] * scale;
+        }
+      }
+      double* tot = totals_t + static_cast<std::size_t>(s) * 2 * k;
+      for (int c = 0; c < k; ++c) {
+        tot[2 * c] += g[c];
+        tot[2 * c + 1] += hr[c] * scale;
+      }
+    }
+  }
 };
 
 // The layer's statistics summed over its batches, in two variables: per slot
-// of the deepest layer, the bins' (g, h) (`stats`) and the node's (`totals`).
+// of the deepest layer, the bins' (g, h) (`stats`) and the node's (`totals`),
+// K pairs each for K logits.
 struct Accumulator {
   Parameter* stats = nullptr;
   Parameter* totals = nullptr;
+  int classes = 1;
 
   // Adds a step's statistics (of a layer of `slots` nodes starting at
   // `first`, computed on `threads` threads) to the accumulator, emptied
@@ -160,33 +204,38 @@ struct Accumulator {
   template <class Exists>
   void add(const StepStats& step, int total_bins, int first, int slots, int threads, bool fresh,
            Exists exists) {
-    const std::size_t stride = node_stride(total_bins);
+    const std::size_t k = static_cast<std::size_t>(classes);
+    const std::size_t stride = node_stride(total_bins, classes);
+    const std::size_t width = static_cast<std::size_t>(total_bins) * 2 * k, tail = 2 * k;
     if (step.sum_count != static_cast<std::size_t>(slots) * stride)
       throw std::logic_error("internal: boosted trees statistics of another layer");
     float* acc = stats->value.data();
     float* tot = totals->value.data();
     if (fresh) {
-      std::fill(acc, acc + static_cast<std::size_t>(slots) * total_bins * 2, 0.0f);
-      std::fill(tot, tot + static_cast<std::size_t>(slots) * 2, 0.0f);
+      std::fill(acc, acc + static_cast<std::size_t>(slots) * width, 0.0f);
+      std::fill(tot, tot + static_cast<std::size_t>(slots) * tail, 0.0f);
     }
     parallel_for(threads, threads, [&](int part) {  // slots split over the threads
       for (int s = slots * part / threads; s < slots * (part + 1) / threads; ++s) {
         if (!exists(first + s)) continue;
         const double* in = step.sums + static_cast<std::size_t>(s) * stride;
         for (std::size_t i = 0; i < stride; ++i) {
-          float& cell = i + 2 < stride ? acc[static_cast<std::size_t>(s) * total_bins * 2 + i]
-                                       : tot[static_cast<std::size_t>(s) * 2 + (i + 2 - stride)];
+          float& cell = i + tail < stride
+                            ? acc[static_cast<std::size_t>(s) * width + i]
+                            : tot[static_cast<std::size_t>(s) * tail + (i + tail - stride)];
           cell = static_cast<float>(cell + in[i]);
         }
       }
     });
   }
 
-  // Slot s's bins, (g, h) each, and its totals.
+  // Slot s's bins, (g, h) each (per class), and its totals.
   const float* bins(int s, int total_bins) const {
-    return stats->value.data() + static_cast<std::size_t>(s) * total_bins * 2;
+    return stats->value.data() + static_cast<std::size_t>(s) * total_bins * 2 * classes;
   }
-  const float* node(int s) const { return totals->value.data() + static_cast<std::size_t>(s) * 2; }
+  const float* node(int s) const {
+    return totals->value.data() + static_cast<std::size_t>(s) * 2 * classes;
+  }
 };
 
 }  // namespace trees

@@ -6,6 +6,7 @@
 #pragma once
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace cppestimators {
 namespace trees {
@@ -90,6 +91,86 @@ inline void offer_feature(int feature, const float* gh, float per, int buckets,
   best.gain = gain;
   best.left_weight = leaf_fit(top_gl, top_hl, r).weight;
   best.right_weight = leaf_fit(G - top_gl, H - top_hl, r).weight;
+}
+
+// Multi-class trees (K logits): each leaf holds K weights, from each class's
+// gradient and hessian sums, the hessian taken diagonal as TensorFlow 2's
+// multi-class trees take it (CalculateWeightsAndGains): weight_k = -g_k /
+// (h_k + l2), the gain -sum_k g_k weight_k. L1 shrinks each class's g on its
+// own (beyond TensorFlow, which has no L1 for several logits).
+struct ClassSplit {
+  int feature = -1;  // -1: no split
+  int bucket = -1;   // examples with bucket <= this go left
+  float gain = -std::numeric_limits<float>::infinity();
+  std::vector<float> left_weight, right_weight;  // K each, sized by the caller
+};
+
+inline float class_gain(const float* g, const float* h, int k, const Regularization& r) {
+  float sum = 0.0f;
+  for (int c = 0; c < k; ++c) sum += leaf_fit(g[c], h[c], r).gain;
+  return sum;
+}
+
+// The scratch offer_feature_classes() needs: this many times K floats.
+constexpr int kClassScratch = 8;
+
+// offer_feature() for K classes, by the same rules in float: `gh` holds per
+// bucket K (g, h) pairs (each divided by `per`); the node's totals are the
+// last bucket's cumulative sums; no candidate when the norm of the K
+// hessian sums is below min_node_weight (TF's rule for several logits); the
+// first threshold whose left + right gain is larger by 1e-15 wins, and a
+// feature replaces `best` when its gain is larger (call in feature order).
+inline void offer_feature_classes(int feature, const float* gh, float per, int buckets, int k,
+                                  const Regularization& r, float* scratch, ClassSplit& best) {
+  float *G = scratch, *H = scratch + k, *gl = scratch + 2 * k, *hl = scratch + 3 * k,
+        *gr = scratch + 4 * k, *hr = scratch + 5 * k, *top_gl = scratch + 6 * k,
+        *top_hl = scratch + 7 * k;
+  const auto stat = [&](int b, int c, int which) {
+    const float v = gh[2 * (static_cast<std::size_t>(b) * k + c) + which];
+    return per == 1.0f ? v : v / per;
+  };
+  for (int c = 0; c < k; ++c) G[c] = H[c] = gl[c] = hl[c] = top_gl[c] = top_hl[c] = 0.0f;
+  for (int b = 0; b < buckets; ++b)
+    for (int c = 0; c < k; ++c) {
+      G[c] += stat(b, c, 0);
+      H[c] += stat(b, c, 1);
+    }
+  float norm = 0.0f;
+  for (int c = 0; c < k; ++c) norm += H[c] * H[c];
+  if (std::sqrt(norm) < r.min_node_weight) return;
+  float top = std::numeric_limits<float>::lowest();
+  int at = 0;
+  for (int b = 0; b < buckets; ++b) {
+    bool empty = true;
+    for (int c = 0; c < k; ++c) empty = empty && stat(b, c, 0) == 0.0f && stat(b, c, 1) == 0.0f;
+    if (empty && b > 0) continue;  // the sums, so the gain, stay as they were
+    for (int c = 0; c < k; ++c) {
+      gl[c] += stat(b, c, 0);
+      hl[c] += stat(b, c, 1);
+      gr[c] = G[c] - gl[c];
+      hr[c] = H[c] - hl[c];
+    }
+    const float total = class_gain(gl, hl, k, r) + class_gain(gr, hr, k, r);
+    if (gain_is_larger(total, top)) {
+      top = total;
+      at = b;
+      for (int c = 0; c < k; ++c) {
+        top_gl[c] = gl[c];
+        top_hl[c] = hl[c];
+      }
+    }
+  }
+  const float gain = (top - class_gain(G, H, k, r)) - r.tree_complexity;
+  if (best.feature >= 0 && (gains_equal(gain, best.gain) || !gain_is_larger(gain, best.gain)))
+    return;
+  best.feature = feature;
+  best.bucket = at;
+  best.gain = gain;
+  for (int c = 0; c < k; ++c) {
+    best.left_weight[static_cast<std::size_t>(c)] = leaf_fit(top_gl[c], top_hl[c], r).weight;
+    best.right_weight[static_cast<std::size_t>(c)] =
+        leaf_fit(G[c] - top_gl[c], H[c] - top_hl[c], r).weight;
+  }
 }
 
 }  // namespace trees
