@@ -27,7 +27,9 @@
 #   testTrainAndEvaluateEstimatorWithPrePruning,
 #   testTrainAndEvaluateEstimatorWithPostPruning, testInferEstimator,
 #   testInferEstimatorWithCenterBias (BoostedTreesEstimator with the regression
-#     head: our boosted_trees_regressor());
+#     head: our boosted_trees_regressor()),
+#   testTrainAndEvaluateBinaryClassifierWithWeightColumn,
+#   testTrainAndEvaluateBinaryClassifierWithWeightColumnAsString;
 # (ModelFnTests, the TreeEnsemble after each step, n_trees = 2, max_depth = 2,
 # learning_rate = 0.1, l2 = 0.01):
 #   testTrainClassifierInMemory, testTrainClassifierNonInMemory (two of their
@@ -40,8 +42,6 @@
 # Not ported:
 #   testV2, testSwitchingConditionalAccumulatorForV1, testSavedModel,
 #   testFirstCheckpointWorksFine: TF graph, eager and SavedModel machinery;
-#   testTrainAndEvaluateBinaryClassifierWithWeightColumn(AsString): weight_column
-#     for trees comes with example weights (another part of this release);
 #   testTrainAndEvaluateBinaryClassifierWithMultiDimFloatColumn: a shape-(3,)
 #     numeric column of a 5 x 3 array -- ours are one column per name;
 #   testFeatureImportancesOnNonEmptyEnsemble, testFeatureImportancesWithTreeWeights,
@@ -425,4 +425,31 @@ test_that("TF's regressor ensemble with center_bias: three centering steps, then
                  value = c(2.024487, 1.710319, 1.559208, 1.686037))
   one_step(est, FALSE)
   expect_tf_tree(est, 2, feature_id = 1, threshold = 0, gain = 0.972589, value = c(-0.137592, 0.034926))
+})
+
+test_that("TF's binary classifier with a weight column, as a numeric column or a name", {
+  # testTrainAndEvaluateBinaryClassifierWithWeightColumn,
+  # testTrainAndEvaluateBinaryClassifierWithWeightColumnAsString
+  d1 <- tf_trees_data()
+  d1$weight <- c(1, 10, 1, 1, 1)
+  d2 <- tf_trees_data()
+  d2$weight <- c(10, 1, 2, 1, 1)
+  numeric_columns <- feature_columns(column_numeric("f_0", "f_1", "f_2"))
+  for (weight in list(column_numeric("weight"), "weight")) {
+    est_1 <- tf_classifier(numeric_columns, weight_column = weight, n_trees = 1, max_depth = 5)
+    est_2 <- tf_classifier(numeric_columns, weight_column = weight, n_trees = 1, max_depth = 5)
+    # It will stop after 5 steps because of the max depth and num trees.
+    quietly(train(est_1, tf_input(d1), steps = 100))
+    expect_equal(tf_global_step(est_1), 5)
+    expect_equal(unname(tf_tree_state(est_1)[c("finalized_trees", "attempted_layers")]), c(1, 5))
+    eval_1 <- quietly(evaluate(est_1, tf_input(d1), steps = 1))
+    expect_equal(eval_1$accuracy, 1)
+    quietly(train(est_2, tf_input(d2), steps = 100))
+    expect_equal(tf_global_step(est_2), 5)
+    expect_equal(unname(tf_tree_state(est_2)[c("finalized_trees", "attempted_layers")]), c(1, 5))
+    eval_2 <- quietly(evaluate(est_2, tf_input(d2), steps = 1))
+    expect_equal(eval_2$accuracy, 1)
+    expect_true(model_dir(est_1) != model_dir(est_2))
+    expect_false(identical(unlist(eval_1), unlist(eval_2)))
+  }
 })
