@@ -40,16 +40,33 @@ context("Batcher") {
   }
 
   test_that("shuffling gives a permutation per epoch, fixed by the seed") {
-    Batcher a(10, 10, 2, true, 42), b(10, 10, 2, true, 42), c(10, 10, 2, true, 7);
-    auto ea = drain(a), eb = drain(b), ec = drain(c);
-    expect_true(ea.size() == 2u);
-    expect_true(ea == eb);
-    expect_true(ea != ec);
+    Batcher a(10, 5, 2, true, 42), b(10, 5, 2, true, 42), c(10, 5, 2, true, 7);
+    auto ba = drain(a), bb = drain(b), bc = drain(c);
+    expect_true(ba.size() == 4u);
+    expect_true(ba == bb);
+    expect_true(ba != bc);
+    expect_true(a.shuffles());
+    std::vector<std::vector<int>> ea(2);
+    for (int i = 0; i < 4; ++i) ea[i / 2].insert(ea[i / 2].end(), ba[i].begin(), ba[i].end());
+    expect_true(ea[0] != ea[1]);  // a new permutation for the second epoch
     for (auto epoch : ea) {
       std::sort(epoch.begin(), epoch.end());
       for (int i = 0; i < 10; ++i) expect_true(epoch[i] == i);
     }
-    expect_true(ea[0] != ea[1]);  // a new permutation for the second epoch
+  }
+
+  test_that("a batch that is always one whole epoch keeps the rows in order") {
+    // batch_size = n: every batch is an epoch; one epoch within one batch
+    Batcher whole(6, 6, 3, true, 42), once(6, 10, 1, true, 42), more(6, 10, 2, true, 42);
+    std::vector<int> expected = {0, 1, 2, 3, 4, 5};
+    const auto w = drain(whole), o = drain(once);
+    expect_true(w.size() == 3u);
+    for (const auto& v : w) expect_true(v == expected);
+    expect_true(o.size() == 1u && o[0] == expected);
+    expect_false(whole.shuffles());
+    expect_false(once.shuffles());
+    // batches that cross epochs are shuffled
+    expect_true(more.shuffles());
   }
 
   test_that("num_epochs < 0 repeats forever; empty input ends at once") {

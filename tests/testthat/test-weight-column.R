@@ -110,7 +110,16 @@ test_that("boosted trees: weight 2 grows the trees of the duplicated rows; the l
     d <- twice$vars
     expect_true(any(v[["boosted_trees/tree_feature"]] >= 0), info = name)  # it split
     expect_identical(v[["boosted_trees/tree_feature"]], d[["boosted_trees/tree_feature"]], info = name)
-    expect_identical(v[["boosted_trees/tree_threshold"]], d[["boosted_trees/tree_threshold"]], info = name)
+    # A node whose rows all have the same g / h (here: the right child of the
+    # classifier's root, where every label is 1 and the two weights give the
+    # same ratio) gains nothing from any split: its gains are rounding
+    # (below 1e-6 in both) and its threshold is whichever rounding favours.
+    # Every node that gains something has the same threshold.
+    real <- v[["boosted_trees/tree_gain"]] > 1e-6 | d[["boosted_trees/tree_gain"]] > 1e-6
+    expect_true(any(real), info = name)
+    expect_identical(v[["boosted_trees/tree_threshold"]][real], d[["boosted_trees/tree_threshold"]][real],
+                     info = name)
+    expect_true(all(abs(v[["boosted_trees/tree_gain"]][!real]) < 1e-6), info = name)
     expect_equal(v[["boosted_trees/tree_value"]], d[["boosted_trees/tree_value"]], tolerance = 1e-5, info = name)
     expect_equal(v[["boosted_trees/tree_gain"]], d[["boosted_trees/tree_gain"]] * ratio, tolerance = 1e-5,
                  info = name)

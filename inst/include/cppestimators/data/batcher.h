@@ -1,6 +1,11 @@
 // Turns row indices 0..n-1 into batches: a stream of epochs (each a seeded
 // permutation when shuffling), chunked into batches that cross epoch
 // boundaries. Only the very last batch of a finite stream is partial.
+// A batch that is always one whole epoch (batch_size equal to the number of
+// rows, or one epoch no larger than a batch) is not shuffled: it holds every
+// row once whatever the order, and the order only changes how its sums
+// round, while rows in order are read sequentially (several times faster
+// for models that read them by index, such as boosted trees).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -19,7 +24,7 @@ class Batcher {
       : n_(n),
         batch_size_(batch_size),
         num_epochs_(num_epochs),
-        shuffle_(shuffle),
+        shuffle_(shuffle && !(n == batch_size || (num_epochs == 1 && n <= batch_size))),
         rng_(seed),
         order_(static_cast<std::size_t>(n)) {
     if (n < 0) throw std::invalid_argument("number of rows must be >= 0");
@@ -30,6 +35,8 @@ class Batcher {
   }
 
   int batch_size() const { return batch_size_; }
+  // Whether batches are shuffled (false when each batch is one whole epoch).
+  bool shuffles() const { return shuffle_; }
   bool exhausted() const { return exhausted_; }
 
   // Writes up to batch_size row indices to `out` (capacity >= batch_size, or

@@ -94,6 +94,9 @@ struct FeatureBatch {
   // The examples' weights, one per batch row (set by the session in training
   // and evaluation when the input has a weight column; null: all 1).
   const float* example_weights = nullptr;
+  // The labels, label_dim per batch row (set by the session in training and
+  // evaluation; null in prediction).
+  const float* labels = nullptr;
   std::vector<float> dense;       // storage for gathered or copied rows
   std::vector<SparseIds> sparse;  // one per id column, in column order
 };

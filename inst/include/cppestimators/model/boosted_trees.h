@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "../math/fast_math.h"
 #include "heads/head.h"
 #include "model.h"
 #include "training_strategy.h"
@@ -176,8 +177,8 @@ class BoostedTreesModel : public Model {
       const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
       const float* g = dlogits;
       ws.hist.closed_form_hess = nullptr;
-      if (head.name() == "binary" &&
-          closed_form(batch.rows, logits, dlogits, batch.example_weights, ws)) {
+      if (head.name() == "binary" && batch.labels != nullptr) {
+        closed_form(batch, logits, threads, ws);
         g = ws.tf_g.data();
         ws.hist.closed_form_hess = ws.tf_h.data();
       }
@@ -195,31 +196,20 @@ class BoostedTreesModel : public Model {
       return stats;
     }
 
-    // TF's closed-form gradients and hessians of the logistic loss: p = 1 /
-    // (exp(-x) + 1), g = w (p - y) / B, h = w p (1 - p), in float as TF
-    // computes them (TF takes them without example weights; with weights
-    // they are the same formulas times w, so that weight 2 on a row and the
-    // row twice round alike). The labels are read back from the head's
-    // gradients; false (the head's gradients stay) unless every label is 0
-    // or 1.
-    static bool closed_form(int rows, const float* x, const float* dl, const float* w, Work& ws) {
+    // TF's closed-form gradients and hessians of the logistic loss (TF
+    // takes them without example weights; with weights they are the same
+    // formulas times w, so that weight 2 on a row and the row twice round
+    // alike), on the batch's row ranges of `threads` threads.
+    static void closed_form(const FeatureBatch& batch, const float* x, int threads, Work& ws) {
+      const int rows = batch.rows;
       const float inv = 1.0f / static_cast<float>(rows);
-      for (int r = 0; r < rows; ++r) {
-        const float wr = w != nullptr ? w[r] : 1.0f;
-        const float p = 1.0f / (std::exp(-x[r]) + 1.0f);
-        float y = 0.0f;
-        if (wr > 0.0f) {
-          const float d = dl[r] * static_cast<float>(rows) / wr;  // p - y, to rounding
-          if (std::fabs(d - (p - 1.0f)) < 1e-5f)
-            y = 1.0f;
-          else if (std::fabs(d - p) >= 1e-5f)
-            return false;
-        }
-        ws.tf_g[static_cast<std::size_t>(r)] = w != nullptr ? wr * ((p - y) * inv) : (p - y) * inv;
-        ws.tf_h[static_cast<std::size_t>(r)] =
-            w != nullptr ? wr * (p * (1.0f - p)) : p * (1.0f - p);
-      }
-      return true;
+      parallel_for(threads, threads, [&](int t) {
+        const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+        const std::size_t o = static_cast<std::size_t>(r0);
+        fast::logistic_closed_form(x + o, batch.labels + o,
+                                   batch.example_weights ? batch.example_weights + o : nullptr,
+                                   r1 - r0, inv, ws.tf_g.data() + o, ws.tf_h.data() + o);
+      });
     }
 
     void apply(const StepStats& stats, const Optimizers&, Workspace& base) override {

@@ -133,6 +133,7 @@ class Session {
     if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
     if (weighted_) gather_weights(rows);
     batch_.example_weights = weighted_ ? w_.data() : nullptr;
+    batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
     if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
       est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
       batch_.distinct_rows = batcher_.last_distinct();

@@ -67,12 +67,11 @@ struct Histograms {
     // float (as TensorFlow sums them), with the nodes' totals in double.
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-      if (!head.hessian(logits + static_cast<std::size_t>(r0) * k, nullptr, r1 - r0,
+      if (closed_form_hess == nullptr &&  // (else weighted already, and read from there)
+          !head.hessian(logits + static_cast<std::size_t>(r0) * k, nullptr, r1 - r0,
                         hess.data() + static_cast<std::size_t>(r0) * k,
                         batch.example_weights ? batch.example_weights + r0 : nullptr))
         no_hessian = true;
-      if (closed_form_hess != nullptr)  // (weighted already)
-        std::copy(closed_form_hess + r0, closed_form_hess + r1, hess.data() + r0);
       std::vector<float>& h = hist[static_cast<std::size_t>(t)];
       std::fill(h.begin(),
                 h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride),
@@ -126,6 +125,7 @@ struct Histograms {
                 const float* dlogits, float scale, float* hist_t, double* totals_t) const {
     const std::size_t n_feats = buckets.features().size();
     const int* offset = buckets.bin_offsets().data();
+    const float* hess_r = closed_form_hess != nullptr ? closed_form_hess : hess.data();
     // the node totals of a run of rows in one slot stay in registers (a sum
     // kept in memory would chain every row to the one before)
     int run = -1;
@@ -133,7 +133,7 @@ struct Histograms {
     for (int r = r0; r < r1; ++r) {
       const int s = node[static_cast<std::size_t>(r)] - first;
       if (s < 0) continue;  // a leaf of an earlier layer that could not split
-      const float g = dlogits[r], h = hess[static_cast<std::size_t>(r)] * scale;
+      const float g = dlogits[r], h = hess_r[r] * scale;
       float* hs = hist_t + static_cast<std::size_t>(s) * stride;
       const B* bins = all_bins + static_cast<std::size_t>(batch.row_ids[r]) * n_feats;
       for (std::size_t f = 0; f < n_feats; ++f) {
