@@ -62,7 +62,8 @@ context("Batcher") {
     const auto w = drain(whole), o = drain(once);
     expect_true(w.size() == 3u);
     for (const auto& v : w) expect_true(v == expected);
-    expect_true(o.size() == 1u && o[0] == expected);
+    expect_true(o.size() == 1u);
+    expect_true(o[0] == expected);
     expect_false(whole.shuffles());
     expect_false(once.shuffles());
     // batches that cross epochs are shuffled

@@ -118,8 +118,6 @@ class BoostedTreesModel : public Model {
     const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
     const int k = ensemble_.classes();
     ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows, k);
-    ws->tf_g.assign(static_cast<std::size_t>(max_rows), 0.0f);
-    ws->tf_h.assign(static_cast<std::size_t>(max_rows), 0.0f);
     ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1),
                       buckets_.total_bins(), k);
     return ws;
@@ -155,7 +153,6 @@ class BoostedTreesModel : public Model {
     trees::RowCache rows;
     trees::Histograms hist;
     std::vector<Gradient> grads;
-    std::vector<float> tf_g, tf_h;  // closed-form gradients and hessians per batch row
   };
 
   // Boosting layers: a step's statistics are the batch's histograms and
@@ -176,12 +173,10 @@ class BoostedTreesModel : public Model {
       const int threads = batch.rows >= 4096 ? ws.threads : 1;
       const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
       const float* g = dlogits;
-      ws.hist.closed_form_hess = nullptr;
-      if (head.name() == "binary" && batch.labels != nullptr) {
-        closed_form(batch, logits, threads, ws);
-        g = ws.tf_g.data();
-        ws.hist.closed_form_hess = ws.tf_h.data();
-      }
+      // the binary head's gradients are TF's closed form, computed with the histograms
+      ws.hist.closed_form = closed_form(head) && batch.labels != nullptr;
+      if (!ws.hist.closed_form && g == nullptr)
+        throw std::logic_error("internal: boosted trees need the head's gradients");
       StepStats stats =
           m_.buckets_.narrow()
               ? ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins8.data(),
@@ -196,21 +191,13 @@ class BoostedTreesModel : public Model {
       return stats;
     }
 
-    // TF's closed-form gradients and hessians of the logistic loss (TF
-    // takes them without example weights; with weights they are the same
-    // formulas times w, so that weight 2 on a row and the row twice round
-    // alike), on the batch's row ranges of `threads` threads.
-    static void closed_form(const FeatureBatch& batch, const float* x, int threads, Work& ws) {
-      const int rows = batch.rows;
-      const float inv = 1.0f / static_cast<float>(rows);
-      parallel_for(threads, threads, [&](int t) {
-        const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-        const std::size_t o = static_cast<std::size_t>(r0);
-        fast::logistic_closed_form(x + o, batch.labels + o,
-                                   batch.example_weights ? batch.example_weights + o : nullptr,
-                                   r1 - r0, inv, ws.tf_g.data() + o, ws.tf_h.data() + o);
-      });
-    }
+    // Whether the head's gradients and hessians are TF's closed-form ones
+    // of the logistic loss, p = 1 / (e^-x + 1), g = (p - y) / B, h = p (1 -
+    // p) (trees/histograms.h computes them from the labels). TF takes them
+    // without example weights; with weights they are the same formulas times
+    // w, so that weight 2 on a row and the row twice round alike.
+    static bool closed_form(const Head& head) { return head.name() == "binary"; }
+    bool needs_head_gradients(const Head& head) const override { return !closed_form(head); }
 
     void apply(const StepStats& stats, const Optimizers&, Workspace& base) override {
       if (stats.sums == nullptr || m_.training_finished()) return;

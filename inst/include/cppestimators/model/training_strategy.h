@@ -60,6 +60,9 @@ class TrainingStrategy {
   // Whether the reported loss is the batch's mean (TF's SUM_OVER_BATCH_SIZE)
   // rather than its sum; the session then also scales the logit gradients.
   virtual bool loss_is_batch_mean() const { return false; }
+  // Whether compute() reads the head's logit gradients (`dlogits`); when
+  // not, the session computes only the loss and passes null.
+  virtual bool needs_head_gradients(const Head&) const { return true; }
   // Named importances of the model's inputs learnt by training (boosting:
   // summed split gains); none for gradient steps.
   virtual std::vector<std::pair<std::string, double>> importances() const { return {}; }

@@ -130,8 +130,14 @@ class Session {
     if (rows == 0) return false;
     rows_ = rows;
     const Head& head = est_.head();
-    if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
-    if (weighted_) gather_weights(rows);
+    // Every row in order (a whole epoch that is not shuffled) twice in a row:
+    // the labels and weights gathered last time are these.
+    const bool whole = !batcher_.shuffles() && rows == data_.n && batcher_.last_distinct();
+    if (!(whole && gathered_whole_)) {
+      if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
+      if (weighted_) gather_weights(rows);
+    }
+    gathered_whole_ = whole;
     batch_.example_weights = weighted_ ? w_.data() : nullptr;
     batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
     if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
@@ -142,17 +148,19 @@ class Session {
       forward_in_chunks(rows);
     }
     switch (opt_.mode) {
-      case Mode::Train:
-        loss_ = static_cast<float>(
-            batch_loss(rows, dlogits_.data(), est_.model().training().loss_is_batch_mean()));
-        if (est_.model().training().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
+      case Mode::Train: {
+        TrainingStrategy& training = est_.model().training();
+        float* dlogits = training.needs_head_gradients(head) ? dlogits_.data() : nullptr;
+        loss_ = static_cast<float>(batch_loss(rows, dlogits, training.loss_is_batch_mean()));
+        if (training.loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
         // A non-finite loss never reaches the weights: the step counts, the
         // update is skipped (the NaN hook decides whether to stop or fail).
         if (std::isfinite(loss_))
-          est_.train_step(batch_, logits_.data(), dlogits_.data(), *workspace_);
+          est_.train_step(batch_, logits_.data(), dlogits, *workspace_);
         else
           est_.advance_global_step();
         break;
+      }
       case Mode::Eval:
         loss_ = static_cast<float>(batch_loss(rows, nullptr));
         if (est_.model().training().loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
@@ -336,6 +344,7 @@ class Session {
   std::unique_ptr<Workspace> workspace_;
   std::unique_ptr<MetricAccumulator> metrics_;
   std::vector<int> idx_;
+  bool gathered_whole_ = false;  // the last batch's labels were every row's, in order
   std::vector<float> y_, w_, logits_, dlogits_, per_example_, predictions_;
   bool weighted_ = false;    // the batches carry example weights (w_)
   double weight_sum_ = 0.0;  // of the last batch's weights

@@ -40,6 +40,10 @@ struct RowCache {
   double attempted_seen = 0.0;
   float bins_version = -1.0f;
   std::vector<int> node;  // per batch row: node reached in the tree being grown
+  // the tree being grown, copied at each forward pass: per node its split
+  // feature (-1: a leaf) and threshold as integers, and its value
+  std::vector<int> tree_feature, tree_threshold;
+  std::vector<float> tree_value;
 
   void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows,
                 int classes = 1) {
@@ -127,6 +131,18 @@ class Ensemble {
       std::fill(cache.node_tree.begin(), cache.node_tree.end(), -1);
     }
     cache.attempted_seen = attempted_layers();
+    if (current >= 0 && classes_ == 1) {
+      const std::size_t at = static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_);
+      cache.tree_feature.resize(static_cast<std::size_t>(nodes_));
+      cache.tree_threshold.resize(static_cast<std::size_t>(nodes_));
+      cache.tree_value.resize(static_cast<std::size_t>(nodes_));
+      for (std::size_t i = 0; i < static_cast<std::size_t>(nodes_); ++i) {
+        const float f = feature_->value[at + i];
+        cache.tree_feature[i] = f >= 0.0f ? static_cast<int>(f) : -1;
+        cache.tree_threshold[i] = static_cast<int>(std::floor(threshold_->value[at + i]));
+        cache.tree_value[i] = value_->value[at + i];
+      }
+    }
     const int threads = rows >= 4096 ? session_threads : 1;
     const std::size_t n = cache.have_bins.size();
     // A data row's caches are written by one thread only: when no row
@@ -377,6 +393,9 @@ class Ensemble {
                  int r0, int r1, std::size_t lo, std::size_t hi, int finished, int current,
                  float* logits) const {
     const std::size_t n_feats = buckets.features().size();
+    const int* feat = cache.tree_feature.data();
+    const int* thr = cache.tree_threshold.data();
+    const float* val = cache.tree_value.data();
     for (int r = r0; r < r1; ++r) {
       const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
       if (id < lo || id >= hi) continue;
@@ -393,13 +412,13 @@ class Ensemble {
       int node = -1;
       if (current >= 0) {
         // resume from the node the row reached at the last step in this tree
-        const int from = cache.node_tree[id] == current ? cache.node_of[id] : 0;
-        node =
-            static_cast<int>(leaf(current, bins, static_cast<std::size_t>(from)) -
-                             static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_));
+        // (thresholds are bucket ids: whole numbers, compared as integers)
+        node = cache.node_tree[id] == current ? cache.node_of[id] : 0;
+        for (int f; (f = feat[node]) >= 0;)
+          node = 2 * node + 1 + (static_cast<int>(bins[f]) > thr[node]);
         cache.node_of[id] = node;
         cache.node_tree[id] = current;
-        cur = node_value(current, node);
+        cur = val[node];
       }
       cache.node[static_cast<std::size_t>(r)] = node;
       logits[r] = static_cast<float>(cache.base[id] + cur);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../features/feature_batch.h"
+#include "../../math/fast_math.h"
 #include "../../parallel.h"
 #include "../heads/head.h"
 #include "../parameter.h"
@@ -32,12 +33,17 @@ inline std::size_t node_stride(int total_bins, int classes = 1) {
 struct Histograms {
   std::vector<float> hess;  // per batch row (and class)
   bool no_hessian = false;
-  std::vector<std::vector<float>> hist;     // per thread: layer slots x (bins x (g, h), 2 unused)
-  std::vector<double> totals;               // per thread and slot: the node's (g, h) per class
-  std::vector<double> sums;                 // the step's statistics (StepStats::sums)
-  int threads_used = 1;                     // threads that computed them
-  int classes = 1;                          // K
-  const float* closed_form_hess = nullptr;  // per batch row (one logit), instead of the head's
+  std::vector<std::vector<float>> hist;  // per thread: layer slots x (bins x (g, h), 2 unused)
+  std::vector<double> totals;            // per thread and slot: the node's (g, h) per class
+  std::vector<double> sums;              // the step's statistics (StepStats::sums)
+  int threads_used = 1;                  // threads that computed them
+  int classes = 1;                       // K
+  // TF's closed-form logistic gradients and hessians (one logit), computed
+  // here chunk by chunk from the labels instead of the head's gradients.
+  bool closed_form = false;
+  std::vector<std::vector<float>> chunk_gh;  // per thread: a chunk's g, then its h
+
+  static constexpr int kChunk = 1024;  // rows whose g and h stay in the cache
 
   // For batches of up to `max_rows`, layers of up to `slots` nodes, K logits.
   void allocate(int threads, int max_rows, std::size_t slots, int total_bins, int k = 1) {
@@ -47,6 +53,8 @@ struct Histograms {
     hist.resize(static_cast<std::size_t>(threads));
     for (auto& h : hist) h.assign(slots * node_stride(total_bins, k), 0.0f);
     sums.assign(slots * node_stride(total_bins, k), 0.0);
+    chunk_gh.assign(static_cast<std::size_t>(threads),
+                    std::vector<float>(2 * static_cast<std::size_t>(kChunk), 0.0f));
   }
 
   // The statistics of a batch whose row r reached node `node[r]` (of the
@@ -67,7 +75,7 @@ struct Histograms {
     // float (as TensorFlow sums them), with the nodes' totals in double.
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-      if (closed_form_hess == nullptr &&  // (else weighted already, and read from there)
+      if (!closed_form &&
           !head.hessian(logits + static_cast<std::size_t>(r0) * k, nullptr, r1 - r0,
                         hess.data() + static_cast<std::size_t>(r0) * k,
                         batch.example_weights ? batch.example_weights + r0 : nullptr))
@@ -79,10 +87,26 @@ struct Histograms {
       double* tot =
           totals.data() + static_cast<std::size_t>(t) * tail * static_cast<std::size_t>(slots);
       std::fill(tot, tot + tail * static_cast<std::size_t>(slots), 0.0);
-      if (k == 1)
-        add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale, h.data(),
-                 tot);
-      else
+      if (closed_form) {
+        float* g = chunk_gh[static_cast<std::size_t>(t)].data();
+        const float inv = 1.0f / static_cast<float>(rows);
+        const float* w = batch.example_weights;
+        Run run;
+        for (int c0 = r0; c0 < r1; c0 += kChunk) {
+          const int c1 = std::min(r1, c0 + kChunk);
+          const std::size_t o = static_cast<std::size_t>(c0);
+          fast::logistic_closed_form(logits + o, batch.labels + o, w ? w + o : nullptr, c1 - c0,
+                                     inv, g, g + kChunk);
+          add_rows(batch, node, all_bins, buckets, c0, c1, first, stride, g, g + kChunk, c0, scale,
+                   h.data(), tot, run);
+        }
+        run.flush(tot);
+      } else if (k == 1) {
+        Run run;
+        add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, hess.data(), 0,
+                 scale, h.data(), tot, run);
+        run.flush(tot);
+      } else
         add_rows_classes(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale,
                          h.data(), tot);
     });
@@ -117,23 +141,36 @@ struct Histograms {
   }
 
  private:
-  // Batch rows [r0, r1) into one thread's histograms (slots of the layer
-  // starting at node `first`) and node totals.
+  // The node totals of a run of rows in one slot, kept in registers (a sum
+  // kept in memory would chain every row to the one before) and added to
+  // the slot's totals when the run ends.
+  struct Run {
+    int slot = -1;
+    double G = 0.0, H = 0.0;
+    void flush(double* totals_t) {
+      if (slot >= 0) {
+        totals_t[2 * slot] += G;
+        totals_t[2 * slot + 1] += H;
+      }
+      slot = -1;
+      G = H = 0.0;
+    }
+  };
+
+  // Batch rows [r0, r1), with gradients dl[r - at] and hessians
+  // hs_in[r - at] (the batch mean's hessian is hs_in[r - at] * scale), into one thread's histograms
+  // (slots of the layer starting at node `first`) and node totals.
   template <class B>
   void add_rows(const FeatureBatch& batch, const int* node, const B* all_bins,
                 const Bucketizer& buckets, int r0, int r1, int first, std::size_t stride,
-                const float* dlogits, float scale, float* hist_t, double* totals_t) const {
+                const float* dl, const float* hs_in, int at, float scale, float* hist_t,
+                double* totals_t, Run& run) const {
     const std::size_t n_feats = buckets.features().size();
     const int* offset = buckets.bin_offsets().data();
-    const float* hess_r = closed_form_hess != nullptr ? closed_form_hess : hess.data();
-    // the node totals of a run of rows in one slot stay in registers (a sum
-    // kept in memory would chain every row to the one before)
-    int run = -1;
-    double G = 0.0, H = 0.0;
     for (int r = r0; r < r1; ++r) {
       const int s = node[static_cast<std::size_t>(r)] - first;
       if (s < 0) continue;  // a leaf of an earlier layer that could not split
-      const float g = dlogits[r], h = hess_r[r] * scale;
+      const float g = dl[r - at], h = hs_in[r - at] * scale;
       float* hs = hist_t + static_cast<std::size_t>(s) * stride;
       const B* bins = all_bins + static_cast<std::size_t>(batch.row_ids[r]) * n_feats;
       for (std::size_t f = 0; f < n_feats; ++f) {
@@ -141,20 +178,12 @@ struct Histograms {
         cell[0] += g;
         cell[1] += h;
       }
-      if (s != run) {
-        if (run >= 0) {
-          totals_t[2 * run] += G;
-          totals_t[2 * run + 1] += H;
-        }
-        run = s;
-        G = H = 0.0;
+      if (s != run.slot) {
+        run.flush(totals_t);
+        run.slot = s;
       }
-      G += g;
-      H += h;
-    }
-    if (run >= 0) {
-      totals_t[2 * run] += G;
-      totals_t[2 * run + 1] += H;
+      run.G += g;
+      run.H += h;
     }
   }
 
