@@ -404,20 +404,28 @@ class Ensemble {
         buckets.fill(batch, r, bins);
         cache.have_bins[id] = 1;
       }
-      for (int k = cache.base_trees[id]; k < finished; ++k)  // from the node reached while it grew
-        cache.base[id] += value_->value[leaf(
-            k, bins, cache.node_tree[id] == k ? surviving(k, cache.node_of[id]) : 0)];
-      cache.base_trees[id] = finished;
+      if (cache.base_trees[id] < finished) {
+        for (int k = cache.base_trees[id]; k < finished;
+             ++k)  // from the node reached while it grew
+          cache.base[id] += value_->value[leaf(
+              k, bins, cache.node_tree[id] == k ? surviving(k, cache.node_of[id]) : 0)];
+        cache.base_trees[id] = finished;
+      }
       float cur = 0.0f;
       int node = -1;
       if (current >= 0) {
         // resume from the node the row reached at the last step in this tree
         // (thresholds are bucket ids: whole numbers, compared as integers)
-        node = cache.node_tree[id] == current ? cache.node_of[id] : 0;
+        const bool resume = cache.node_tree[id] == current;
+        node = resume ? cache.node_of[id] : 0;
+        const int from = node;
         for (int f; (f = feat[node]) >= 0;)
           node = 2 * node + 1 + (static_cast<int>(bins[f]) > thr[node]);
-        cache.node_of[id] = node;
-        cache.node_tree[id] = current;
+        if (node != from) cache.node_of[id] = node;  // (unchanged lines stay clean)
+        if (!resume) {
+          cache.node_of[id] = node;
+          cache.node_tree[id] = current;
+        }
         cur = val[node];
       }
       cache.node[static_cast<std::size_t>(r)] = node;

@@ -98,13 +98,13 @@ struct Histograms {
           fast::logistic_closed_form(logits + o, batch.labels + o, w ? w + o : nullptr, c1 - c0,
                                      inv, g, g + kChunk);
           add_rows(batch, node, all_bins, buckets, c0, c1, first, stride, g, g + kChunk, c0, scale,
-                   h.data(), tot, run);
+                   slots, h.data(), tot, run);
         }
         run.flush(tot);
       } else if (k == 1) {
         Run run;
         add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, hess.data(), 0,
-                 scale, h.data(), tot, run);
+                 scale, slots, h.data(), tot, run);
         run.flush(tot);
       } else
         add_rows_classes(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale,
@@ -141,9 +141,9 @@ struct Histograms {
   }
 
  private:
-  // The node totals of a run of rows in one slot, kept in registers (a sum
-  // kept in memory would chain every row to the one before) and added to
-  // the slot's totals when the run ends.
+  // The totals of a layer of one node, kept in registers while its rows are
+  // added (a sum kept in memory would chain every row to the one before),
+  // then added to the node's totals.
   struct Run {
     int slot = -1;
     double G = 0.0, H = 0.0;
@@ -163,10 +163,12 @@ struct Histograms {
   template <class B>
   void add_rows(const FeatureBatch& batch, const int* node, const B* all_bins,
                 const Bucketizer& buckets, int r0, int r1, int first, std::size_t stride,
-                const float* dl, const float* hs_in, int at, float scale, float* hist_t,
+                const float* dl, const float* hs_in, int at, float scale, int slots, float* hist_t,
                 double* totals_t, Run& run) const {
     const std::size_t n_feats = buckets.features().size();
     const int* offset = buckets.bin_offsets().data();
+    const bool one_slot = slots == 1;
+    if (one_slot) run.slot = 0;
     for (int r = r0; r < r1; ++r) {
       const int s = node[static_cast<std::size_t>(r)] - first;
       if (s < 0) continue;  // a leaf of an earlier layer that could not split
@@ -178,12 +180,13 @@ struct Histograms {
         cell[0] += g;
         cell[1] += h;
       }
-      if (s != run.slot) {
-        run.flush(totals_t);
-        run.slot = s;
+      if (one_slot) {  // every row in one node: its totals in registers
+        run.G += g;
+        run.H += h;
+      } else {  // rows in many nodes: rarely two in a row in one node
+        totals_t[2 * s] += g;
+        totals_t[2 * s + 1] += h;
       }
-      run.G += g;
-      run.H += h;
     }
   }
 
