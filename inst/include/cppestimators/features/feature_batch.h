@@ -91,6 +91,9 @@ struct FeatureBatch {
   // Whether no row id appears twice in the batch (set by the session from
   // its batcher; false when unknown).
   bool distinct_rows = false;
+  // Whether the batch is every row of the data in order (row_ids[r] == r;
+  // set by the session from its batcher; false when unknown).
+  bool whole_in_order = false;
   // The examples' weights, one per batch row (set by the session in training
   // and evaluation when the input has a weight column; null: all 1).
   const float* example_weights = nullptr;

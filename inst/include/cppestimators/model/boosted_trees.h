@@ -177,12 +177,13 @@ class BoostedTreesModel : public Model {
       ws.hist.closed_form = closed_form(head) && batch.labels != nullptr;
       if (!ws.hist.closed_form && g == nullptr)
         throw std::logic_error("internal: boosted trees need the head's gradients");
+      const int* reached = e.nodes_reached(batch, ws.rows);
       StepStats stats =
           m_.buckets_.narrow()
-              ? ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins8.data(),
-                                m_.buckets_, first, slots, threads, exists)
-              : ws.hist.compute(batch, logits, g, head, ws.rows.node.data(), ws.rows.bins16.data(),
-                                m_.buckets_, first, slots, threads, exists);
+              ? ws.hist.compute(batch, logits, g, head, reached, ws.rows.bins8.data(), m_.buckets_,
+                                first, slots, threads, exists)
+              : ws.hist.compute(batch, logits, g, head, reached, ws.rows.bins16.data(), m_.buckets_,
+                                first, slots, threads, exists);
       if (m_.centering()) {  // the batch's mean gradient and hessian (every row at the root)
         double* tot = ws.hist.sums.data() + trees::node_stride(m_.buckets_.total_bins()) - 2;
         tot[0] = static_cast<float>(tot[0]) / static_cast<float>(batch.rows);

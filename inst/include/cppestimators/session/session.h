@@ -143,6 +143,7 @@ class Session {
     if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
       est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
       batch_.distinct_rows = batcher_.last_distinct();
+      batch_.whole_in_order = whole;
       est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
     } else {
       forward_in_chunks(rows);
@@ -208,6 +209,7 @@ class Session {
       const int n = std::min(kForwardChunk, rows - off);
       est_.model().features().gather(*binding_, idx_.data() + off, n, batch_, block_.get());
       batch_.distinct_rows = distinct;
+      batch_.whole_in_order = false;  // a chunk of the batch
       est_.model().forward(batch_, opt_.mode, *workspace_,
                            logits_.data() + static_cast<std::size_t>(off) * width);
       if (off + n < rows && interrupt_check_ && interrupt_check_()) throw Interrupted();

@@ -44,6 +44,19 @@ struct RowCache {
   // feature (-1: a leaf) and threshold as integers, and its value
   std::vector<int> tree_feature, tree_threshold;
   std::vector<float> tree_value;
+  // After a forward pass over every row in order, what every row's
+  // base_trees and node_tree are (not stored per row then) and that every
+  // row has its buckets; -2: the per-row arrays hold them.
+  int all_base_trees = -2, all_node_tree = -2;
+
+  // Writes the values every row shares into the per-row arrays.
+  void spell_out() {
+    if (all_base_trees == -2) return;
+    std::fill(base_trees.begin(), base_trees.end(), all_base_trees);
+    std::fill(node_tree.begin(), node_tree.end(), all_node_tree);
+    std::fill(have_bins.begin(), have_bins.end(), 1);
+    all_base_trees = all_node_tree = -2;
+  }
 
   void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows,
                 int classes = 1) {
@@ -120,12 +133,14 @@ class Ensemble {
     const float version = state(kBoundariesReady);
     if (version !=
         cache.bins_version) {  // buckets of numeric features changed: recompute every row's
+      cache.spell_out();
       std::fill(cache.have_bins.begin(), cache.have_bins.end(), 0);
       cache.bins_version = version;
     }
     const int finished = static_cast<int>(finished_trees());
     const int current = finished < n_trees_ ? finished : -1;
     if (attempted_layers() < cache.attempted_seen) {  // the ensemble was restored to an earlier one
+      cache.spell_out();
       std::fill(cache.base_trees.begin(), cache.base_trees.end(), 0);
       std::fill(cache.base.begin(), cache.base.end(), 0.0);
       std::fill(cache.node_tree.begin(), cache.node_tree.end(), -1);
@@ -144,6 +159,22 @@ class Ensemble {
       }
     }
     const int threads = rows >= 4096 ? session_threads : 1;
+    if (classes_ == 1 && batch.whole_in_order && cache.all_base_trees != -2) {
+      // every row in order again: the shared state moves on for all of them
+      parallel_for(threads, threads, [&](int t) {
+        const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+        if (buckets.narrow())
+          walk_all_rows(cache, cache.bins8.data(), buckets.features().size(), r0, r1, finished,
+                        current, logits);
+        else
+          walk_all_rows(cache, cache.bins16.data(), buckets.features().size(), r0, r1, finished,
+                        current, logits);
+      });
+      cache.all_base_trees = finished;
+      cache.all_node_tree = current;
+      return;
+    }
+    cache.spell_out();
     const std::size_t n = cache.have_bins.size();
     // A data row's caches are written by one thread only: when no row
     // appears twice, the threads take ranges of the batch; otherwise ranges
@@ -169,6 +200,51 @@ class Ensemble {
                   logits);
       }
     });
+    if (classes_ == 1 && batch.whole_in_order) {  // every row now shares its state
+      cache.all_base_trees = finished;
+      cache.all_node_tree = current;
+    }
+  }
+
+  // The nodes each row reaches (in cache.node_of: row r is data row r) and
+  // the logits, for a batch of every row in order after a pass that was
+  // one too: every row's base holds cache.all_base_trees trees and its
+  // node_of is a node of tree cache.all_node_tree.
+  template <class B>
+  void walk_all_rows(RowCache& cache, const B* all_bins, std::size_t n_feats, int r0, int r1,
+                     int finished, int current, float* logits) const {
+    const int had = cache.all_base_trees, tree = cache.all_node_tree;
+    const int* feat = cache.tree_feature.data();
+    const int* thr = cache.tree_threshold.data();
+    const float* val = cache.tree_value.data();
+    int* node_of = cache.node_of.data();
+    double* base = cache.base.data();
+    for (int r = r0; r < r1; ++r) {
+      const B* bins = all_bins + static_cast<std::size_t>(r) * n_feats;
+      for (int k = had; k < finished; ++k)  // from the node reached while it grew
+        base[r] += value_->value[leaf(k, bins, k == tree ? surviving(k, node_of[r]) : 0)];
+      float cur = 0.0f;
+      int node = -1;
+      if (current >= 0) {
+        node = current == tree ? node_of[r] : 0;
+        const int from = node;
+        for (int f; (f = feat[node]) >= 0;)
+          node = 2 * node + 1 + (static_cast<int>(bins[f]) > thr[node]);
+        if (node != from || current != tree) node_of[r] = node;
+        cur = val[node];
+      }
+      logits[r] = static_cast<float>(base[r] + cur);
+    }
+    if (current < 0)  // every tree finished: no row is in a tree being grown
+      std::fill(cache.node.begin() + r0, cache.node.begin() + r1, -1);
+  }
+
+  // The node each batch row reached in the tree being grown (after forward()).
+  const int* nodes_reached(const FeatureBatch& batch, const RowCache& cache) const {
+    return classes_ == 1 && batch.whole_in_order && cache.all_base_trees != -2 &&
+                   cache.all_node_tree >= 0
+               ? cache.node_of.data()
+               : cache.node.data();
   }
 
   // One layer of `tree` from the accumulated statistics of

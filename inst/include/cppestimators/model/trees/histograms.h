@@ -98,13 +98,13 @@ struct Histograms {
           fast::logistic_closed_form(logits + o, batch.labels + o, w ? w + o : nullptr, c1 - c0,
                                      inv, g, g + kChunk);
           add_rows(batch, node, all_bins, buckets, c0, c1, first, stride, g, g + kChunk, c0, scale,
-                   slots, h.data(), tot, run);
+                   slots, h.data(), run);
         }
         run.flush(tot);
       } else if (k == 1) {
         Run run;
         add_rows(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, hess.data(), 0,
-                 scale, slots, h.data(), tot, run);
+                 scale, slots, h.data(), run);
         run.flush(tot);
       } else
         add_rows_classes(batch, node, all_bins, buckets, r0, r1, first, stride, dlogits, scale,
@@ -130,6 +130,17 @@ struct Histograms {
                                 tail +
                             (i + tail - stride)];
           out[i] = sum;
+        }
+        if (k == 1 && slots > 1) {  // a node's totals: its rows in the first feature's bins
+          const int end =
+              buckets.features().size() > 1 ? buckets.bin_offsets()[1] : buckets.total_bins();
+          double G = 0.0, H = 0.0;
+          for (int b = 0; b < end; ++b) {
+            G += out[2 * b];
+            H += out[2 * b + 1];
+          }
+          out[stride - 2] = G;
+          out[stride - 1] = H;
         }
       }
     });
@@ -164,17 +175,18 @@ struct Histograms {
   void add_rows(const FeatureBatch& batch, const int* node, const B* all_bins,
                 const Bucketizer& buckets, int r0, int r1, int first, std::size_t stride,
                 const float* dl, const float* hs_in, int at, float scale, int slots, float* hist_t,
-                double* totals_t, Run& run) const {
+                Run& run) const {
     const std::size_t n_feats = buckets.features().size();
     const int* offset = buckets.bin_offsets().data();
     const bool one_slot = slots == 1;
+    const int* ids = batch.whole_in_order ? nullptr : batch.row_ids;  // (else row r is data row r)
     if (one_slot) run.slot = 0;
     for (int r = r0; r < r1; ++r) {
       const int s = node[static_cast<std::size_t>(r)] - first;
       if (s < 0) continue;  // a leaf of an earlier layer that could not split
       const float g = dl[r - at], h = hs_in[r - at] * scale;
       float* hs = hist_t + static_cast<std::size_t>(s) * stride;
-      const B* bins = all_bins + static_cast<std::size_t>(batch.row_ids[r]) * n_feats;
+      const B* bins = all_bins + static_cast<std::size_t>(ids ? ids[r] : r) * n_feats;
       for (std::size_t f = 0; f < n_feats; ++f) {
         float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f]);
         cell[0] += g;
@@ -183,10 +195,7 @@ struct Histograms {
       if (one_slot) {  // every row in one node: its totals in registers
         run.G += g;
         run.H += h;
-      } else {  // rows in many nodes: rarely two in a row in one node
-        totals_t[2 * s] += g;
-        totals_t[2 * s + 1] += h;
-      }
+      }  // (else the nodes' totals are the sums of their first feature's bins)
     }
   }
 
