@@ -57,10 +57,11 @@ bench: install
 	Rscript bench/run.R
 
 # Installs the peers so that `make bench` adds their rows: PyTorch (Debian's
-# python3-torch) and the xgboost R package (from CRAN).
+# python3-torch), and from CRAN the xgboost and LightGBM R packages and the
+# nycflights13 data of the boosted trees bench.
 bench-peer:
 	bash ../shared/bench/peers/setup.sh
-	Rscript bench/install_xgboost.R
+	Rscript bench/install_peers.R
 
 clean:
 	rm -rf check install.log src/*.o src/*.so
