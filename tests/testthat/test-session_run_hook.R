@@ -150,3 +150,17 @@ test_that("fetch errors on later steps still name the hook and the phase", {
                class = "cppestimators_hook_error",
                regexp = "`after_run` of hook 2 (EstimatorSessionRunHook) failed: late", fixed = TRUE)
 })
+
+test_that("each session checks the fetches of a hook again", {
+  seen <- list()
+  hook <- session_run_hook(before_run = function(context) session_run_args(y = "labels"),
+                           after_run = function(context, values) seen[[length(seen) + 1]] <<- values$results$y)
+  est <- x_regressor()
+  quietly(train(est, x_input(), steps = 2, hooks = list(hook)))
+  expect_equal(unlist(seen), c(3, 5))
+  # predictions have no labels: the same hook fails in predict()'s first before_run
+  expect_error(predict(est, x_input(num_epochs = 1), hooks = list(hook)),
+               class = "cppestimators_hook_error",
+               regexp = "`before_run` of hook 1 (EstimatorSessionRunHook) failed: unknown tensor 'labels'",
+               fixed = TRUE)
+})
