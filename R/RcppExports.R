@@ -113,6 +113,10 @@ cpp_check_fetches <- function(x) {
     .Call(`_cppestimators_cpp_check_fetches`, x)
 }
 
+cpp_session_run_args <- function(fetches, options) {
+    .Call(`_cppestimators_cpp_session_run_args`, fetches, options)
+}
+
 cpp_session_close <- function(ses) {
     invisible(.Call(`_cppestimators_cpp_session_close`, ses))
 }

@@ -1,6 +1,8 @@
 # The R face of a running session, handed to R closure hooks: a session with
-# a graph (named tensor collections) and run(), and a per-step run context
-# whose stop flag lives in the engine.
+# a graph (named tensor collections) and run(), and a run context whose stop
+# flag lives in the engine. All are made once per session. The session and
+# the context have classes (for print() and inherits()); the graph, like the
+# run values, is a plain environment, so `$` on it needs no dispatch.
 
 tensor <- function(name) structure(list(name = name), class = "cppestimators_tensor")
 
@@ -22,13 +24,18 @@ new_graph <- function(mode) {
     infer = list())
   global_step <- list(tensor("global_step"))
   graph$get_collection <- function(name) {
-    if (identical(name, "losses")) return(losses)
-    if (identical(name, "global_step")) return(global_step)
+    # primitives only on the way to a collection: hooks call this every step
+    if (is.character(name) && length(name) == 1L && is.null(attributes(name)) && !is.na(name)) {
+      if (name == "losses") return(losses)
+      if (name == "global_step") return(global_step)
+    }
     check_string(name, "name", empty_ok = TRUE, message = "`name` must be a collection name such as \"losses\".")
     list()
   }
   graph$get_tensor_by_name <- function(name) tensor(name)
-  structure(graph, class = "cppestimators_graph")
+  # no class: `$` on an object with a class goes through S3 dispatch, and
+  # hooks read context$session$graph$get_collection every step
+  graph
 }
 
 new_r_session <- function(ses, mode) {

@@ -88,14 +88,14 @@ check_callback <- function(f, arg, args) {
 #' session_run_args(loss = "loss", step = "global_step")
 session_run_args <- function(..., feed_dict = NULL, options = NULL) {
   if (!is.null(feed_dict)) abort("`feed_dict` is not supported: there are no placeholders to feed.")
-  fetches <- list(...)
-  check_fetches(fetches)
-  args <- list(fetches = fetches, feed_dict = NULL, options = options)
-  class(args) <- "cppestimators_session_run_args"
+  # hooks make one every step: one call into C++ checks and builds it; it
+  # is NULL when a fetch is not one, and check_fetches() then says which
+  args <- .Call(`_cppestimators_cpp_session_run_args`, list(...), options)
+  if (is.null(args)) check_fetches(list(...))
   args
 }
 
-# One call into C++ walks the fetch structure (hooks build one every step).
+# One call into C++ walks the fetch structure.
 check_fetches <- function(x) {
   bad <- cpp_check_fetches(x)
   if (!is.null(bad)) {

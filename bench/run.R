@@ -41,7 +41,14 @@ cases <- list(
     session_run_hook(after_run = function(context, values) NULL)),
   "+ one R closure hook fetching the losses" = list(session_run_hook(
     before_run = function(context) session_run_args(losses = context$session$graph$get_collection("losses")),
-    after_run = function(context, values) NULL))
+    after_run = function(context, values) NULL)),
+  # the custom-hook pattern of the seed (spec/seeds.md, example 3) without its printing
+  "+ one R closure hook fetching the losses and reading them (the seed's pattern)" = list(session_run_hook(
+    before_run = function(context) session_run_args(losses = context$session$graph$get_collection("losses")),
+    after_run = function(context, values) {
+      raw_losses <- values$results$losses[[1]]
+      NULL
+    }))
 )
 
 rows <- lapply(names(cases), function(nm) {

@@ -327,6 +327,17 @@ RcppExport SEXP _cppestimators_cpp_check_fetches(SEXP xSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_session_run_args
+SEXP cpp_session_run_args(SEXP fetches, SEXP options);
+RcppExport SEXP _cppestimators_cpp_session_run_args(SEXP fetchesSEXP, SEXP optionsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type fetches(fetchesSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type options(optionsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_run_args(fetches, options));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_session_close
 void cpp_session_close(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_close(SEXP sesSEXP) {
@@ -426,6 +437,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_session_predictions", (DL_FUNC)&_cppestimators_cpp_session_predictions, 2},
     {"_cppestimators_cpp_xptr_is_null", (DL_FUNC)&_cppestimators_cpp_xptr_is_null, 1},
     {"_cppestimators_cpp_check_fetches", (DL_FUNC)&_cppestimators_cpp_check_fetches, 1},
+    {"_cppestimators_cpp_session_run_args", (DL_FUNC)&_cppestimators_cpp_session_run_args, 2},
     {"_cppestimators_cpp_session_close", (DL_FUNC)&_cppestimators_cpp_session_close, 1},
     {"_cppestimators_cpp_live_sessions", (DL_FUNC)&_cppestimators_cpp_live_sessions, 0},
     {"_cppestimators_cpp_session_note_interrupt",

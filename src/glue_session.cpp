@@ -281,6 +281,35 @@ SEXP cpp_check_fetches(SEXP x) {
                             Rcpp::Named("too_deep") = too_deep);
 }
 
+// session_run_args()'s object, list(fetches =, feed_dict = NULL, options =)
+// of class cppestimators_session_run_args, or NULL when an element of
+// `fetches` is neither a tensor handle nor a tensor name or the structure
+// nests too deeply (the R layer then says which, with cpp_check_fetches()).
+// Hooks make one every step: one call, no R-level checks.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_session_run_args(SEXP fetches, SEXP options) {
+  bool too_deep = false;
+  if (!Rf_isNull(first_bad_fetch(fetches, 0, too_deep))) return R_NilValue;
+  static SEXP names = nullptr, cls = nullptr;
+  if (names == nullptr) {
+    names = Rf_allocVector(STRSXP, 3);
+    R_PreserveObject(names);
+    SET_STRING_ELT(names, 0, Rf_mkChar("fetches"));
+    SET_STRING_ELT(names, 1, Rf_mkChar("feed_dict"));
+    SET_STRING_ELT(names, 2, Rf_mkChar("options"));
+    MARK_NOT_MUTABLE(names);
+    cls = Rf_mkString("cppestimators_session_run_args");
+    R_PreserveObject(cls);
+    MARK_NOT_MUTABLE(cls);
+  }
+  Rcpp::Shield<SEXP> args(Rf_allocVector(VECSXP, 3));
+  SET_VECTOR_ELT(args, 0, fetches);
+  SET_VECTOR_ELT(args, 2, options);
+  Rf_setAttrib(args, R_NamesSymbol, names);
+  Rf_setAttrib(args, R_ClassSymbol, cls);
+  return args;
+}
+
 // Frees a finished session's buffers now rather than at garbage collection.
 // [[Rcpp::export(rng = false)]]
 void cpp_session_close(SEXP ses) {
