@@ -47,7 +47,7 @@ feature_block <- function(object, ptr, data) {
   plan <- column_plan(object)
   key <- list(plan$dense_hash, n)
   vectors <- unname(data$input$features[plan$dense_keys])
-  if (identical(cache$key, key) && identical(cache$vectors, vectors, num.eq = FALSE)) {
+  if (block_current(cache, plan, data$input, n)) {
     cache$vectors <- vectors  # equal data in other vectors: keep these, compared at once next time
     return(cache$block)
   }
@@ -58,6 +58,30 @@ feature_block <- function(object, ptr, data) {
   cache$key <- key
   cache$vectors <- vectors
   cache$block
+}
+
+# Whether `cache` holds the block of these dense columns over these vectors
+# (see feature_block()).
+block_current <- function(cache, plan, input, n) {
+  !is.null(cache$block) && identical(cache$key, list(plan$dense_hash, n)) &&
+    identical(cache$vectors, unname(input$features[plan$dense_keys]), num.eq = FALSE)
+}
+
+# The features of a session, marked (attribute `cppestimators_checked`, read
+# by dataset_from_r() in src/r_data.cpp) where the engine need not scan a
+# numeric column's values for NA and infinities again: when the input's
+# cached block was built from these very vectors, building it ran that scan,
+# and the vectors cannot have changed since (see feature_block()). Columns
+# with a normalizer_fn are scanned as always (their values are computed anew).
+mark_checked <- function(plan, input, features) {
+  cache <- input$cache
+  if (!is.environment(cache) || is.null(cache$block) || isTRUE(input$by_reference) ||
+      length(features) == 0L || !length(plan$checked_keys)) {
+    return(features)
+  }
+  if (!block_current(cache, plan, input, NROW(features[[1L]]))) return(features)
+  attr(features, "cppestimators_checked") <- names(features) %in% plan$checked_keys
+  features
 }
 
 # Per-call work that does not depend on the data, done once ------------------
@@ -111,6 +135,8 @@ column_plan <- function(object) {
     list(leaves = leaves, leaf_keys = leaf_keys, keys = unique(leaf_keys), numeric = numeric,
          normalized = normalized, engine_keys = engine_keys, vocabulary_leaves = leaves[vocab],
          dense_keys = vapply(dense, function(c) as.character(c[["key"]]), ""),
+         checked_keys = unique(vapply(Filter(function(c) is.null(c$normalizer_fn), dense),
+                                      function(c) as.character(c[["key"]]), "")),
          dense_hash = rlang::hash(lapply(dense, unclass)))
   })
 }

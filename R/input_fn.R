@@ -310,7 +310,7 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   check_choice(mode, "mode", session_modes)
   input_fn <- as_input_fn(input_fn, estimator)
   plan <- column_plan(estimator)
-  features <- session_features(estimator, plan, input_fn$features)
+  features <- mark_checked(plan, input_fn, session_features(estimator, plan, input_fn$features))
   seen <- check_seen_data(estimator, input_fn$features[plan$keys], input_fn$labels, mode)
   labels <- NULL
   if (mode != "infer") {

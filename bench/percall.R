@@ -7,9 +7,12 @@
 #   Rscript bench/percall.R        prints a table (and the same calls through an input_fn())
 #   Rscript bench/percall.R csv    prints CSV: columns,train_ms,evaluate_ms,predict_ms
 # BENCH_PERCALL_REPS: calls timed per cell (default 50); BENCH_PERCALL_COLUMNS:
-# comma-separated column counts (default 5,50,500,2000).
+# comma-separated column counts (default 5,50,500,2000); BENCH_PERCALL_THREADS:
+# options(cppestimators.threads) for the run (default: the package's).
 suppressPackageStartupMessages(library(cppestimators))
 options(cppestimators.progress = FALSE)
+threads <- Sys.getenv("BENCH_PERCALL_THREADS")  # default: the package's (2)
+if (nzchar(threads)) options(cppestimators.threads = as.integer(threads))
 
 args <- commandArgs(trailingOnly = TRUE)
 csv <- identical(args[1], "csv")

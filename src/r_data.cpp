@@ -34,11 +34,13 @@ void read_r_strings(const void* vector, std::int64_t offset, const int* rows, in
 }
 
 // Rows and values per row of a vector (1), a 1-d array (1) or a matrix.
-int shape_of(SEXP x, const std::string& what, R_xlen_t* rows) {
+// `key`: the feature's name for the message, or "" for the response.
+int shape_of(SEXP x, const std::string& key, R_xlen_t* rows) {
   SEXP dim = Rf_getAttrib(x, R_DimSymbol);
   const R_xlen_t ndim = Rf_isNull(dim) ? 0 : Rf_xlength(dim);
   if (ndim > 2)
-    Rcpp::stop(what + " is an array of " + std::to_string(ndim) +
+    Rcpp::stop((key.empty() ? std::string("the response") : "feature '" + key + "'") +
+               " is an array of " + std::to_string(ndim) +
                " dimensions; give a vector or a matrix");
   *rows = ndim == 0 ? Rf_xlength(x) : INTEGER(dim)[0];
   return ndim == 2 ? INTEGER(dim)[1] : 1;
@@ -122,13 +124,19 @@ Spec spec_from_r(SEXP x, std::vector<Rcpp::RObject>& host) { return convert_spec
 
 void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
   Rcpp::CharacterVector names = features.names();
+  // a logical vector parallel to the features: which numeric ones R has
+  // checked already (see feature_block() in R/feature_cache.R)
+  SEXP checked = Rf_getAttrib(features, Rf_install("cppestimators_checked"));
+  const bool has_checked = TYPEOF(checked) == LGLSXP && Rf_xlength(checked) == features.size();
   R_xlen_t n = -1;
+  data.features.reserve(data.features.size() + static_cast<std::size_t>(features.size()));
   for (R_xlen_t i = 0; i < features.size(); ++i) {
     SEXP col = features[i];
     ColumnView v;
     v.key = std::string(names[i]);
     R_xlen_t rows = 0;
-    v.width = shape_of(col, "feature '" + v.key + "'", &rows);
+    v.width = shape_of(col, v.key, &rows);
+    v.checked = has_checked && LOGICAL(checked)[i] == TRUE;
     v.n = rows;
     switch (TYPEOF(col)) {
       case REALSXP:
@@ -168,7 +176,7 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
   if (!Rf_isNull(labels)) {
     if (TYPEOF(labels) != REALSXP) Rcpp::stop("internal: labels must be double");
     R_xlen_t rows = 0;
-    const int width = shape_of(labels, "the response", &rows);
+    const int width = shape_of(labels, "", &rows);
     if (n >= 0 && rows != n)
       Rcpp::stop("the response has " + std::to_string(rows) + " rows but the features have " +
                  std::to_string(n));

@@ -34,7 +34,7 @@ class NumericTransform : public FeatureTransform {
                                   " value(s) per row but its column_numeric() has shape " +
                                   std::to_string(width_) + ": it must be a matrix with " +
                                   std::to_string(width_) + " columns");
-    if (all_valid(c)) return std::make_unique<Bound>(c);
+    if (c.checked || all_valid(c)) return std::make_unique<Bound>(c);
     // something to report: find the first problem, in the order of the messages
     for (int j = 0; j < c.width; ++j)
       for (std::int64_t r = 0; r < c.n; ++r)
