@@ -154,7 +154,7 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
 # that no longer exists is taken over. Returns a function that releases it.
 lock_model_dir <- function(dir, timeout = 10) {
   lock <- file.path(dir, ".cppestimators.lock")
-  reason <- create_dir_reason(dir)
+  reason <- if (dir.exists(dir)) NULL else create_dir_reason(dir)
   if (!dir.exists(dir)) abort(sprintf("cannot create model_dir '%s'%s.", dir, reason), class = "cppestimators_file_error")
   me <- sprintf("%d %s", Sys.getpid(), hostname())
   start <- Sys.time()
@@ -163,7 +163,9 @@ lock_model_dir <- function(dir, timeout = 10) {
   repeat {
     reason <- create_dir_reason(lock, recursive = FALSE)
     if (is.null(reason)) {
-      writeLines(c(me, format(Sys.time(), "%Y-%m-%dT%H:%M:%S%z")), file.path(lock, "owner"))
+      # the lines writeLines() would write, without its text connection
+      writeChar(paste0(me, "\n", format(Sys.time(), "%Y-%m-%dT%H:%M:%S%z"), "\n"), file.path(lock, "owner"),
+                eos = NULL, useBytes = TRUE)
       return(function() unlink(lock, recursive = TRUE))
     }
     if (!dir.exists(lock)) {
