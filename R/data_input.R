@@ -17,7 +17,8 @@ data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128
           class = "cppestimators_unknown_argument")
   }
   keys <- column_plan(object)$keys
-  missing_keys <- setdiff(keys, names(data))
+  at <- match(keys, names(data))
+  missing_keys <- if (anyNA(at)) setdiff(keys, names(data)) else character()
   if (length(missing_keys)) {
     abort(sprintf("%s(): the data frame has no column%s %s, which the estimator's feature columns read; it has %s.",
                   fn, if (length(missing_keys) > 1L) "s" else "", quote_names(missing_keys),
@@ -50,7 +51,7 @@ data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128
     return(input_fn(data, features = tidyselect::all_of(keys), response = tidyselect::all_of(response),
                     batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs))
   }
-  build_input(data, keys, response, batch_size, shuffle, num_epochs, cache = frame_cache(object, data, keys))
+  build_input(data, keys, response, batch_size, shuffle, num_epochs, cache = frame_cache(object, data, keys), at = at)
 }
 
 # The column a selection names without tidyselect: a string, or a bare name,

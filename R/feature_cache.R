@@ -46,7 +46,7 @@ feature_block <- function(object, ptr, data) {
   if (isTRUE(data$input$by_reference)) return(cpp_dense_block(ptr, data$features, engine_threads()))
   plan <- column_plan(object)
   key <- list(plan$dense_hash, n)
-  vectors <- unname(data$input$features[plan$dense_keys])
+  vectors <- dense_vectors(plan, data$input$features)
   if (block_current(cache, plan, data$input, n)) {
     cache$vectors <- vectors  # equal data in other vectors: keep these, compared at once next time
     return(cache$block)
@@ -64,7 +64,14 @@ feature_block <- function(object, ptr, data) {
 # (see feature_block()).
 block_current <- function(cache, plan, input, n) {
   !is.null(cache$block) && identical(cache$key, list(plan$dense_hash, n)) &&
-    identical(cache$vectors, unname(input$features[plan$dense_keys]), num.eq = FALSE)
+    identical(cache$vectors, dense_vectors(plan, input$features), num.eq = FALSE)
+}
+
+# The vectors the dense columns read, unnamed: by position when the input
+# holds exactly the columns' keys, in order (as a data frame given to
+# train(), evaluate() or predict() does), else by name.
+dense_vectors <- function(plan, features) {
+  unname(if (identical(names(features), plan$keys)) features[plan$dense_at] else features[plan$dense_keys])
 }
 
 # The features of a session, marked (attribute `cppestimators_checked`, read
@@ -135,6 +142,8 @@ column_plan <- function(object) {
     list(leaves = leaves, leaf_keys = leaf_keys, keys = unique(leaf_keys), numeric = numeric,
          normalized = normalized, engine_keys = engine_keys, vocabulary_leaves = leaves[vocab],
          dense_keys = vapply(dense, function(c) as.character(c[["key"]]), ""),
+         plain_at = unique(match(leaf_keys[numeric & !normalized], unique(leaf_keys))),
+         dense_at = match(vapply(dense, function(c) as.character(c[["key"]]), ""), unique(leaf_keys)),
          checked_keys = unique(vapply(Filter(function(c) is.null(c$normalizer_fn), dense),
                                       function(c) as.character(c[["key"]]), "")),
          dense_hash = rlang::hash(lapply(dense, unclass)))

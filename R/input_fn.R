@@ -108,7 +108,7 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
 # input_fn() over the columns named `features` and `response` (resolved
 # already) of the data frame or list `object`.
 build_input <- function(object, features, response, batch_size, shuffle, num_epochs,
-                        cache = new.env(parent = emptyenv())) {
+                        cache = new.env(parent = emptyenv()), at = match(features, names(object))) {
   nms <- names(object)
   if (anyDuplicated(nms)) {
     dup <- unique(nms[duplicated(nms)])
@@ -124,9 +124,11 @@ build_input <- function(object, features, response, batch_size, shuffle, num_epo
   }
   columns <- as.list(object)
   used <- c(features, response)
+  # `at`: the positions of `features` among the columns (by name, the first of each)
+  used_at <- c(at, match(response, nms))
   if (length(used)) {
-    rows <- cpp_column_rows(columns[used])
-    if (anyNA(rows)) rows[is.na(rows)] <- vapply(columns[used][is.na(rows)], NROW, 0)
+    rows <- cpp_column_rows(columns[used_at])
+    if (anyNA(rows)) rows[is.na(rows)] <- vapply(columns[used_at][is.na(rows)], NROW, 0)
     if (any(rows != rows[1L])) {
       k <- which(rows != rows[1L])[1L]
       abort(sprintf("column '%s' has %d rows but '%s' has %d.", used[k], as.integer(rows[k]), used[1L],
@@ -140,7 +142,7 @@ build_input <- function(object, features, response, batch_size, shuffle, num_epo
   # `by_reference`: the data is a data.table, whose set() and := write into
   # the vectors in place even while other objects refer to them, so nothing
   # built from them is kept between calls (see feature_block())
-  new_input_fn(list(features = columns[features], response = response, labels = labels,
+  new_input_fn(list(features = columns[at], response = response, labels = labels,
                     batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs,
                     cache = cache, columns = columns, by_reference = inherits(object, "data.table")))
 }
@@ -311,7 +313,8 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   input_fn <- as_input_fn(input_fn, estimator)
   plan <- column_plan(estimator)
   features <- mark_checked(plan, input_fn, session_features(estimator, plan, input_fn$features))
-  seen <- check_seen_data(estimator, input_fn$features[plan$keys], input_fn$labels, mode)
+  read <- if (identical(names(input_fn$features), plan$keys)) input_fn$features else input_fn$features[plan$keys]
+  seen <- check_seen_data(estimator, read, input_fn$labels, mode)
   labels <- NULL
   if (mode != "infer") {
     if (is.null(input_fn$labels)) {
@@ -332,8 +335,13 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
 # refuses); only the columns with a normalizer_fn run R code. Anything else
 # goes through engine_features(), which gives the same result or error.
 session_features <- function(estimator, plan, features) {
-  present <- plan$leaf_keys %in% names(features)
   plain <- plan$numeric & !plan$normalized
+  if (identical(names(features), plan$keys) && !any(plan$normalized)) {
+    # exactly the keys, in order (a data frame given to train() and the others)
+    return(if (cpp_any_object(features[plan$plain_at])) engine_features(estimator$spec$feature_columns, features) else
+      features[seq_along(features)])
+  }
+  present <- plan$leaf_keys %in% names(features)
   if (!all(present) || cpp_any_object(features[plan$leaf_keys[plain]]) ||
       anyDuplicated(plan$engine_keys[plan$normalized])) {
     return(engine_features(estimator$spec$feature_columns, features))
