@@ -137,6 +137,22 @@ cpp_checkpoint_global_step <- function(dir) {
     .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
 }
 
+cpp_any_object <- function(columns) {
+    .Call(`_cppestimators_cpp_any_object`, columns)
+}
+
+cpp_feature_types <- function(columns) {
+    .Call(`_cppestimators_cpp_feature_types`, columns)
+}
+
+cpp_column_rows <- function(columns) {
+    .Call(`_cppestimators_cpp_column_rows`, columns)
+}
+
+cpp_matrix_rows <- function(m) {
+    .Call(`_cppestimators_cpp_matrix_rows`, m)
+}
+
 cpp_estimator_weights <- function(est) {
     .Call(`_cppestimators_cpp_estimator_weights`, est)
 }

@@ -16,15 +16,19 @@ data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128
                          "%s is not one of them.%s"), fn, given, near),
           class = "cppestimators_unknown_argument")
   }
-  keys <- feature_keys(object$spec$feature_columns)
-  missing_keys <- setdiff(keys, names(data))
+  keys <- column_plan(object)$keys
+  at <- match(keys, names(data))
+  missing_keys <- if (anyNA(at)) setdiff(keys, names(data)) else character()
   if (length(missing_keys)) {
     abort(sprintf("%s(): the data frame has no column%s %s, which the estimator's feature columns read; it has %s.",
                   fn, if (length(missing_keys) > 1L) "s" else "", quote_names(missing_keys),
                   name_list(names(data))))
   }
   response <- if (mode == "infer") NULL else {
-    r <- select_columns(rlang::enquo(response), names(data), arg = "response", null_ok = TRUE)
+    quo <- rlang::enquo(response)
+    r <- if (rlang::quo_is_missing(quo) || rlang::quo_is_null(quo)) NULL else
+      column_named(rlang::quo_get_expr(quo), names(data)) %||%
+        select_columns(quo, names(data), arg = "response", null_ok = TRUE)
     r %||% default_response(object, data, fn)
   }
   if (length(response) > 1L) abort("`response` must name one column.")
@@ -38,12 +42,23 @@ data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128
       data[[response]] <- as.character(y)
     }
   }
-  if (is.null(response)) {
-    return(input_fn(data, features = tidyselect::all_of(keys), batch_size = batch_size, shuffle = shuffle,
-                    num_epochs = num_epochs))
+  if (anyDuplicated(names(data)) || any(!nzchar(names(data)))) {
+    # input_fn()'s own errors and selection
+    if (is.null(response)) {
+      return(input_fn(data, features = tidyselect::all_of(keys), batch_size = batch_size, shuffle = shuffle,
+                      num_epochs = num_epochs))
+    }
+    return(input_fn(data, features = tidyselect::all_of(keys), response = tidyselect::all_of(response),
+                    batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs))
   }
-  input_fn(data, features = tidyselect::all_of(keys), response = tidyselect::all_of(response),
-           batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs)
+  build_input(data, keys, response, batch_size, shuffle, num_epochs, cache = frame_cache(object, data, keys), at = at)
+}
+
+# The column a selection names without tidyselect: a string, or a bare name,
+# that is one of `names`; NULL otherwise (tidyselect resolves it then).
+column_named <- function(expr, names) {
+  nm <- if (is.symbol(expr)) as.character(expr) else if (is.character(expr) && length(expr) == 1L) expr
+  if (!is.null(nm) && !is.na(nm) && nm %in% names) nm
 }
 
 default_response <- function(object, data, fn) {
@@ -55,6 +70,23 @@ default_response <- function(object, data, fn) {
     abort(sprintf("%s(): the data frame has no column '%s' (the response); give `response`.", fn, name))
   }
   name
+}
+
+# Where the dense block of a data frame given as `input_fn` is kept: with
+# the estimator, so that repeated calls on the same data (a loop of
+# train(steps = k) and evaluate(), a serving-style predict()) build it once
+# (feature_block() checks that it was built from the same vectors). Only
+# small data are kept there, since the cache holds the data frame's vectors
+# alive until the estimator's next call on other data; a larger data frame
+# gets a cache of its own call, as an input_fn() made for it would.
+frame_cache_bytes <- 2^24
+
+frame_cache <- function(object, data, keys) {
+  n <- if (length(keys)) NROW(data[[keys[1L]]]) else 0
+  if (n * length(keys) * 8 > frame_cache_bytes) return(new.env(parent = emptyenv()))
+  cache <- call_cache(object)
+  if (is.null(cache$frame)) cache$frame <- new.env(parent = emptyenv())
+  cache$frame
 }
 
 # The features (input keys) an estimator's columns read, in order.
@@ -69,6 +101,15 @@ feature_type <- function(x) {
     if (is.numeric(x)) "numeric" else class(x)[1]
 }
 
+# feature_type() of each element of a list, in one pass in C++ but for the
+# classed vectors.
+feature_types <- function(features) {
+  types <- cpp_feature_types(features)
+  other <- is.na(types)
+  if (any(other)) types[other] <- vapply(features[other], feature_type, "", USE.NAMES = FALSE)
+  types
+}
+
 type_words <- c(categorical = "a factor or character", logical = "logical", numeric = "numeric")
 
 # On the first training: what each feature was (its type; a factor's levels)
@@ -80,11 +121,11 @@ type_words <- c(categorical = "a factor or character", logical = "logical", nume
 check_seen_data <- function(object, features, labels, mode) {
   st <- object$state
   keys <- names(features)
-  types <- vapply(features, feature_type, "", USE.NAMES = FALSE)
+  if (mode == "train" && !is.null(st$seen)) return(NULL)
+  types <- feature_types(features)
   if (mode == "train") {
     # training checks its own data (the engine's messages are more precise);
     # the record is kept once a first training has run (keep_seen_data())
-    if (!is.null(st$seen)) return(NULL)
     cat_keys <- keys[types == "categorical"]
     levels <- lapply(features[cat_keys], function(x) if (is.factor(x)) levels(x))
     return(list(types = stats::setNames(types, keys), levels = levels,
@@ -116,8 +157,7 @@ keep_seen_data <- function(object, seen) {
 # Categorical values unknown to training and to the vocabulary columns that
 # read them.
 check_levels <- function(object, features, levels) {
-  for (leaf in column_leaves(object$spec$feature_columns)) {
-    if (!leaf$kind %in% c("vocabulary_list", "vocabulary_file")) next
+  for (leaf in column_plan(object)$vocabulary_leaves) {
     key <- leaf[["key"]]
     known <- levels[[key]]
     if (is.null(known) && !isTRUE(leaf$from_data)) next

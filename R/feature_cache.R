@@ -17,29 +17,135 @@ cache_budget <- function() {
 
 # The block for a session of `object` (engine `ptr`) over `data` (from
 # resolve_input()), or NULL.
+#
+# Its key is the dense columns (their specs, hashed once per estimator by
+# column_plan()), the number of rows, and the very R vectors the columns
+# read, which the cache keeps (`cache$vectors`) and compares with
+# identical(): the same vector is the same pointer, which identical() sees
+# at once; another vector is compared by content, so equal data reuses the
+# block and different data rebuilds it. Holding the vectors is what makes
+# their identity a safe key: R modifies a vector in place only when nothing
+# else refers to it (reference counting), and the cache refers to each of
+# them, so `df$x[1] <- NA`, `df[1, "x"] <- NA`, `x[] <- ...` or any other
+# replacement function in R gives the data a new vector instead of changing
+# the one kept; a kept vector cannot be freed and its address reused either.
+# Code in C that writes into a vector R shares, ignoring the reference
+# count, changes it for every object holding it, this cache included:
+# data.table's set() and := do so on purpose, so the block of a data.table's
+# input is built for its session only and never kept (`by_reference`, set by
+# build_input()).
 feature_block <- function(object, ptr, data) {
   cache <- data$input$cache
   width <- cpp_estimator_dense_width(ptr)
   if (!is.environment(cache) || width == 0 || length(data$features) == 0L) return(NULL)
   n <- NROW(data$features[[1]])
   if (n * width * 4 > cache_budget()) {
-    rm(list = intersect(c("block", "key"), ls(cache)), envir = cache)
+    rm(list = intersect(c("block", "key", "vectors"), ls(cache)), envir = cache)
     return(NULL)
   }
-  key <- feature_block_key(object, data$input, n)
-  if (identical(cache$key, key)) return(cache$block)
+  if (isTRUE(data$input$by_reference)) return(cpp_dense_block(ptr, data$features, engine_threads()))
+  plan <- column_plan(object)
+  key <- list(plan$dense_hash, n)
+  vectors <- dense_vectors(plan, data$input$features)
+  if (block_current(cache, plan, data$input, n)) {
+    cache$vectors <- vectors  # equal data in other vectors: keep these, compared at once next time
+    return(cache$block)
+  }
   cache$block <- NULL
   cache$key <- NULL
+  cache$vectors <- NULL
   cache$block <- cpp_dense_block(ptr, data$features, engine_threads())
   cache$key <- key
+  cache$vectors <- vectors
   cache$block
 }
 
-# What a block depends on: the dense (numeric) columns, with their
-# normalizers, and the identity of the R vectors they read.
-feature_block_key <- function(object, input, n) {
-  cols <- Filter(function(c) identical(c$kind, "numeric"), object$spec$feature_columns)
-  cols <- cols[order(vapply(cols, function(c) c$name, ""), method = "radix")]
-  vectors <- vapply(cols, function(c) rlang::obj_address(input$features[[c[["key"]]]]), "")
-  rlang::hash(list(lapply(cols, unclass), vectors, n))
+# Whether `cache` holds the block of these dense columns over these vectors
+# (see feature_block()).
+block_current <- function(cache, plan, input, n) {
+  !is.null(cache$block) && identical(cache$key, list(plan$dense_hash, n)) &&
+    identical(cache$vectors, dense_vectors(plan, input$features), num.eq = FALSE)
+}
+
+# The vectors the dense columns read, unnamed: by position when the input
+# holds exactly the columns' keys, in order (as a data frame given to
+# train(), evaluate() or predict() does), else by name.
+dense_vectors <- function(plan, features) {
+  unname(if (identical(names(features), plan$keys)) features[plan$dense_at] else features[plan$dense_keys])
+}
+
+# The features of a session, marked (attribute `cppestimators_checked`, read
+# by dataset_from_r() in src/r_data.cpp) where the engine need not scan a
+# numeric column's values for NA and infinities again: when the input's
+# cached block was built from these very vectors, building it ran that scan,
+# and the vectors cannot have changed since (see feature_block()). Columns
+# with a normalizer_fn are scanned as always (their values are computed anew).
+mark_checked <- function(plan, input, features) {
+  cache <- input$cache
+  if (!is.environment(cache) || is.null(cache$block) || isTRUE(input$by_reference) ||
+      length(features) == 0L || !length(plan$checked_keys)) {
+    return(features)
+  }
+  if (!block_current(cache, plan, input, NROW(features[[1L]]))) return(features)
+  attr(features, "cppestimators_checked") <- names(features) %in% plan$checked_keys
+  features
+}
+
+# Per-call work that does not depend on the data, done once ------------------
+#
+# What train(), evaluate() and predict() derive from an estimator's spec (its
+# feature columns' leaves and keys, the model's description) is computed once
+# and kept in a cache of the estimator, beside its state but not saved with
+# it (a weak reference, which serialize() drops). Each value is kept with the
+# object it was computed from and reused while identical(kept, current)
+# holds: identical() returns at once for the same object, so a hit costs
+# nothing, and compares contents otherwise, so a changed spec can never be
+# given an answer computed from another one.
+
+call_cache <- function(object) {
+  st <- object$state
+  ref <- st$call_cache
+  cache <- if (!is.null(ref)) rlang::wref_value(ref)
+  if (is.null(cache)) {
+    cache <- new.env(parent = emptyenv())
+    st$call_cache <- rlang::new_weakref(st, cache)
+  }
+  cache
+}
+
+# `compute(key)`, or the value kept under `name` for an identical key.
+memo <- function(object, name, key, compute) {
+  cache <- call_cache(object)
+  slot <- cache[[name]]
+  if (!is.null(slot) && identical(slot$key, key)) return(slot$value)
+  value <- compute(key)
+  assign(name, list(key = key, value = value), envir = cache)
+  value
+}
+
+# What the per-call code reads off an estimator's feature columns: the leaves
+# (column_leaves()), their keys, which are numeric, which have a
+# normalizer_fn, the keys the engine reads them under, the vocabulary leaves
+# that check_levels() looks at, and a hash of the dense columns (for the
+# block's key).
+column_plan <- function(object) {
+  memo(object, "column_plan", object$spec$feature_columns, function(cols) {
+    leaves <- column_leaves(cols)
+    leaf_keys <- vapply(leaves, function(leaf) as.character(leaf[["key"]]), "")
+    numeric <- vapply(leaves, function(leaf) identical(leaf$kind, "numeric"), TRUE)
+    normalized <- numeric & vapply(leaves, function(leaf) !is.null(leaf$normalizer_fn), TRUE)
+    engine_keys <- leaf_keys
+    engine_keys[normalized] <- vapply(leaves[normalized], normalized_key, "")
+    vocab <- vapply(leaves, function(leaf) leaf$kind %in% c("vocabulary_list", "vocabulary_file"), TRUE)
+    dense <- Filter(function(c) identical(c$kind, "numeric"), cols)
+    dense <- dense[order(vapply(dense, function(c) c$name, ""), method = "radix")]
+    list(leaves = leaves, leaf_keys = leaf_keys, keys = unique(leaf_keys), numeric = numeric,
+         normalized = normalized, engine_keys = engine_keys, vocabulary_leaves = leaves[vocab],
+         dense_keys = vapply(dense, function(c) as.character(c[["key"]]), ""),
+         plain_at = unique(match(leaf_keys[numeric & !normalized], unique(leaf_keys))),
+         dense_at = match(vapply(dense, function(c) as.character(c[["key"]]), ""), unique(leaf_keys)),
+         checked_keys = unique(vapply(Filter(function(c) is.null(c$normalizer_fn), dense),
+                                      function(c) as.character(c[["key"]]), "")),
+         dense_hash = rlang::hash(lapply(dense, unclass)))
+  })
 }

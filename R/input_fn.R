@@ -98,36 +98,53 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
     abort("`object` must be a named list of features.")
   }
   nms <- names(object)
-  dup <- unique(nms[duplicated(nms)])
   response <- select_columns(rlang::enquo(response), nms, arg = "response", null_ok = TRUE)
   if (length(response) > 1L) abort("`response` must name one column.")
   features <- if (missing(features)) setdiff(nms, response) else
     select_columns(rlang::enquo(features), nms, arg = "features")
-  if (length(bad <- intersect(c(features, response), dup))) {
-    abort(sprintf("`object` has more than one column named %s: the names of the columns an input uses must be unique.",
-                  paste0("'", bad, "'", collapse = ", ")))
+  build_input(object, features, response, batch_size, shuffle, num_epochs)
+}
+
+# input_fn() over the columns named `features` and `response` (resolved
+# already) of the data frame or list `object`.
+build_input <- function(object, features, response, batch_size, shuffle, num_epochs,
+                        cache = new.env(parent = emptyenv()), at = match(features, names(object))) {
+  nms <- names(object)
+  if (anyDuplicated(nms)) {
+    dup <- unique(nms[duplicated(nms)])
+    if (length(bad <- intersect(c(features, response), dup))) {
+      abort(sprintf("`object` has more than one column named %s: the names of the columns an input uses must be unique.",
+                    paste0("'", bad, "'", collapse = ", ")))
+    }
   }
   batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE, max = .Machine$integer.max)
   num_epochs <- check_whole(num_epochs, "num_epochs", min = 1, max = .Machine$integer.max)
   if (!(isTRUE(shuffle) || isFALSE(shuffle) || identical(shuffle, "auto"))) {
     abort(paste0("`shuffle` must be TRUE, FALSE or \"auto\", not ", describe(shuffle), "."))
   }
-  n <- NULL
-  for (nm in c(features, response)) {
-    rows <- NROW(object[[nm]])
-    if (is.null(n)) n <- rows
-    if (rows != n) {
-      abort(sprintf("column '%s' has %d rows but '%s' has %d.", nm, rows,
-                    c(features, response)[1], n))
+  columns <- as.list(object)
+  used <- c(features, response)
+  # `at`: the positions of `features` among the columns (by name, the first of each)
+  used_at <- c(at, match(response, nms))
+  if (length(used)) {
+    rows <- cpp_column_rows(columns[used_at])
+    if (anyNA(rows)) rows[is.na(rows)] <- vapply(columns[used_at][is.na(rows)], NROW, 0)
+    if (any(rows != rows[1L])) {
+      k <- which(rows != rows[1L])[1L]
+      abort(sprintf("column '%s' has %d rows but '%s' has %d.", used[k], as.integer(rows[k]), used[1L],
+                    as.integer(rows[1L])))
     }
   }
   labels <- NULL
   if (!is.null(response)) labels <- encode_response(object[[response]], response)
   # `columns`: every column of the data (not copied), where an estimator's
-  # weight column is found whether or not `features` lists it
-  new_input_fn(list(features = as.list(object)[features], response = response, labels = labels,
+  # weight column is found whether or not `features` lists it.
+  # `by_reference`: the data is a data.table, whose set() and := write into
+  # the vectors in place even while other objects refer to them, so nothing
+  # built from them is kept between calls (see feature_block())
+  new_input_fn(list(features = columns[at], response = response, labels = labels,
                     batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs,
-                    cache = new.env(parent = emptyenv()), columns = as.list(object)))
+                    cache = cache, columns = columns, by_reference = inherits(object, "data.table")))
 }
 
 # An input function as tfestimators made them: a function of the estimator
@@ -294,9 +311,10 @@ transformed_term_hint <- function(e) {
 resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   check_choice(mode, "mode", session_modes)
   input_fn <- as_input_fn(input_fn, estimator)
-  cols <- estimator$spec$feature_columns
-  features <- engine_features(cols, input_fn$features)
-  seen <- check_seen_data(estimator, input_fn$features[feature_keys(cols)], input_fn$labels, mode)
+  plan <- column_plan(estimator)
+  features <- mark_checked(plan, input_fn, session_features(estimator, plan, input_fn$features))
+  read <- if (identical(names(input_fn$features), plan$keys)) input_fn$features else input_fn$features[plan$keys]
+  seen <- check_seen_data(estimator, read, input_fn$labels, mode)
   labels <- NULL
   if (mode != "infer") {
     if (is.null(input_fn$labels)) {
@@ -309,6 +327,34 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   list(features = features, labels = labels, weights = input_weights(estimator, input_fn, mode),
        batch_size = input_fn$batch_size, shuffle = shuffle && !in_order,
        num_epochs = input_fn$num_epochs %||% -1, input = input_fn, seen = seen)
+}
+
+# engine_features() without a loop over the columns in R: the input's own
+# vectors, selected by name, when every leaf's feature is there and no
+# numeric one is a classed vector (a Date, say, which check_not_time()
+# refuses); only the columns with a normalizer_fn run R code. Anything else
+# goes through engine_features(), which gives the same result or error.
+session_features <- function(estimator, plan, features) {
+  plain <- plan$numeric & !plan$normalized
+  if (identical(names(features), plan$keys) && !any(plan$normalized)) {
+    # exactly the keys, in order (a data frame given to train() and the others)
+    return(if (cpp_any_object(features[plan$plain_at])) engine_features(estimator$spec$feature_columns, features) else
+      features[seq_along(features)])
+  }
+  present <- plan$leaf_keys %in% names(features)
+  if (!all(present) || cpp_any_object(features[plan$leaf_keys[plain]]) ||
+      anyDuplicated(plan$engine_keys[plan$normalized])) {
+    return(engine_features(estimator$spec$feature_columns, features))
+  }
+  if (!any(plan$normalized)) return(features[plan$keys])
+  keep <- !duplicated(plan$engine_keys)
+  out <- features[plan$leaf_keys[keep]]
+  names(out) <- plan$engine_keys[keep]
+  at <- cumsum(keep)
+  for (i in which(plan$normalized & keep)) {
+    out[at[i]] <- list(engine_features(plan$leaves[i], features)[[1L]])
+  }
+  out
 }
 
 # The input_fn() object behind what the user passed: the object itself, the

@@ -88,7 +88,18 @@ model_file <- "cppestimators_model.txt"
 structural_fields <- c("hidden_units", "activation_fn", "linear_columns", "dnn_columns", "n_trees", "max_depth")
 
 model_description <- function(object) {
-  spec <- object$spec
+  memo(object, "model_description", object$spec, describe_model)
+}
+
+# The description's lines and, as one string, the file writeLines() makes of
+# them (compared with the file's bytes by check_model_dir()).
+model_description_text <- function(object) {
+  memo(object, "model_description_text", object$spec, function(spec) {
+    paste0(paste0(unname(model_description(object)), "\n"), collapse = "")
+  })
+}
+
+describe_model <- function(spec) {
   model <- spec$model %||% list(kind = "linear")
   cols <- spec$feature_columns
   cols <- cols[order(vapply(cols, function(c) c$name, ""), method = "radix")]
@@ -105,6 +116,13 @@ model_description <- function(object) {
 check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) {
   if (is.null(dir)) return(invisible())
   path <- file.path(dir, model_file)
+  size <- file.size(path)
+  if (!is.na(size)) {
+    # the file as this estimator writes it: nothing to compare line by line
+    text <- model_description_text(object)
+    if (size == nchar(text, type = "bytes") &&
+        identical(readChar(path, size, useBytes = TRUE), text)) return(invisible())
+  }
   mine <- unname(model_description(object))
   if (file.exists(path)) {
     theirs <- readLines(path, warn = FALSE)
@@ -136,7 +154,7 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
 # that no longer exists is taken over. Returns a function that releases it.
 lock_model_dir <- function(dir, timeout = 10) {
   lock <- file.path(dir, ".cppestimators.lock")
-  reason <- create_dir_reason(dir)
+  reason <- if (dir.exists(dir)) NULL else create_dir_reason(dir)
   if (!dir.exists(dir)) abort(sprintf("cannot create model_dir '%s'%s.", dir, reason), class = "cppestimators_file_error")
   me <- sprintf("%d %s", Sys.getpid(), hostname())
   start <- Sys.time()
@@ -145,7 +163,9 @@ lock_model_dir <- function(dir, timeout = 10) {
   repeat {
     reason <- create_dir_reason(lock, recursive = FALSE)
     if (is.null(reason)) {
-      writeLines(c(me, format(Sys.time(), "%Y-%m-%dT%H:%M:%S%z")), file.path(lock, "owner"))
+      # the lines writeLines() would write, without its text connection
+      writeChar(paste0(me, "\n", format(Sys.time(), "%Y-%m-%dT%H:%M:%S%z"), "\n"), file.path(lock, "owner"),
+                eos = NULL, useBytes = TRUE)
       return(function() unlink(lock, recursive = TRUE))
     }
     if (!dir.exists(lock)) {

@@ -74,7 +74,7 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
     if (k == "classes") return(class_labels(object, m))
     if (k == "class_ids") return(as.integer(m))
     if (!is.matrix(m)) return(m)
-    lapply(seq_len(nrow(m)), function(i) m[i, ])
+    cpp_matrix_rows(m)
   })
   names(out) <- names(run$predictions)
   if (!isTRUE(simplify)) {

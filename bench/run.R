@@ -235,4 +235,28 @@ trees_lines <- c(trees_lines, "",
   "One batch holds the training set and n_batches_per_layer = 1, so a step grows one layer. TensorFlow's algorithm recomputes every example's gradient, hessian and loss after each layer (leaf values move layer by layer), where xgboost and LightGBM compute them once per tree and build each deeper level from the smaller child with the subtraction trick; with fresh gradients at every layer a parent's histogram cannot be reused, so each of our steps makes one pass over every row.")
 cat(trees_lines, sep = "\n")
 out <- c(out, trees_lines)
+# Per-call cost (bench/percall.R): train(steps = 1), evaluate(steps = 1) and
+# predict() of 256 rows over p numeric columns, repeated on the same data.
+percall_script <- if (file.exists("bench")) "bench/percall.R" else "percall.R"
+percall <- utils::read.csv(text = system2(rscript, c(percall_script, "csv"), stdout = TRUE))
+percall_goal <- function(p, what) {
+  if (what == "predict" && p == 2000) 3 else if (what != "predict" && p == 500) 2 else NA
+}
+percall_lines <- c("", "# Per-call cost: linear_regressor over p numeric columns, 256 rows, one data frame, median ms per call",
+  "", "| columns | train(steps = 1) | evaluate(steps = 1) | predict() of the 256 rows | goal | met |",
+  "|---:|---:|---:|---:|---|---|")
+for (i in seq_len(nrow(percall))) {
+  p <- percall$columns[i]
+  ms <- c(train = percall$train_ms[i], evaluate = percall$evaluate_ms[i], predict = percall$predict_ms[i])
+  goals <- vapply(names(ms), function(w) percall_goal(p, w), 0)
+  set <- !is.na(goals)
+  goal <- if (any(set)) paste(sprintf("%s <= %g ms", names(ms)[set], goals[set]), collapse = ", ") else ""
+  met <- if (any(set)) if (all(ms[set] <= goals[set])) "yes" else "no" else ""
+  percall_lines <- c(percall_lines, sprintf("| %d | %.2f | %.2f | %.2f | %s | %s |", p, ms[["train"]],
+                                            ms[["evaluate"]], ms[["predict"]], goal, met))
+}
+percall_lines <- c(percall_lines, "",
+  "Each call on the same estimator and the same data frame, after one warm-up call; quiet run_config() (no checkpoints, summaries or step logging), progress bar off.")
+cat(percall_lines, sep = "\n")
+out <- c(out, percall_lines)
 if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")

@@ -386,6 +386,46 @@ RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_any_object
+bool cpp_any_object(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_any_object(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_any_object(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_feature_types
+Rcpp::CharacterVector cpp_feature_types(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_feature_types(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_feature_types(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_column_rows
+Rcpp::NumericVector cpp_column_rows(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_column_rows(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_column_rows(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_matrix_rows
+Rcpp::List cpp_matrix_rows(Rcpp::NumericMatrix m);
+RcppExport SEXP _cppestimators_cpp_matrix_rows(SEXP mSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type m(mSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_matrix_rows(m));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_estimator_weights
 SEXP cpp_estimator_weights(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
@@ -445,6 +485,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_gemm_kernel", (DL_FUNC)&_cppestimators_cpp_gemm_kernel, 1},
     {"_cppestimators_cpp_checkpoint_global_step",
      (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
+    {"_cppestimators_cpp_any_object", (DL_FUNC)&_cppestimators_cpp_any_object, 1},
+    {"_cppestimators_cpp_feature_types", (DL_FUNC)&_cppestimators_cpp_feature_types, 1},
+    {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},
+    {"_cppestimators_cpp_matrix_rows", (DL_FUNC)&_cppestimators_cpp_matrix_rows, 1},
     {"_cppestimators_cpp_estimator_weights", (DL_FUNC)&_cppestimators_cpp_estimator_weights, 1},
     {"run_testthat_tests", (DL_FUNC)&run_testthat_tests, 1},
     {NULL, NULL, 0}};

@@ -34,11 +34,13 @@ void read_r_strings(const void* vector, std::int64_t offset, const int* rows, in
 }
 
 // Rows and values per row of a vector (1), a 1-d array (1) or a matrix.
-int shape_of(SEXP x, const std::string& what, R_xlen_t* rows) {
+// `key`: the feature's name for the message, or "" for the response.
+int shape_of(SEXP x, const std::string& key, R_xlen_t* rows) {
   SEXP dim = Rf_getAttrib(x, R_DimSymbol);
   const R_xlen_t ndim = Rf_isNull(dim) ? 0 : Rf_xlength(dim);
   if (ndim > 2)
-    Rcpp::stop(what + " is an array of " + std::to_string(ndim) +
+    Rcpp::stop((key.empty() ? std::string("the response") : "feature '" + key + "'") +
+               " is an array of " + std::to_string(ndim) +
                " dimensions; give a vector or a matrix");
   *rows = ndim == 0 ? Rf_xlength(x) : INTEGER(dim)[0];
   return ndim == 2 ? INTEGER(dim)[1] : 1;
@@ -122,13 +124,19 @@ Spec spec_from_r(SEXP x, std::vector<Rcpp::RObject>& host) { return convert_spec
 
 void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
   Rcpp::CharacterVector names = features.names();
+  // a logical vector parallel to the features: which numeric ones R has
+  // checked already (see feature_block() in R/feature_cache.R)
+  SEXP checked = Rf_getAttrib(features, Rf_install("cppestimators_checked"));
+  const bool has_checked = TYPEOF(checked) == LGLSXP && Rf_xlength(checked) == features.size();
   R_xlen_t n = -1;
+  data.features.reserve(data.features.size() + static_cast<std::size_t>(features.size()));
   for (R_xlen_t i = 0; i < features.size(); ++i) {
     SEXP col = features[i];
     ColumnView v;
     v.key = std::string(names[i]);
     R_xlen_t rows = 0;
-    v.width = shape_of(col, "feature '" + v.key + "'", &rows);
+    v.width = shape_of(col, v.key, &rows);
+    v.checked = has_checked && LOGICAL(checked)[i] == TRUE;
     v.n = rows;
     switch (TYPEOF(col)) {
       case REALSXP:
@@ -168,7 +176,7 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
   if (!Rf_isNull(labels)) {
     if (TYPEOF(labels) != REALSXP) Rcpp::stop("internal: labels must be double");
     R_xlen_t rows = 0;
-    const int width = shape_of(labels, "the response", &rows);
+    const int width = shape_of(labels, "", &rows);
     if (n >= 0 && rows != n)
       Rcpp::stop("the response has " + std::to_string(rows) + " rows but the features have " +
                  std::to_string(n));
@@ -180,3 +188,85 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
 }
 
 }  // namespace cppestimators
+
+// Per-call checks of an input's columns, one pass in C++ instead of a loop
+// over the columns in R (see R/data_input.R and R/input_fn.R).
+
+// Whether any element of the list is an R object (has a class attribute).
+// [[Rcpp::export(rng = false)]]
+bool cpp_any_object(SEXP columns) {
+  for (R_xlen_t i = 0; i < Rf_xlength(columns); ++i)
+    if (OBJECT(VECTOR_ELT(columns, i))) return true;
+  return false;
+}
+
+// The type of each element as the check of new data names it (feature_type()
+// in R/data_input.R): "categorical" (character), "logical" or "numeric"
+// (integer or double) for vectors without a class; NA for the others (classed
+// vectors and other types), which R classifies itself.
+// [[Rcpp::export(rng = false)]]
+Rcpp::CharacterVector cpp_feature_types(SEXP columns) {
+  const R_xlen_t n = Rf_xlength(columns);
+  Rcpp::CharacterVector out(n);
+  Rcpp::String categorical("categorical"), logical("logical"), numeric("numeric");
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SEXP x = VECTOR_ELT(columns, i);
+    SEXP type = NA_STRING;
+    if (!OBJECT(x)) {
+      switch (TYPEOF(x)) {
+        case STRSXP:
+          type = categorical.get_sexp();
+          break;
+        case LGLSXP:
+          type = logical.get_sexp();
+          break;
+        case INTSXP:
+        case REALSXP:
+          type = numeric.get_sexp();
+          break;
+        default:
+          break;
+      }
+    }
+    SET_STRING_ELT(out, i, type);
+  }
+  return out;
+}
+
+// NROW() of each element: its first dimension, or its length; NA for a data
+// frame (whose rows R counts).
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_column_rows(SEXP columns) {
+  const R_xlen_t n = Rf_xlength(columns);
+  Rcpp::NumericVector out(n);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SEXP x = VECTOR_ELT(columns, i);
+    if (OBJECT(x) && Rf_inherits(x, "data.frame")) {
+      out[i] = NA_REAL;
+      continue;
+    }
+    SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+    out[i] = Rf_xlength(dim) > 0 ? static_cast<double>(INTEGER(dim)[0])
+                                 : static_cast<double>(Rf_xlength(x));
+  }
+  return out;
+}
+
+// The rows of a double matrix as a list of vectors, as
+// lapply(seq_len(nrow(m)), function(i) m[i, ]) makes them (named by the
+// column names, if any), without a call of R per row.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_matrix_rows(Rcpp::NumericMatrix m) {
+  const int rows = m.nrow(), cols = m.ncol();
+  SEXP dimnames = Rf_getAttrib(m, R_DimNamesSymbol);
+  SEXP names = Rf_isNull(dimnames) ? R_NilValue : VECTOR_ELT(dimnames, 1);
+  Rcpp::List out(rows);
+  const double* x = m.begin();
+  for (int i = 0; i < rows; ++i) {
+    Rcpp::NumericVector row(cols);
+    for (int j = 0; j < cols; ++j) row[j] = x[static_cast<std::size_t>(j) * rows + i];
+    if (!Rf_isNull(names)) row.attr("names") = names;
+    out[i] = row;
+  }
+  return out;
+}

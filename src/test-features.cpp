@@ -257,3 +257,38 @@ context("Feature sets") {
     expect_error_as(fs.bind(d), std::invalid_argument);
   }
 }
+
+context("Dataset lookup and numeric checks") {
+  test_that("find() sees columns added or replaced after a first lookup") {
+    std::vector<double> a{1, 2}, b{3, 4}, c{5, 6};
+    Dataset d;
+    d.n = 2;
+    d.features = {doubles("a", a), doubles("b", b)};
+    expect_true(d.find("b") == &d.features[1]);
+    expect_true(d.find("c") == nullptr);
+    d.features.push_back(doubles("c", c));
+    expect_true((d.find("c") != nullptr && d.find("c")->doubles == c.data()));
+    d.features = {doubles("c", c), doubles("a", a), doubles("b", b)};  // same size, new order
+    expect_true((d.find("a") == &d.features[1] && d.find("c") == &d.features[0]));
+  }
+  test_that("a numeric column scans its values unless the caller checked them; its width always") {
+    std::vector<double> x{1, NAN, 3}, wide{1, 2, 3, 4, 5, 6};
+    FeatureSet fs({numeric("x")});
+    Dataset d;
+    d.n = 3;
+    d.features = {doubles("x", x)};
+    expect_true(error_of([&] { fs.bind(d); }) ==
+                "feature 'x' contains missing values (NA), first at row 2");
+    x[1] = 1e39;
+    expect_true(contains(error_of([&] { fs.bind(d); }), "beyond the float32 range"));
+    x[1] = -INFINITY;
+    expect_true(contains(error_of([&] { fs.bind(d); }), "infinite values (-Inf), first at row 2"));
+    d.features[0].checked = true;
+    expect_true(error_of([&] { fs.bind(d); }).empty());
+    Dataset w;
+    w.n = 3;
+    w.features = {doubles("x", wide, 2)};
+    w.features[0].checked = true;
+    expect_true(contains(error_of([&] { fs.bind(w); }), "has 2 value(s) per row"));
+  }
+}

@@ -54,6 +54,10 @@ struct ColumnView {
   const void* strings = nullptr;    // String: the vector, read through `read_string`
   StringReader read_string = nullptr;
   StringBatchReader read_strings = nullptr;  // optional
+  // The caller has already checked these values for a numeric column (none
+  // missing, all finite within float32's range): column_numeric() need not
+  // scan them again.
+  bool checked = false;
 
   std::int64_t index(std::int64_t row, int j) const {
     return row + static_cast<std::int64_t>(j) * n;

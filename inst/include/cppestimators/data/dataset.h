@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "column.h"
@@ -19,9 +20,23 @@ struct Dataset {
   const double* weights = nullptr;  // n values; may be null
   std::string weight_key;           // the weight column's name, for messages
 
+  // The column named `key` (the first, keys being unique in practice), or
+  // null. Looked up in an index of the keys, built on first use and again
+  // whenever `features` has grown or the index names another column (the
+  // vector was replaced), so that binding every column of a wide input is not
+  // quadratic in its width. Not for concurrent use: columns are bound from
+  // one thread.
   const ColumnView* find(const std::string& key) const {
-    for (const auto& c : features)
-      if (c.key == key) return &c;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (attempt > 0 || indexed_ != features.size()) {
+        index_.clear();
+        for (std::size_t i = 0; i < features.size(); ++i) index_.emplace(features[i].key, i);
+        indexed_ = features.size();
+      }
+      const auto it = index_.find(key);
+      if (it != index_.end() && it->second < features.size() && features[it->second].key == key)
+        return &features[it->second];
+    }
     return nullptr;
   }
   // The column named `key`; throws naming the features that exist.
@@ -33,6 +48,10 @@ struct Dataset {
                                 "' but is not among the input's features (" +
                                 (have.empty() ? "none" : have) + ")");
   }
+
+  // find()'s index, and the number of features it holds
+  mutable std::unordered_map<std::string, std::size_t> index_;
+  mutable std::size_t indexed_ = 0;
 };
 
 }  // namespace cppestimators

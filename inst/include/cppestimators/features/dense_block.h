@@ -22,7 +22,10 @@ class DenseBlock : public DenseRows {
              int threads = 1)
       : width_(features.dense_width()), n_(n) {
     data_.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(width_));
-    constexpr int kChunk = 4096;
+    // chunks of rows small enough that the chunk's part of the block stays
+    // in cache while every column writes its values into it (a wide block
+    // written column by column over many rows misses the cache at each value)
+    const int kChunk = std::max(16, std::min(4096, (1 << 16) / std::max(1, width_)));
     const int chunks = static_cast<int>((n + kChunk - 1) / kChunk);
     threads = std::max(1, std::min(threads, chunks));
     std::vector<std::vector<int>> rows(static_cast<std::size_t>(threads), std::vector<int>(kChunk));

@@ -77,10 +77,12 @@ class LinearModel : public Model {
     ws->threads = std::max(1, threads);
     const std::size_t u = static_cast<std::size_t>(units_);
     if (dense_) ws->g_dense.assign(dense_->value.size(), 0.0f);
-    if (dense_ && batch.dense.empty())  // dense rows come by index from a cached block
-      ws->chunk.assign(static_cast<std::size_t>(ws->threads) * std::min(kChunk, max_rows) *
-                           features_.dense_width(),
-                       0.0f);
+    // dense rows come by index from a cached block: a buffer of chunk_rows
+    // rows per thread (no chunk of a batch holds more)
+    ws->chunk_rows = std::min(kChunk, std::max(1, max_rows));
+    if (dense_ && batch.dense.empty())
+      ws->chunk.assign(
+          static_cast<std::size_t>(ws->threads) * ws->chunk_rows * features_.dense_width(), 0.0f);
     if (dense_ && ws->threads > 1)
       ws->partial.assign(static_cast<std::size_t>(ws->threads) * dense_->value.size(), 0.0f);
     ws->g_bias.assign(u, 0.0f);
@@ -244,6 +246,7 @@ class LinearModel : public Model {
   };
   struct Work : Workspace {
     std::vector<float> g_dense, g_bias, chunk, partial;
+    int chunk_rows = kChunk;  // rows of `chunk` per thread
     // which rows `chunk` holds (reset by every forward pass)
     const FeatureBatch* chunk_batch = nullptr;
     const int* chunk_index = nullptr;
@@ -259,7 +262,7 @@ class LinearModel : public Model {
                                   bool reuse) {
     const std::size_t d = static_cast<std::size_t>(b.dense_width);
     if (b.dense_rows != nullptr) return b.dense_rows + static_cast<std::size_t>(start) * d;
-    float* buf = ws.chunk.data() + static_cast<std::size_t>(t) * kChunk * d;
+    float* buf = ws.chunk.data() + static_cast<std::size_t>(t) * ws.chunk_rows * d;
     if (reuse) {
       if (ws.chunk_batch == &b && ws.chunk_index == b.dense_index && ws.chunk_start == start)
         return buf;  // still there from the forward pass
