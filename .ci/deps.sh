@@ -7,7 +7,7 @@
 # packages that the tests of the parsnip engines and the tidymodels vignette
 # use (make demo does not need them).
 set -euo pipefail
-pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr ggplot2 knitr rmarkdown"
+pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr ggplot2 knitr rmarkdown data.table"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
 # builds the engine's C++ tests with cmake; make format-check runs
