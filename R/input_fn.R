@@ -8,7 +8,10 @@
 #' Batches cross epoch boundaries and only the very last batch is partial, as
 #' with TensorFlow's input functions. Shuffling draws a new seeded permutation
 #' for every epoch. `shuffle = "auto"` is resolved on every use: `predict()`
-#' does not shuffle, `train()` and `evaluate()` do.
+#' does not shuffle, `train()` and `evaluate()` do. A batch that is always one
+#' whole epoch (`batch_size` equal to the number of rows, or a single epoch
+#' that fits in one batch) is not shuffled: it holds every row once in any
+#' order, and the order would only change how its sums round.
 #'
 #' The numeric columns an estimator reads are copied once into a float32
 #' block laid out row by row, kept with the input function and reused by
