@@ -16,15 +16,16 @@ typedef float f4 __attribute__((vector_size(16)));
 typedef std::int32_t i4 __attribute__((vector_size(16)));
 #endif
 
-// e^x for x <= 0 (0 below x = -87, where e^x is under 1.7e-38), as
 // 2^k e^r with x = k ln 2 + r, |r| <= ln(2) / 2, k rounded to nearest by
-// adding and subtracting 1.5 * 2^23, and e^r by its Taylor series to r^7/7!
-// (truncation error below 6e-9 relative). T is float or f4.
+// adding and subtracting 1.5 * 2^23 and kept in [-126, 127] (a normal
+// float's exponent), and e^r by its Taylor series to r^7/7! (truncation
+// error below 6e-9 relative): e^x for -87 <= x <= 88.37. T is float or f4.
 template <class T, class I>
-inline T exp_nonpositive(T x) {
+inline T exp_scaled(T x) {
   const T shifter = T{} + 12582912.0f;
   T k = (x * 1.44269504088896341f + shifter) - shifter;
   k = k < -126.0f ? T{} - 126.0f : k;
+  k = k > 127.0f ? T{} + 127.0f : k;
   const T r = (x - k * 0.693359375f) - k * -2.12194440e-4f;  // ln 2 in two parts
   T p = T{} + 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
@@ -34,42 +35,30 @@ inline T exp_nonpositive(T x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  I bits;  // 2^k in the exponent bits (k >= -126: a normal float)
+  I bits;  // 2^k in the exponent bits
   if constexpr (sizeof(T) == sizeof(float))
     bits = (static_cast<I>(k) + 127) << 23;
   else
     bits = (__builtin_convertvector(k, I) + 127) << 23;
   T scale;
   __builtin_memcpy(&scale, &bits, sizeof scale);
-  return x < -87.0f ? T{} : p * scale;
+  return p * scale;
 }
 
-// e^x for any x, by exp_nonpositive()'s method with k up to 127: +inf
-// above x = 88.72 (where e^x passes the largest float), 0 below -87.
+// e^x for x <= 0 (0 below x = -87, where e^x is under 1.7e-38).
+template <class T, class I>
+inline T exp_nonpositive(T x) {
+  const T e = exp_scaled<T, I>(x);
+  return x < -87.0f ? T{} : e;
+}
+
+// e^x for any x: +inf above x = 88.72 (where e^x passes the largest
+// float), 0 below -87 (between 88.37 and 88.72, within 2e-6 relative).
 template <class T, class I>
 inline T exp_any(T x) {
-  const T shifter = T{} + 12582912.0f;
-  T k = (x * 1.44269504088896341f + shifter) - shifter;
-  k = k < -126.0f ? T{} - 126.0f : k;
-  k = k > 127.0f ? T{} + 127.0f : k;
-  const T r = (x - k * 0.693359375f) - k * -2.12194440e-4f;
-  T p = T{} + 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  I bits;
-  if constexpr (sizeof(T) == sizeof(float))
-    bits = (static_cast<I>(k) + 127) << 23;
-  else
-    bits = (__builtin_convertvector(k, I) + 127) << 23;
-  T scale;
-  __builtin_memcpy(&scale, &bits, sizeof scale);
+  const T e = exp_scaled<T, I>(x);
   const T inf = T{} + __builtin_inff();
-  return x < -87.0f ? T{} : (x > 88.72f ? inf : p * scale);
+  return x < -87.0f ? T{} : (x > 88.72f ? inf : e);
 }
 
 // TensorFlow's closed-form gradients and hessians of the logistic loss, as
