@@ -140,7 +140,13 @@ engine_optimizer <- function(opt) {
   if (is.null(ctor)) abort(sprintf("Unsupported optimizer name: %s.", opt$name))
   args <- unclass(opt)[setdiff(names(opt), "name")]
   full <- unclass(do.call(ctor, args[intersect(names(args), names(formals(ctor)))]))
-  c(list(kind = full$name), full[setdiff(names(full), "name")])
+  out <- c(list(kind = full$name), full[setdiff(names(full), "name")])
+  # a schedule goes as the optimizer's "schedule" child, with its initial rate
+  if (is_schedule(full$learning_rate)) {
+    out$schedule <- unclass(full$learning_rate)
+    out$learning_rate <- schedule_initial_rate(full$learning_rate)
+  }
+  out
 }
 
 # What defines an estimator's model, for comparing two estimators.

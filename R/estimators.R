@@ -246,7 +246,7 @@ estimator_summary <- function(x) {
     head <- paste0(head, ", labels ", paste0("'", utils::head(spec$label_vocabulary, 5), "'", collapse = ", "),
                    if (length(spec$label_vocabulary) > 5) ", ..." else "")
   }
-  opt <- function(o) sprintf("%s (learning rate %g)", o$name, o$learning_rate)
+  opt <- function(o) sprintf("%s (learning rate %s)", o$name, format_learning_rate(o$learning_rate))
   info <- c(head = head)
   if (identical(model$kind, "combined")) {
     info["linear columns"] <- if (length(model$linear_columns)) paste(model$linear_columns, collapse = ", ") else "none"

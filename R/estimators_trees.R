@@ -188,6 +188,10 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
     }
   }
   number <- function(x, arg) check_number(x, arg, min = 0, must = "a finite number >= 0")
+  if (is_schedule(learning_rate)) {
+    abort(paste("Boosted trees have no optimizer: their `learning_rate` is the shrinkage of each layer's",
+                "leaf values, a number, not a learning-rate schedule."))
+  }
   learning_rate <- number(learning_rate, "learning_rate")
   if (learning_rate == 0) abort("`learning_rate` must be positive.")
   check_flag(center_bias, "center_bias")

@@ -8,7 +8,8 @@
 #' `initial_accumulator_value`; Adam uses the bias-corrected step with
 #' `epsilon` added after the correction; RMSProp's mean square starts at one.
 #'
-#' @param learning_rate The learning rate (a positive number).
+#' @param learning_rate The learning rate: a positive number, or a schedule
+#'   from [learning_rate_schedules] (a rate that changes with the global step).
 #' @param initial_accumulator_value Starting value of the accumulators.
 #' @param learning_rate_power FTRL's power (-0.5: square roots).
 #' @param l1_regularization_strength,l2_regularization_strength FTRL's L1 and L2
@@ -30,12 +31,13 @@ NULL
 
 new_optimizer <- function(name, learning_rate, ...) {
   args <- list(...)
-  check_positive(learning_rate, "learning_rate")
+  if (!is_schedule(learning_rate)) check_positive(learning_rate, "learning_rate")
   for (nm in names(args)) {
     v <- args[[nm]]
     check_number(v, nm, finite = FALSE, message = sprintf("`%s` must be a single number.", nm))
   }
-  structure(c(list(name = name, learning_rate = as.numeric(learning_rate)), args),
+  if (!is_schedule(learning_rate)) learning_rate <- as.numeric(learning_rate)
+  structure(c(list(name = name, learning_rate = learning_rate), args),
             class = "cppestimators_optimizer")
 }
 
@@ -103,7 +105,7 @@ optimizer_constructors <- list(Adagrad = optimizer_adagrad, Adam = optimizer_ada
 #' @export
 print.cppestimators_optimizer <- function(x, ...) {
   fields <- unclass(x)[setdiff(names(x), "name")]
-  cat(sprintf("<optimizer %s: %s>\n", x$name,
-              paste(names(fields), vapply(fields, format, ""), sep = " = ", collapse = ", ")))
+  shown <- vapply(fields, function(v) if (is_schedule(v)) format_learning_rate(v) else format(v), "")
+  cat(sprintf("<optimizer %s: %s>\n", x$name, paste(names(fields), shown, sep = " = ", collapse = ", ")))
   invisible(x)
 }

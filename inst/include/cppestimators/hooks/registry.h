@@ -18,6 +18,7 @@
 #include "logging_tensor.h"
 #include "nan_tensor.h"
 #include "progress_bar.h"
+#include "reduce_lr_on_plateau.h"
 #include "step_counter.h"
 #include "stop_at_step.h"
 #include "summary_saver.h"
@@ -41,6 +42,7 @@ inline const HookRegistry& hook_registry() {
         .add<GlobalStepWaiterHook>("global_step_waiter")
         .add<InMemoryEvaluatorHook>("in_memory_evaluator")
         .add<EarlyStoppingHook>("early_stopping")
+        .add<ReduceLrOnPlateauHook>("reduce_lr_on_plateau")
         // callbacks supplied by the host (session_run_hook() in R)
         .add("session_run_hook", [](const Spec& s, HookEnv& env) { return env.custom_hook(s); });
     return r;

@@ -1,7 +1,11 @@
 // hook_summary_saver(): writes the training loss (and average_loss, and any
 // scalar tensors named in summary_op) as TensorBoard scalars after the first
 // step and then every N global steps or N seconds: with save_steps = 8 over
-// 30 steps, at global steps 1, 9, 17 and 25. Flushes at end().
+// 30 steps, at global steps 1, 9, 17 and 25. Flushes at end(). When the
+// rate changes during training (a learning-rate schedule, or the scale of
+// hook_reduce_lr_on_plateau()) it also writes "learning_rate", the rate of
+// the step just run (and, for two optimizers, "linear/learning_rate" and
+// "dnn/learning_rate").
 #pragma once
 #include <string>
 #include <utility>
@@ -21,7 +25,9 @@ class SummarySaverHook : public Hook {
   SummarySaverHook(std::int64_t save_steps, double save_secs, std::vector<std::string> tensors,
                    EventFileSink* sink, Services& svc)
       : timer_(save_secs, save_steps), tensors_(std::move(tensors)), sink_(sink), svc_(svc) {
-    values_.reserve(2 + tensors_.size());
+    values_.reserve(5 + tensors_.size());
+    for (const auto& n : tensors_)
+      lr_listed_ = lr_listed_ || tensor_base_name(n) == "learning_rate";
   }
   // spec: save_steps, save_secs, tensors (absent: none), output_dir
   SummarySaverHook(const Spec& s, HookEnv& env)
@@ -51,6 +57,16 @@ class SummarySaverHook : public Hook {
       if (tmp_.data.size() > 1) v /= static_cast<double>(tmp_.data.size());  // mean of a non-scalar
       values_.emplace_back(tensor_base_name(n), static_cast<float>(v));
     }
+    const Estimator& est = s.estimator();
+    if (!lr_listed_ && (est.has_schedule() || est.uses_learning_rate_scale())) {
+      values_.emplace_back("learning_rate", static_cast<float>(s.learning_rate()));
+      if (est.groups().size() > 1)
+        for (const auto& g : est.groups()) {
+          double v = 0;
+          est.group_learning_rate(g, v);
+          values_.emplace_back(g + "/learning_rate", static_cast<float>(v));
+        }
+    }
     sink_->scalars(step, values_);
   }
   void end(Session&) override {
@@ -64,6 +80,7 @@ class SummarySaverHook : public Hook {
   Services& svc_;
   std::vector<std::pair<std::string, float>> values_;
   TensorValue tmp_;
+  bool lr_listed_ = false;  // summary_op names it already
 };
 
 }  // namespace cppestimators

@@ -3,6 +3,13 @@
 // slots ("<variable>/<slot>") and optimizer variables (Adam's beta powers) —
 // is addressable by its TF name, so that hooks, checkpoints and
 // variable_value() see one table.
+//
+// Learning rates: before each training step every optimizer's rate is set
+// from its schedule (or constant rate) at the global step, times the
+// learning-rate scale that hook_reduce_lr_on_plateau() lowers. The scale is
+// a variable ("learning_rate_scale") only once a model uses it, so other
+// models' variables and checkpoints are unchanged; a checkpoint without it
+// means a scale of 1 (estimator_io.h).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -42,6 +49,7 @@ class Estimator {
         head_(make_head(spec.head, spec.head_n)),
         model_(make_model(spec.model, head_->logits_dim())) {
     const auto groups = model_->groups();
+    groups_ = groups;
     if (spec.optimizers.size() != groups.size())
       throw std::invalid_argument(
           "internal: the model has " + std::to_string(groups.size()) + " parameter groups but " +
@@ -68,8 +76,46 @@ class Estimator {
   Model& model() { return *model_; }
   const Model& model() const { return *model_; }
   std::int64_t global_step() const { return global_step_; }
-  void set_global_step(std::int64_t s) { global_step_ = s; }
+  void set_global_step(std::int64_t s) {
+    global_step_ = s;
+    update_learning_rates();
+  }
   double learning_rate() const { return optimizers_.front()->learning_rate(); }
+  // The current rate of the optimizer of parameter group `group` ("linear",
+  // "dnn"); false when the model has no such group.
+  bool group_learning_rate(std::string_view group, double& out) const {
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+      if (groups_[g] == group) {
+        out = optimizers_[g]->learning_rate();
+        return true;
+      }
+    return false;
+  }
+  const std::vector<std::string>& groups() const { return groups_; }
+  bool has_schedule() const {
+    for (const auto& o : optimizers_)
+      if (o->has_schedule()) return true;
+    return false;
+  }
+
+  static constexpr const char* kScaleName = "learning_rate_scale";
+  double learning_rate_scale() const { return lr_scale_; }
+  void set_learning_rate_scale(double scale) {
+    lr_scale_ = static_cast<float>(scale);
+    update_learning_rates();
+  }
+  bool uses_learning_rate_scale() const { return scale_in_use_; }
+  // Makes the scale a variable (checkpointed, listed) from now on.
+  void use_learning_rate_scale() {
+    if (scale_in_use_) return;
+    scale_in_use_ = true;
+    variables_.push_back({kScaleName, {}, &lr_scale_, 1, false});
+    sort_variables();
+  }
+  // Each optimizer's rate for the step starting at the current global step.
+  void update_learning_rates() {
+    for (auto& o : optimizers_) o->set_step(global_step_, lr_scale_);
+  }
 
   // Initial values (zeros or seeded draws), fresh slots, global step 0.
   void initialize() {
@@ -84,6 +130,8 @@ class Estimator {
     }
     for (auto& o : optimizers_) o->reset_extra();
     global_step_ = 0;
+    lr_scale_ = 1.0f;
+    update_learning_rates();
   }
 
   // One training step from the last forward pass: the model's training
@@ -91,6 +139,7 @@ class Estimator {
   void train_step(const FeatureBatch& batch, const float* logits, const float* dlogits,
                   Workspace& ws) {
     TrainingStrategy& training = model_->training();
+    update_learning_rates();
     training.apply(training.compute(batch, logits, dlogits, *head_, ws), optimizers_, ws);
     ++global_step_;
   }
@@ -122,6 +171,9 @@ class Estimator {
     for (auto& o : optimizers_)
       for (auto& ev : o->extra_variables())
         variables_.push_back({ev.first, {}, ev.second, 1, false});
+    sort_variables();
+  }
+  void sort_variables() {
     std::sort(variables_.begin(), variables_.end(),
               [](const VariableRef& a, const VariableRef& b) { return a.name < b.name; });
   }
@@ -131,7 +183,10 @@ class Estimator {
   std::unique_ptr<Model> model_;
   Optimizers optimizers_;
   std::vector<VariableRef> variables_;
+  std::vector<std::string> groups_;
   std::int64_t global_step_ = 0;
+  float lr_scale_ = 1.0f;
+  bool scale_in_use_ = false;
 };
 
 }  // namespace cppestimators

@@ -29,12 +29,18 @@ inline bool snapshot(const Estimator& est, CheckpointData& out) {
 }
 
 // Restores every variable and the global step; all-or-nothing: the state is
-// unchanged when the checkpoint does not match the estimator.
+// unchanged when the checkpoint does not match the estimator. The
+// learning-rate scale is optional on both sides: a checkpoint without it
+// means 1, and one with it makes the estimator use it.
 inline void restore(Estimator& est, const CheckpointData& in, const std::string& source) {
+  const TensorRecord* scale = nullptr;
+  for (const auto& t : in.tensors)
+    if (t.name == Estimator::kScaleName && t.data.size() == 1) scale = &t;
   const auto& vars = est.variables();
   std::vector<const TensorRecord*> found(vars.size(), nullptr);
   for (std::size_t i = 0; i < vars.size(); ++i) {
     const VariableRef& v = vars[i];
+    if (v.name == Estimator::kScaleName) continue;
     for (const auto& t : in.tensors)
       if (t.name == v.name) found[i] = &t;
     if (found[i] == nullptr)
@@ -46,7 +52,9 @@ inline void restore(Estimator& est, const CheckpointData& in, const std::string&
                                v.name + "' has another shape");
   }
   for (std::size_t i = 0; i < vars.size(); ++i)
-    std::copy(found[i]->data.begin(), found[i]->data.end(), vars[i].data);
+    if (found[i] != nullptr) std::copy(found[i]->data.begin(), found[i]->data.end(), vars[i].data);
+  if (scale != nullptr) est.use_learning_rate_scale();
+  est.set_learning_rate_scale(scale != nullptr ? scale->data[0] : 1.0);
   est.set_global_step(in.global_step);
 }
 

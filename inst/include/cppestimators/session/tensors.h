@@ -55,6 +55,19 @@ struct TensorEntry {
 
 inline bool always(const Session&) { return true; }
 inline bool has_labels(const Session& s) { return s.mode() != Mode::Predict; }
+// Each part's rate of a model with two optimizers (wide and deep).
+template <const char* group>
+bool has_group_rate(const Session& s) {
+  double v;
+  return s.estimator().groups().size() > 1 && s.estimator().group_learning_rate(group, v);
+}
+template <const char* group>
+void read_group_rate(const Session& s, TensorValue& out) {
+  double v = 0;
+  s.estimator().group_learning_rate(group, v);
+  set_scalar(out, v);
+}
+inline constexpr char kLinear[] = "linear", kDnn[] = "dnn";
 
 // The registry: every fixed tensor name in one table (the estimator's
 // variables are looked up by name after it).
@@ -73,6 +86,8 @@ inline const std::vector<TensorEntry>& tensor_registry() {
        }},
       {"learning_rate", always,
        [](const Session& s, TensorValue& out) { set_scalar(out, s.learning_rate()); }},
+      {"linear/learning_rate", has_group_rate<kLinear>, read_group_rate<kLinear>},
+      {"dnn/learning_rate", has_group_rate<kDnn>, read_group_rate<kDnn>},
       {"logits", always,
        [](const Session& s, TensorValue& out) {
          set_rows(out, s.logits(), s.rows(), s.head().logits_dim(), false);
@@ -101,7 +116,10 @@ inline const std::vector<TensorEntry>& tensor_registry() {
 
 inline std::string known_tensor_names() {
   std::string out;
-  for (const auto& e : detail::tensor_registry()) out += std::string(e.name) + ", ";
+  // (the per-part rates of two-optimizer models are left out: few have them)
+  for (const auto& e : detail::tensor_registry())
+    if (std::string_view(e.name).find('/') == std::string_view::npos)
+      out += std::string(e.name) + ", ";
   return out + "and the estimator's variables";
 }
 

@@ -7,14 +7,23 @@
 // rows looked up, which for element-wise rules (SGD, Adagrad, Ftrl,
 // RMSProp) is the default below; Adam overrides it to decay every row's
 // moments, as tf.train.AdamOptimizer did.
+//
+// The rate the update rules read (lr_) is set before each step by
+// set_step(): the spec's constant `learning_rate`, or its "schedule" child
+// (learning_rate_schedule.h) at the step's global step, times the
+// estimator's learning-rate scale (hook_reduce_lr_on_plateau()). Every rule,
+// Adam's bias-corrected step included, uses that rate as TF uses a decayed
+// learning-rate tensor.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "../../spec.h"
+#include "learning_rate_schedule.h"
 
 namespace cppestimators {
 
@@ -25,13 +34,28 @@ class Optimizer {
   // `scope` prefixes the optimizer's own variables (Adam's beta powers) so
   // that two optimizers can live in one model: "" or e.g. "dnn/".
   Optimizer(const Spec& spec, std::string scope)
-      : spec_(spec), scope_(std::move(scope)), lr_(static_cast<float>(spec.num("learning_rate"))) {
+      : spec_(spec),
+        scope_(std::move(scope)),
+        lr_(static_cast<float>(spec.num("learning_rate"))),
+        base_lr_(spec.num("learning_rate")) {
     if (!(lr_ > 0.0f)) throw std::invalid_argument("`learning_rate` must be a positive number");
+    if (spec.children("schedule").size() == 1)
+      schedule_ = std::make_unique<LearningRateSchedule>(spec.child("schedule"));
+    set_step(0, 1.0);
   }
   virtual ~Optimizer() = default;
 
   const std::string& name() const { return spec_.kind; }
+  // The rate of the current (or last) step, scale included.
   float learning_rate() const { return lr_; }
+  bool has_schedule() const { return schedule_ != nullptr; }
+  // The unscaled rate of the step starting at `global_step`.
+  double scheduled_rate(std::int64_t global_step) const {
+    return schedule_ ? schedule_->rate(global_step) : base_lr_;
+  }
+  void set_step(std::int64_t global_step, double scale) {
+    lr_ = static_cast<float>(scheduled_rate(global_step) * scale);
+  }
   // Suffixes of the slot variables ("<variable>/<suffix>", as TF names them).
   virtual std::vector<std::string> slot_names() const { return {}; }
   virtual std::vector<float> slot_initial_values() const { return {}; }
@@ -67,6 +91,10 @@ class Optimizer {
   Spec spec_;
   std::string scope_;
   float lr_;
+
+ private:
+  double base_lr_;
+  std::unique_ptr<LearningRateSchedule> schedule_;
 };
 
 }  // namespace cppestimators
