@@ -206,7 +206,7 @@ format_learning_rate <- function(lr) {
 #' @export
 print.cppestimators_learning_rate_schedule <- function(x, ...) {
   fields <- unclass(x)[setdiff(names(x), "kind")]
-  shown <- vapply(fields, function(v) paste(format(v), collapse = ", "), "")
+  shown <- vapply(fields, function(v) paste(vapply(v, format, ""), collapse = ", "), "")
   cat(sprintf("<learning_rate_schedule %s: %s>\n", x$kind,
               paste(names(shown), ifelse(lengths(fields) > 1, paste0("c(", shown, ")"), shown),
                     sep = " = ", collapse = ", ")))
