@@ -31,7 +31,8 @@
 #'    and the CRC-32C (Castagnoli) of those bytes (uint32).
 #'
 #' Tensors are every variable of [variable_names()]: weights and optimizer
-#' slots, by name with their shapes.
+#' slots, by name with their shapes (and `learning_rate_scale` for models
+#' that used [hook_reduce_lr_on_plateau()]; a checkpoint without it means 1).
 #'
 #' @section Safety:
 #' Files are written to a temporary name, flushed and synced to disk, then
