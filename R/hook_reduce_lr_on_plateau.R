@@ -48,7 +48,7 @@
 #' fcs <- feature_columns(column_numeric("drat"))
 #' train_input <- input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L,
 #'                         num_epochs = NULL)
-#' est <- linear_regressor(feature_columns = fcs, optimizer = optimizer_sgd(0.01))
+#' est <- linear_regressor(feature_columns = fcs, optimizer = optimizer_sgd(0.001))
 #' plateau <- hook_reduce_lr_on_plateau(factor = 0.5, patience = 2, every_n_steps = 10)
 #' train(est, train_input, steps = 200, hooks = list(plateau))
 #' variable_value(est, "learning_rate_scale")

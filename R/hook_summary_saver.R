@@ -3,7 +3,10 @@
 #' Writes training scalars to a TensorBoard event file
 #' (`events.out.tfevents.<time>.<host>`): `loss` (the batch's summed loss),
 #' `average_loss` (per example) and any scalar tensors named in `summary_op`
-#' (the mean of a tensor with several values). It writes after the first step
+#' (the mean of a tensor with several values), and `learning_rate` when the
+#' rate changes during training (a schedule from [learning_rate_schedules]
+#' or [hook_reduce_lr_on_plateau()]; with two optimizers also
+#' `linear/learning_rate` and `dnn/learning_rate`). It writes after the first step
 #' and then every `save_steps` global steps (or `save_secs` seconds): with
 #' `save_steps = 8` over 30 steps, at global steps 1, 9, 17 and 25.
 #' `train()` adds one writing to `model_dir` every

@@ -73,7 +73,7 @@
 #' @family estimators
 #' @name learning_rate_schedules
 #' @examples
-#' sched <- learning_rate_exponential_decay(0.1, decay_steps = 10, decay_rate = 0.5)
+#' sched <- learning_rate_exponential_decay(0.001, decay_steps = 10, decay_rate = 0.5)
 #' sched
 #' est <- linear_regressor(feature_columns = feature_columns(column_numeric("drat")),
 #'                         optimizer = optimizer_sgd(learning_rate = sched))
@@ -83,7 +83,7 @@
 #'   after_run = function(context, values) rates <<- c(rates, values$results[[1]]))
 #' train(est, input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L,
 #'                     num_epochs = NULL), steps = 20, hooks = list(fetch_rate))
-#' rates  # 0.1 * 0.5^(0:19 / 10)
+#' rates  # 0.001 * 0.5^(0:19 / 10)
 #' learning_rate_piecewise_constant(boundaries = c(100, 200), values = c(0.1, 0.01, 0.001))
 NULL
 

@@ -77,7 +77,9 @@ check_callback <- function(f, arg, args) {
 #' Tensor names: `loss` (the batch's summed training loss), `per_example_loss`,
 #' `average_loss`, `global_step`, `learning_rate`, `logits`, `predictions`,
 #' `labels`, and every variable by name (for example
-#' `linear/linear_model/<column>/weights`).
+#' `linear/linear_model/<column>/weights`). `learning_rate` is the rate of
+#' the step just run (see [learning_rate_schedules]); wide and deep models
+#' also have `linear/learning_rate` and `dnn/learning_rate`, each part's.
 #'
 #' @param ... Named tensors to fetch.
 #' @param feed_dict,options Accepted for compatibility; must be `NULL`.
