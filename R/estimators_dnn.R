@@ -118,7 +118,9 @@ dnn_model_spec <- function(hidden_units, activation_fn, dropout) {
 #' @param linear_feature_columns,dnn_feature_columns The columns of each
 #'   part, or `NULL`.
 #' @param linear_optimizer,dnn_optimizer Each part's optimizer: a name or an
-#'   optimizer from [optimizers].
+#'   optimizer from [optimizers], each with its own learning rate or
+#'   [learning_rate_schedules] (fetched as `"linear/learning_rate"` and
+#'   `"dnn/learning_rate"`).
 #' @param dnn_hidden_units,dnn_activation_fn,dnn_dropout The DNN part's
 #'   `hidden_units`, `activation_fn` and `dropout`.
 #' @return An estimator object (class `tf_estimator`).
