@@ -35,10 +35,10 @@ test_that("the rate falls after `patience` checks without improvement, with a me
   # checks at steps 1..8: best at 1, reductions at 3, 5 and 7
   expect_equal(f$lr, 0.01 * c(1, 1, 1, 0.5, 0.5, 0.25, 0.25, 0.125), tolerance = 1e-6)
   msgs <- grep("hook_reduce_lr_on_plateau", msgs, value = TRUE)
-  expect_equal(msgs, c(
-    "hook_reduce_lr_on_plateau(): global_step has not improved for 2 checks; reducing the learning rate from 0.01 to 0.005 at global step 3.",
-    "hook_reduce_lr_on_plateau(): global_step has not improved for 2 checks; reducing the learning rate from 0.005 to 0.0025 at global step 5.",
-    "hook_reduce_lr_on_plateau(): global_step has not improved for 2 checks; reducing the learning rate from 0.0025 to 0.00125 at global step 7."))
+  said <- paste("hook_reduce_lr_on_plateau(): global_step has not improved for 2 checks; reducing the",
+                "learning rate from %s to %s at global step %d.")
+  expect_equal(msgs, c(sprintf(said, "0.01", "0.005", 3L), sprintf(said, "0.005", "0.0025", 5L),
+                       sprintf(said, "0.0025", "0.00125", 7L)))
   expect_equal(scale_of(est), 0.125)
   expect_true("learning_rate_scale" %in% variable_names(est))
 })
@@ -107,7 +107,8 @@ test_that("under train_and_evaluate() the evaluations in eval_dir are the checks
     eval_spec(plateau_eval(), steps = NULL, throttle_secs = 0)))
   # evaluations at 2, 4, 6, 8: the best at 2, a reduction at 6
   expect_equal(grep("reducing", msgs, value = TRUE),
-               "hook_reduce_lr_on_plateau(): label/mean has not improved for 2 checks; reducing the learning rate from 0.01 to 0.005 at global step 6.")
+               paste("hook_reduce_lr_on_plateau(): label/mean has not improved for 2 checks; reducing the",
+                     "learning rate from 0.01 to 0.005 at global step 6."))
   expect_equal(scale_of(est), 0.5)
 })
 
@@ -131,6 +132,10 @@ test_that("the scale is checkpointed: resumed training keeps the lowered rate", 
   f <- rate_fetcher()
   quietly(train(est, plateau_input(), steps = 1, hooks = list(f$hook)))
   expect_equal(f$lr, 0.01 * 0.0625, tolerance = 1e-6)
+  # and a saved estimator object
+  rds <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(est, rds)
+  expect_equal(scale_of(readRDS(rds)), 0.0625)
   # models that never used the hook have no such variable
   plain <- withr::local_tempdir()
   quietly(train(plateau_regressor(model_dir = plain), plateau_input(), steps = 2))
