@@ -54,6 +54,21 @@ hook_prepare <- function(hook, run) UseMethod("hook_prepare")
 #' @noRd
 hook_prepare.default <- function(hook, run) hook
 
+# Work a hook does after train()'s session ended (`run`: what the session
+# returned, NULL when it was interrupted); returns a data frame of the
+# exports it wrote (exporter, step, path), or NULL.
+hook_finish <- function(hook, run) UseMethod("hook_finish")
+
+#' @noRd
+hook_finish.default <- function(hook, run) NULL
+
+# The exports of every hook of a finished train() call.
+finish_hooks <- function(hooks, run) {
+  made <- lapply(hooks, hook_finish, run)
+  do.call(rbind, c(list(data.frame(exporter = character(), step = numeric(), path = character(),
+                                   stringsAsFactors = FALSE)), made))
+}
+
 # Work a hook does before train() locks model_dir (waiting for another
 # process); returns the hook as it should then run.
 hook_wait <- function(hook, ptr, dir) UseMethod("hook_wait")
