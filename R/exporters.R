@@ -4,8 +4,9 @@
 #' evaluation made during training calls them: those of
 #' [eval_spec()]`(exporters = )` in [train_and_evaluate()], and those of
 #' [hook_in_memory_evaluator()]`(exporters = )`. Each export is a directory
-#' `model_dir/export/<name>/<timestamp>` (seconds since 1970; when that
-#' directory exists already, the next free second) that [load_estimator()]
+#' `model_dir/export/<name>/<timestamp>` (seconds since 1970, or one more
+#' than the newest export of that directory when that is not later) that
+#' [load_estimator()]
 #' reads back. An export is written into a temporary directory beside it and
 #' renamed when complete, so a directory named by a timestamp is never half
 #' written. Each export is logged with [message()].
@@ -260,13 +261,16 @@ best_in_events <- function(exporter, model_dir) {
 # directory renamed when complete. Returns the directory.
 write_export <- function(object, ptr, export_dir_base) {
   dir.create(export_dir_base, recursive = TRUE, showWarnings = FALSE)
-  stamp <- as.integer(Sys.time())
+  # the time in seconds, or after the newest export when that is later (so
+  # the newest export always has the largest timestamp)
+  taken <- as.numeric(list.files(export_dir_base, pattern = "^[0-9]{10}$"))
+  stamp <- max(c(floor(as.numeric(Sys.time())), taken + 1))
   repeat {
-    dir <- file.path(export_dir_base, stamp)
+    dir <- file.path(export_dir_base, format(stamp, scientific = FALSE))
     if (!file.exists(dir)) break
-    stamp <- stamp + 1L
+    stamp <- stamp + 1
   }
-  tmp <- file.path(export_dir_base, paste0("temp-", stamp))
+  tmp <- file.path(export_dir_base, paste0("temp-", basename(dir)))
   unlink(tmp, recursive = TRUE)
   if (!dir.create(tmp, recursive = TRUE, showWarnings = FALSE)) {
     abort(sprintf("%s: could not create the export directory.", tmp), class = "cppestimators_file_error")

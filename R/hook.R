@@ -64,7 +64,7 @@ hook_finish.default <- function(hook, run) NULL
 
 # The exports of every hook of a finished train() call.
 finish_hooks <- function(hooks, run) {
-  made <- lapply(hooks, hook_finish, run)
+  made <- lapply(hooks, function(h) hook_finish(h, run))
   do.call(rbind, c(list(data.frame(exporter = character(), step = numeric(), path = character(),
                                    stringsAsFactors = FALSE)), made))
 }

@@ -19,7 +19,7 @@ restore_weights <- function(object, ptr) {
 #'
 #' `export_savedmodel()` writes a self-contained directory under
 #' `export_dir_base` (named by the export time in seconds, as TensorFlow did,
-#' or the next free second; written in a temporary directory renamed when
+#' or one more than the newest export there when that is not later; written in a temporary directory renamed when
 #' complete): the
 #' estimator's definition (`estimator.rds`: feature columns, head, optimizer
 #' and settings) and its variables (`variables.ckpt`, in the format of
