@@ -19,10 +19,10 @@ restore_weights <- function(object, ptr) {
 #'
 #' `export_savedmodel()` writes a self-contained directory under
 #' `export_dir_base` (named by the export time in seconds, as TensorFlow did,
-#' or one more than the newest export there when that is not later; written in a temporary directory renamed when
-#' complete): the
-#' estimator's definition (`estimator.rds`: feature columns, head, optimizer
-#' and settings) and its variables (`variables.ckpt`, in the format of
+#' or one more than the newest export there when that is not later; written
+#' in a temporary directory renamed when complete): the estimator's
+#' definition (`estimator.rds`: feature columns, head, optimizer and
+#' settings) and its variables (`variables.ckpt`, in the format of
 #' [checkpoints]). `load_estimator()` reads such a directory back into an
 #' estimator that predicts the same values and can train on.
 #'

@@ -5,9 +5,10 @@
 #' (except the one made when training starts), it evaluates the model if at
 #' least `throttle_secs` passed since the last evaluation (the first such save
 #' always evaluates), and it evaluates once more at the end unless the last
-#' step was already evaluated. Checkpoints follow the estimator's
-#' [run_config()] (by default every 600 seconds, so short runs evaluate only
-#' at the end). Evaluations use the weights just saved, in memory; their
+#' step was already evaluated (that final evaluation is made as the training
+#' session ends, so that [hook_csv_logger()] records it). Checkpoints follow
+#' the estimator's [run_config()] (by default every 600 seconds, so short runs
+#' evaluate only at the end). Evaluations use the weights just saved, in memory; their
 #' results are logged, written to `model_dir/eval` (or `eval_<name>`) and
 #' joined to the returned history.
 #'
@@ -16,7 +17,9 @@
 #' @param eval_spec An [eval_spec()].
 #' @param ... Unused.
 #' @return Invisibly, the training history with `eval_<metric>` columns; its
-#'   `evaluation_metrics` element holds the last evaluation and its `step`.
+#'   `evaluation_metrics` element holds the last evaluation and its `step`,
+#'   its `exports` element the exports of `eval_spec()`'s exporters (a data
+#'   frame of `exporter`, `step` and `path`).
 #' @family estimator methods
 #' @export
 #' @examples

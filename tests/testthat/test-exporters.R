@@ -136,14 +136,16 @@ test_that("exporters and their arguments are checked", {
       "`exporters` must be an exporter")
   err(latest_exporter(""), "`name` must be a non-empty string")
   err(final_exporter("a/b"), "without slashes")
-  err(best_exporter(exports_to_keep = 0), "`exports_to_keep`, if provided, must be a positive whole number. Got numeric 0")
+  err(best_exporter(exports_to_keep = 0),
+      "`exports_to_keep`, if provided, must be a positive whole number. Got numeric 0")
   err(latest_exporter(exports_to_keep = 1.5), "must be a positive whole number")
   err(best_exporter(compare_fn = "loss"), "`compare_fn` must be NULL or a function")
   err(best_exporter(compare_fn = function(best_eval_result) TRUE), "must include the current_eval_result argument")
   err(best_exporter(compare_fn = function(best_eval_result, current_eval_result, x) TRUE),
       "arguments it is not called with: `x`")
   expect_warning(latest_exporter(serving_input_receiver_fn = function() NULL, as_text = TRUE),
-                 "`serving_input_receiver_fn`, `as_text` are accepted for compatibility", class = "cppestimators_warning")
+                 "`serving_input_receiver_fn`, `as_text` are accepted for compatibility",
+                 class = "cppestimators_warning")
   expect_snapshot(print(list(best_exporter(), latest_exporter(exports_to_keep = NULL), final_exporter())))
   # TensorFlow's errors of the default comparison
   ls <- cppestimators:::loss_smaller
