@@ -104,8 +104,8 @@ with_defaults <- function(hooks, defaults) {
 refuse_training_only <- function(hooks, where) {
   for (h in hooks) {
     if (isTRUE(hook_trait(h, "training_only"))) {
-      abort(sprintf("%s evaluates during training and cannot be used with %s; pass it to train().",
-                    hook_label(h), where))
+      does <- if (hook_has_role(h, "training_logger")) "logs training steps" else "evaluates during training"
+      abort(sprintf("%s %s and cannot be used with %s; pass it to train().", hook_label(h), does, where))
     }
   }
   hooks

@@ -52,5 +52,5 @@ hook_csv_logger <- function(path, every_n_step = 1, append = TRUE) {
   check_flag(append, "append")
   new_hook("csv_logger", list(path = normalizePath(path, mustWork = FALSE), every_n_step = every_n_step,
                               append = append),
-           training_only = TRUE, roles = "reads_listener_evaluations")
+           training_only = TRUE, roles = c("training_logger", "reads_listener_evaluations"))
 }

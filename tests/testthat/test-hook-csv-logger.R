@@ -113,7 +113,7 @@ test_that("hook_csv_logger() checks its arguments", {
   err(hook_csv_logger(tempfile(), every_n_step = 0), "`every_n_step` must be >= 1")
   err(hook_csv_logger(tempfile(), append = NA), "`append` must be TRUE or FALSE")
   err(evaluate(x_regressor(), eval_x(), hooks = list(hook_csv_logger(tempfile()))),
-      "cannot be used with evaluate()")
+      "hook_csv_logger logs training steps and cannot be used with evaluate\\(\\); pass it to train\\(\\)")
   # a directory that disappears before training: the engine's error names the file
   dir <- withr::local_tempdir()
   hook <- hook_csv_logger(file.path(dir, "log.csv"))
