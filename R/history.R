@@ -1,4 +1,4 @@
-new_history <- function(h, model_dir = NULL, evaluations = NULL) {
+new_history <- function(h, model_dir = NULL, evaluations = NULL, exports = NULL) {
   h <- h %||% list(mean_losses = numeric(), total_losses = numeric(), steps = numeric())
   structure(
     list(losses = list(mean_losses = h$mean_losses, total_losses = h$total_losses),
@@ -7,7 +7,8 @@ new_history <- function(h, model_dir = NULL, evaluations = NULL) {
                        steps = if (length(h$steps)) h$steps[length(h$steps)] else 0),
          evaluations = evaluations,
          evaluation_metrics = last_evaluation(evaluations),
-         model_dir = model_dir),
+         model_dir = model_dir,
+         exports = exports),
     class = "tf_estimator_history"
   )
 }

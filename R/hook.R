@@ -54,6 +54,21 @@ hook_prepare <- function(hook, run) UseMethod("hook_prepare")
 #' @noRd
 hook_prepare.default <- function(hook, run) hook
 
+# Work a hook does after train()'s session ended (`run`: what the session
+# returned, NULL when it was interrupted); returns a data frame of the
+# exports it wrote (exporter, step, path), or NULL.
+hook_finish <- function(hook, run) UseMethod("hook_finish")
+
+#' @noRd
+hook_finish.default <- function(hook, run) NULL
+
+# The exports of every hook of a finished train() call.
+finish_hooks <- function(hooks, run) {
+  made <- lapply(hooks, function(h) hook_finish(h, run))
+  do.call(rbind, c(list(data.frame(exporter = character(), step = numeric(), path = character(),
+                                   stringsAsFactors = FALSE)), made))
+}
+
 # Work a hook does before train() locks model_dir (waiting for another
 # process); returns the hook as it should then run.
 hook_wait <- function(hook, ptr, dir) UseMethod("hook_wait")
@@ -89,8 +104,8 @@ with_defaults <- function(hooks, defaults) {
 refuse_training_only <- function(hooks, where) {
   for (h in hooks) {
     if (isTRUE(hook_trait(h, "training_only"))) {
-      abort(sprintf("%s evaluates during training and cannot be used with %s; pass it to train().",
-                    hook_label(h), where))
+      does <- if (hook_has_role(h, "training_logger")) "logs training steps" else "evaluates during training"
+      abort(sprintf("%s %s and cannot be used with %s; pass it to train().", hook_label(h), does, where))
     }
   }
   hooks

@@ -24,6 +24,12 @@
 #' @param hooks Hooks run inside each evaluation.
 #' @param name Name of the evaluation: results go to `model_dir/eval_<name>`.
 #' @param every_n_iter Evaluate every this many training iterations.
+#' @param exporters An exporter ([best_exporter()], [latest_exporter()],
+#'   [final_exporter()]) or a list of them, with distinct names, called after
+#'   each evaluation with its metrics; the final evaluation is the one at the
+#'   end of the `train()` call (final exports are written when the training
+#'   session has ended, from the weights it ended with). The history
+#'   `train()` returns lists the exports in its `exports` element.
 #' @inherit hook_progress_bar return
 #' @family hooks
 #' @export
@@ -37,16 +43,17 @@
 #' history <- est %>% train(train_input, steps = 30, hooks = list(evaluator))
 #' as.data.frame(history)
 hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = NULL, name = NULL,
-                                     every_n_iter = 100) {
+                                     every_n_iter = 100, exporters = NULL) {
   check_estimator(estimator)
   every_n_iter <- check_every_n_iter(every_n_iter)
   if (missing(input_fn)) abort("`input_fn` is required: the evaluation input.")
   eval_dir(estimator, name)
   new_hook("in_memory_evaluator", list(
     estimator = estimator, input_fn = input_fn, steps = check_steps(steps, "steps"),
-    hooks = normalize_hooks(hooks), name = name, every_n_iter = every_n_iter),
+    hooks = normalize_hooks(hooks), name = name, every_n_iter = every_n_iter,
+    exporters = normalize_exporters(exporters)),
     training_only = TRUE, runs_r_code = TRUE, roles = "evaluator",
-    r_only = c("estimator", "input_fn", "steps", "hooks"))
+    r_only = c("estimator", "input_fn", "steps", "hooks", "exporters", "exports"))
 }
 
 # The evaluation callback runs on the engine being trained; the evaluator's
@@ -57,8 +64,17 @@ hook_prepare.cppestimators_hook_in_memory_evaluator <- function(hook, run) {
     abort(paste("hook_in_memory_evaluator(): `estimator` must be the estimator being trained",
                 "(or one with the same feature columns and head)."))
   }
+  hook$exports <- exporter_run(hook$exporters, run$object, run$ptr)
   hook$evaluate <- evaluation_of(hook, run$ptr)
   hook
+}
+
+# After the session: the final exports, of the weights training ended with
+# (the session's end() made the final evaluation).
+#' @noRd
+hook_finish.cppestimators_hook_in_memory_evaluator <- function(hook, run) {
+  if (!is.null(run)) hook$exports$final_only(run$global_step)
+  hook$exports$made
 }
 
 # The evaluation an in-memory evaluator hook runs: a closure of its own
@@ -70,7 +86,12 @@ evaluation_of <- function(h, ptr) {
   steps <- h$steps
   eval_hooks <- h$hooks
   name <- h$name
-  function() evaluate_now(est, ptr, input, steps, eval_hooks, name)
+  exports <- h$exports
+  function() {
+    m <- evaluate_now(est, ptr, input, steps, eval_hooks, name)
+    if (!is.null(m)) exports$after_evaluation(m, final = FALSE)
+    m
+  }
 }
 
 same_model <- function(a, b) {

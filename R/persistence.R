@@ -18,9 +18,11 @@ restore_weights <- function(object, ptr) {
 #' Export an estimator to a directory, and load it back
 #'
 #' `export_savedmodel()` writes a self-contained directory under
-#' `export_dir_base` (named by the export time, as TensorFlow did): the
-#' estimator's definition (`estimator.rds`: feature columns, head, optimizer
-#' and settings) and its variables (`variables.ckpt`, in the format of
+#' `export_dir_base` (named by the export time in seconds, as TensorFlow did,
+#' or one more than the newest export there when that is not later; written
+#' in a temporary directory renamed when complete): the estimator's
+#' definition (`estimator.rds`: feature columns, head, optimizer and
+#' settings) and its variables (`variables.ckpt`, in the format of
 #' [checkpoints]). `load_estimator()` reads such a directory back into an
 #' estimator that predicts the same values and can train on.
 #'
@@ -56,24 +58,7 @@ export_savedmodel.tf_estimator <- function(object, export_dir_base, ...) {
   check_string(export_dir_base, "export_dir_base", message = "`export_dir_base` must be a directory path.")
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
-  stamp <- as.integer(Sys.time())
-  repeat {
-    dir <- file.path(export_dir_base, stamp)
-    if (!file.exists(dir)) break
-    stamp <- stamp + 1L
-  }
-  dir.create(dir, recursive = TRUE)
-  spec <- object$spec
-  spec$feature_columns <- capture_normalizers(spec$feature_columns)
-  if (!is.null(spec$weight_column)) spec$weight_column <- capture_column_normalizer(spec$weight_column)
-  spec$model_dir <- NULL
-  spec$config <- spec$config$replace(model_dir = NULL)
-  st <- object$state
-  saveRDS(list(format = 1L, spec = spec, args = object$args, class = class(object),
-               seen = st$seen, response = st$response, response_levels = st$response_levels),
-          file.path(dir, "estimator.rds"))
-  with_error_class(cpp_estimator_write_file(ptr, file.path(dir, "variables.ckpt")))
-  invisible(normalizePath(dir))
+  invisible(write_export(object, ptr, export_dir_base))
 }
 
 #' @rdname export_savedmodel

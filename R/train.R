@@ -73,9 +73,10 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   hooks <- training_hooks(object, hooks, steps, max_steps, listeners)
   run <- run_session(object, input_fn, "train", hooks)
+  exports <- finish_hooks(hooks, run)
   note_training(object, input_fn, run)
   invisible(new_history(run$history, model_dir = object$spec$model_dir,
-                        evaluations = evaluations_table(run$evaluations)))
+                        evaluations = evaluations_table(run$evaluations), exports = exports))
 }
 
 # The hooks of a train() call, in TensorFlow's order: checkpoint saver, step

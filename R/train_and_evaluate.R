@@ -5,9 +5,10 @@
 #' (except the one made when training starts), it evaluates the model if at
 #' least `throttle_secs` passed since the last evaluation (the first such save
 #' always evaluates), and it evaluates once more at the end unless the last
-#' step was already evaluated. Checkpoints follow the estimator's
-#' [run_config()] (by default every 600 seconds, so short runs evaluate only
-#' at the end). Evaluations use the weights just saved, in memory; their
+#' step was already evaluated (that final evaluation is made as the training
+#' session ends, so that [hook_csv_logger()] records it). Checkpoints follow
+#' the estimator's [run_config()] (by default every 600 seconds, so short runs
+#' evaluate only at the end). Evaluations use the weights just saved, in memory; their
 #' results are logged, written to `model_dir/eval` (or `eval_<name>`) and
 #' joined to the returned history.
 #'
@@ -16,7 +17,9 @@
 #' @param eval_spec An [eval_spec()].
 #' @param ... Unused.
 #' @return Invisibly, the training history with `eval_<metric>` columns; its
-#'   `evaluation_metrics` element holds the last evaluation and its `step`.
+#'   `evaluation_metrics` element holds the last evaluation and its `step`,
+#'   its `exports` element the exports of `eval_spec()`'s exporters (a data
+#'   frame of `exporter`, `step` and `path`).
 #' @family estimator methods
 #' @export
 #' @examples
@@ -49,12 +52,25 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
   evals <- list()
   last_eval <- NULL
   first_save <- TRUE
-  run_eval <- function() {
+  exports <- exporter_run(eval_spec$exporters, object, ptr)
+  unread <- NULL  # the evaluation a hook_csv_logger() has not read yet
+  run_eval <- function(final = FALSE) {
     m <- evaluate_now(object, ptr, eval_spec$input_fn, eval_spec$steps, eval_spec$hooks,
                       eval_spec$name)
     if (is.null(m)) return(invisible())  # interrupted: the training stops next
     evals[[length(evals) + 1L]] <<- m
+    unread <<- m
     last_eval <<- Sys.time()
+    exports$after_evaluation(m, final)
+  }
+  # the final evaluation, at the end of the session (the last step unless
+  # it was just evaluated)
+  at_end <- function(global_step) {
+    if (length(evals) == 0L || evals[[length(evals)]][["global_step"]] != global_step) {
+      run_eval(final = TRUE)
+    } else {
+      exports$final_only(global_step)
+    }
   }
   listener <- checkpoint_saver_listener(after_save = function(session, global_step) {
     if (first_save) {
@@ -64,9 +80,16 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
       run_eval()
     }
     FALSE
-  })
+  }, end = function(session, global_step) at_end(global_step))
   listener$evaluates_into <- eval_dir(object, eval_spec$name)  # for early-stopping hooks
   hooks <- normalize_hooks(train_spec$hooks)
+  # CSV loggers read this evaluation as it happens
+  csv <- which(vapply(hooks, hook_has_role, TRUE, "reads_listener_evaluations"))
+  for (i in csv) hooks[[i]]$listener_evaluation <- function() {
+    m <- unread
+    unread <<- NULL
+    if (is.null(m)) stats::setNames(numeric(), character()) else m
+  }
   if (!has_hook_kind(hooks, "progress_bar")) {
     total <- if (is.null(train_spec$max_steps)) NULL else
       max(0, train_spec$max_steps - cpp_estimator_global_step(ptr))
@@ -76,8 +99,8 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
   }
   history <- train(object, train_spec$input_fn, max_steps = train_spec$max_steps, hooks = hooks,
                    saving_listeners = list(listener))
-  final_step <- cpp_estimator_global_step(ptr)
-  if (length(evals) == 0L || evals[[length(evals)]][["global_step"]] != final_step) run_eval()
+  # no session ran (max_steps reached already): evaluate as it is
+  if (length(evals) == 0L) at_end(cpp_estimator_global_step(ptr))
   table <- do.call(rbind, lapply(evals, function(m) {
     m <- m[c("global_step", sort(setdiff(names(m), "global_step"), method = "radix"))]
     df <- as.data.frame(as.list(m), check.names = FALSE)
@@ -87,6 +110,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
   table <- table[!duplicated(table$steps, fromLast = TRUE), , drop = FALSE]
   history$evaluations <- table
   history$evaluation_metrics <- last_evaluation(table)
+  history$exports <- rbind(history$exports %||% exports$made[0, ], exports$made)
   invisible(history)
 }
 
@@ -101,8 +125,11 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
 #'   (`eval_spec()`).
 #' @param steps Evaluation batches; `NULL` evaluates the whole input.
 #' @param name Name of the evaluation: results go to `model_dir/eval_<name>`.
-#' @param exporters Not supported (must be `NULL`); use [export_savedmodel()]
-#'   after training.
+#' @param exporters An exporter ([best_exporter()], [latest_exporter()],
+#'   [final_exporter()]) or a list of them, with distinct names, called after
+#'   each evaluation; the final evaluation is the one at the end of
+#'   training. The history `train_and_evaluate()` returns lists their
+#'   exports in its `exports` element.
 #' @param start_delay_secs Accepted for compatibility; ignored in local training.
 #' @param throttle_secs Minimum seconds between two evaluations.
 #' @return A specification object.
@@ -124,14 +151,12 @@ train_spec <- function(input_fn, max_steps = NULL, hooks = NULL) {
 eval_spec <- function(input_fn, steps = 100, name = NULL, hooks = NULL, exporters = NULL,
                       start_delay_secs = 120, throttle_secs = 600) {
   if (missing(input_fn)) abort("`input_fn` is required.")
-  if (!is.null(exporters)) {
-    abort("`exporters` are not supported; call export_savedmodel() after training.")
-  }
+  exporters <- normalize_exporters(exporters)
   throttle_secs <- check_number(throttle_secs, "throttle_secs", min = 0, finite = FALSE,
                                 must = "a number of seconds >= 0")
   check_eval_name(name)
   structure(list(input_fn = input_fn, steps = check_steps(steps, "steps"), name = name,
-                 hooks = normalize_hooks(hooks), exporters = NULL,
+                 hooks = normalize_hooks(hooks), exporters = exporters,
                  start_delay_secs = start_delay_secs, throttle_secs = throttle_secs),
             class = "cppestimators_eval_spec")
 }

@@ -100,9 +100,10 @@ context("Registries") {
     expect_true(lists(optimizer_registry().kinds(), "Ftrl"));
     expect_true(lists(model_registry().kinds(), "boosted_trees"));
     const auto hooks = hook_registry().kinds();
-    expect_true(hooks.size() == 14);
+    expect_true(hooks.size() == 15);
     expect_true(lists(hooks, "early_stopping"));
     expect_true(lists(hooks, "reduce_lr_on_plateau"));
+    expect_true(lists(hooks, "csv_logger"));
     expect_true(lists(hooks, "session_run_hook"));
     expect_true(std::is_sorted(hooks.begin(), hooks.end()));
   }

@@ -220,6 +220,6 @@ test_that("train_and_evaluate() evaluates after checkpoints and at the end", {
   h2 <- quietly(train_and_evaluate(est2, train_spec(x_input(), max_steps = 12), eval_spec(eval_data())))
   expect_equal(h2$evaluations$steps, 12)
   expect_error(train_and_evaluate(est2, list(), eval_spec(eval_data())), "`train_spec` must be made by train_spec()")
-  expect_error(eval_spec(eval_data(), exporters = list(1)), "`exporters` are not supported")
+  expect_error(eval_spec(eval_data(), exporters = list(1)), "`exporters` must be an exporter", class = "cppestimators_error")
   expect_error(eval_spec(eval_data(), throttle_secs = -1), "`throttle_secs` must be")
 })

@@ -19,6 +19,29 @@ struct History {
   std::vector<std::int64_t> steps;
 };
 
+// The mean and the sum of the last batch's per-example losses (weighted by
+// the examples' weights when the input has a weight column).
+struct BatchLosses {
+  double mean, total;
+};
+
+inline BatchLosses batch_losses(const Session& s) {
+  const int d = s.head().per_example_dim(), m = s.rows() * d;
+  const float* pe = s.per_example_losses();
+  const float* w = s.weights();
+  double sum = 0.0, weights = m;
+  if (w == nullptr) {
+    for (int i = 0; i < m; ++i) sum += pe[i];
+  } else {
+    weights = 0.0;
+    for (int i = 0; i < m; ++i) {
+      sum += static_cast<double>(w[i / d]) * pe[i];
+      weights += w[i / d];
+    }
+  }
+  return BatchLosses{weights > 0 ? sum / weights : 0.0, sum};
+}
+
 class HistorySaverHook : public Hook {
  public:
   explicit HistorySaverHook(std::int64_t every_n_step) : every_(every_n_step) {
@@ -46,21 +69,9 @@ class HistorySaverHook : public Hook {
 
  private:
   void record(const Session& s) {
-    const int d = s.head().per_example_dim(), m = s.rows() * d;
-    const float* pe = s.per_example_losses();
-    const float* w = s.weights();
-    double sum = 0.0, weights = m;
-    if (w == nullptr) {
-      for (int i = 0; i < m; ++i) sum += pe[i];
-    } else {
-      weights = 0.0;
-      for (int i = 0; i < m; ++i) {
-        sum += static_cast<double>(w[i / d]) * pe[i];
-        weights += w[i / d];
-      }
-    }
-    history_.mean_losses.push_back(weights > 0 ? sum / weights : 0.0);
-    history_.total_losses.push_back(sum);
+    const BatchLosses b = batch_losses(s);
+    history_.mean_losses.push_back(b.mean);
+    history_.total_losses.push_back(b.total);
     history_.steps.push_back(s.global_step());
   }
 

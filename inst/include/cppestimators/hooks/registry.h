@@ -9,6 +9,7 @@
 
 #include "../registry.h"
 #include "checkpoint_saver.h"
+#include "csv_logger.h"
 #include "early_stopping.h"
 #include "global_step_waiter.h"
 #include "history_saver.h"
@@ -43,6 +44,7 @@ inline const HookRegistry& hook_registry() {
         .add<InMemoryEvaluatorHook>("in_memory_evaluator")
         .add<EarlyStoppingHook>("early_stopping")
         .add<ReduceLrOnPlateauHook>("reduce_lr_on_plateau")
+        .add<CsvLoggerHook>("csv_logger")
         // callbacks supplied by the host (session_run_hook() in R)
         .add("session_run_hook", [](const Spec& s, HookEnv& env) { return env.custom_hook(s); });
     return r;
