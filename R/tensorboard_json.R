@@ -26,7 +26,8 @@ json_str <- function(x) {
 json_num <- function(x) {
   x <- as.numeric(x)
   out <- sprintf("%.15g", x)
-  inexact <- which(!is.na(x) & as.numeric(out) != x)
+  fin <- which(is.finite(x))
+  inexact <- fin[as.numeric(out[fin]) != x[fin]]
   out[inexact] <- sprintf("%.17g", x[inexact])
   whole <- is.finite(x) & x == trunc(x) & abs(x) < 1e15
   out[whole] <- sprintf("%.0f", x[whole])

@@ -2,6 +2,13 @@
 # this R process services it, so clients (curl, chromium) run as child
 # processes while the test loops over httpuv::service().
 
+# A new empty directory (under the session's temporary directory).
+tb_tempdir <- function() {
+  d <- tempfile("tb-")
+  dir.create(d)
+  normalizePath(d, winslash = "/")
+}
+
 # Waits for a child process while serving requests; kills it after `timeout`.
 serve_while <- function(p, timeout = 60) {
   deadline <- Sys.time() + timeout
