@@ -81,6 +81,7 @@
     el.setAttribute("data-polls", String(state.polls));
     el.setAttribute("data-cursor", String(state.cursor));
     el.setAttribute("data-points", String(points));
+    if (state.polls === 1 && !el.hasAttribute("data-first-points")) el.setAttribute("data-first-points", String(points));
     el.setAttribute("data-state", kind);
   }
 
