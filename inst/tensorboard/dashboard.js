@@ -40,7 +40,14 @@
     if (state.runs.indexOf(run) >= 0) return;
     state.runs.push(run);
     state.runs.sort();
-    if (!(run in state.colors)) state.colors[run] = PALETTE[Object.keys(state.colors).length % PALETTE.length];
+  }
+
+  // Colours go to runs in the order they appear (those appearing together
+  // in name order), and stay theirs.
+  function assignColors() {
+    state.runs.forEach(function (run) {
+      if (!(run in state.colors)) state.colors[run] = PALETTE[Object.keys(state.colors).length % PALETTE.length];
+    });
   }
 
   // Appends the columns of a /data/scalars answer; returns the tags that
@@ -67,10 +74,11 @@
   }
 
   function getJSON(url) {
+    function network(e) { e.network = true; throw e; }
     return fetch(url, { cache: "no-store" }).then(function (r) {
-      if (!r.ok) throw new Error(url + ": HTTP " + r.status);
+      if (!r.ok) network(new Error(url + ": HTTP " + r.status));
       return r.json();
-    });
+    }, network);
   }
 
   function setStatus(text, kind) {
@@ -97,6 +105,11 @@
       setStatus("Updated " + when + " \u00b7 poll " + state.polls + " \u00b7 " + state.cursor +
                 " scalars \u00b7 every " + state.interval + " s", "ok");
     }).catch(function (e) {
+      if (!e.network) {  // not the server's failure: a bug of the page; show it
+        document.getElementById("status").setAttribute("data-error", String(e.stack || e));
+        setStatus("Error: " + e.message, "error");
+        return;
+      }
       setStatus("Cannot reach the server (" + e.message + "); retrying", "error");
     }).then(function () {
       window.setTimeout(poll, state.interval * 1000 + 100);
@@ -129,17 +142,21 @@
 
   function ticks(lo, hi, count) {
     if (!(hi > lo)) return [lo];
-    var st = niceStep(hi - lo, count), out = [];
-    for (var t = Math.ceil(lo / st) * st; t <= hi + st * 1e-9; t += st) out.push(Math.abs(t) < st * 1e-9 ? 0 : t);
+    var st = niceStep(hi - lo, count), out = [], first = Math.ceil(lo / st);
+    for (var i = 0; i < 50; i++) {  // by index: t += st could stand still
+      var t = (first + i) * st;
+      if (t > hi + st * 1e-9) break;
+      out.push(Math.abs(t) < st * 1e-9 ? 0 : t);
+    }
     return out;
   }
 
   function timeTicks(lo, hi, count) {
-    var steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+    var steps = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
     var raw = (hi - lo) / Math.max(count, 1), st = steps[steps.length - 1];
     for (var i = 0; i < steps.length; i++) if (steps[i] >= raw) { st = steps[i]; break; }
-    var out = [];
-    for (var t = Math.ceil(lo / st) * st; t <= hi; t += st) out.push(t);
+    var out = [], first = Math.ceil(lo / st);
+    for (var i = 0; i < 50 && (first + i) * st <= hi; i++) out.push((first + i) * st);
     return out.length ? out : [lo];
   }
 
@@ -155,8 +172,11 @@
     return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   }
 
+  // A duration given in hours, as TensorBoard shows relative time.
   function fmtHours(h) {
-    var s = Math.round(h * 3600);
+    var exact = h * 3600;
+    if (Math.abs(exact) < 10 && exact !== Math.round(exact)) return Number(exact.toPrecision(3)) + "s";
+    var s = Math.round(exact);
     if (s < 60) return s + "s";
     if (s < 3600) return Math.floor(s / 60) + "m " + (s % 60) + "s";
     return Math.floor(s / 3600) + "h " + Math.floor((s % 3600) / 60) + "m";
@@ -218,11 +238,14 @@
       }
     });
     if (!isFinite(xlo)) { xlo = 0; xhi = 1; }
-    if (xhi === xlo) { xlo -= 0.5; xhi += 0.5; }
+    if (xhi - xlo <= 1e-9 * Math.max(Math.abs(xlo), Math.abs(xhi))) { var xp = Math.abs(xlo) * 0.01 || 0.5; xlo -= xp; xhi += xp; }
     if (!isFinite(ylo)) { ylo = state.logY ? 1 : 0; yhi = state.logY ? 10 : 1; }
     var ty = state.logY ? function (v) { return Math.log10(v); } : function (v) { return v; };
     var flo = ty(ylo), fhi = ty(yhi);
-    if (fhi === flo) { var pad = Math.abs(flo) * 0.1 || 0.5; flo -= pad; fhi += pad; }
+    // a flat series (up to rounding, as its smoothed values) gets a range around it
+    if (fhi - flo <= 1e-9 * Math.max(Math.abs(flo), Math.abs(fhi))) {
+      var pad = Math.abs(flo) * 0.1 || 0.5; flo -= pad; fhi += pad;
+    }
     else { var p = (fhi - flo) * 0.05; flo -= p; fhi += p; }
     var pw = W - M.left - M.right, ph = H - M.top - M.bottom;
     var sx = function (x) { return M.left + (x - xlo) / (xhi - xlo) * pw; };
@@ -234,7 +257,18 @@
     if (state.logY) {
       yt = [];
       for (var e = Math.floor(flo); e <= Math.ceil(fhi); e++) if (e >= flo && e <= fhi) yt.push(Math.pow(10, e));
-      if (yt.length < 2) yt = ticks(flo, fhi, 4).map(function (t) { return Math.pow(10, t); });
+      // a decade or two: 1, 2 and 5 times the powers of ten; less: round
+      // values, placed on the log scale
+      if (yt.length < 3) {
+        yt = [];
+        for (var e2 = Math.floor(flo); e2 <= Math.ceil(fhi); e2++) {
+          [1, 2, 5].forEach(function (m) {
+            var t = m * Math.pow(10, e2), lt = Math.log10(t);
+            if (lt >= flo && lt <= fhi) yt.push(t);
+          });
+        }
+      }
+      if (yt.length < 3) yt = ticks(Math.pow(10, flo), Math.pow(10, fhi), 4).filter(function (t) { return t > 0; });
     } else {
       yt = ticks(flo, fhi, 5);
     }
@@ -244,7 +278,9 @@
       var lab = el("text", { x: M.left - 6, y: y + 4, "class": "tick y" }, g);
       lab.textContent = fmt(t);
     });
-    var xt = state.xType === "wall" ? timeTicks(xlo, xhi, 4) : ticks(xlo, xhi, 5);
+    var xt = state.xType === "wall" ? timeTicks(xlo, xhi, 4) :
+      state.xType === "relative" ? timeTicks(xlo * 3600, xhi * 3600, 4).map(function (t) { return t / 3600; }) :
+      ticks(xlo, xhi, 5);
     xt.forEach(function (t) {
       var x = sx(t);
       el("line", { x1: x, x2: x, y1: M.top, y2: H - M.bottom, "class": "grid" }, g);
@@ -259,7 +295,7 @@
     var clip = "clip-" + chartId(tag);
     var defs = el("defs", {}, svg);
     var cp = el("clipPath", { id: clip }, defs);
-    el("rect", { x: M.left, y: M.top, width: pw, height: ph }, cp);
+    el("rect", { x: M.left - 4, y: M.top - 4, width: pw + 8, height: ph + 8 }, cp);  // markers at the edges show whole
     var plot = el("g", { "clip-path": "url(#" + clip + ")" }, svg);
     series.forEach(function (d) {
       var color = runColor(d.s.run);
@@ -434,6 +470,7 @@
 
   // Redraws the charts of the tags in `changed` (all of them when null).
   function render(changed) {
+    assignColors();
     document.body.setAttribute("data-x-type", state.xType);
     document.body.setAttribute("data-log-y", String(state.logY));
     document.body.setAttribute("data-smoothing", String(state.smoothing));

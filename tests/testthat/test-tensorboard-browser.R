@@ -56,6 +56,7 @@ test_that("the page draws a chart per tag and a series per run, and follows a li
 
   # the status element counts the page's polls; a checkbox per run
   status <- xml2::xml_find_first(dom, "//*[@id='status']")
+  expect_identical(xml2::xml_attr(status, "data-error"), NA_character_)  # no script error
   expect_gt(as.integer(xml2::xml_attr(status, "data-polls")), 1L)
   expect_identical(as.integer(xml2::xml_attr(status, "data-cursor")), nrow(want))
   boxes <- xml2::xml_attr(xml2::xml_find_all(dom, "//div[@id='runs']//input[@type='checkbox']"), "data-run")
@@ -77,6 +78,7 @@ test_that("the page polls by itself and appends the new points", {
   # goes on and appends what the later polls bring
   dom <- chromium_dom(tb$url, budget = 120000)
   status <- xml2::xml_find_first(dom, "//*[@id='status']")
+  expect_identical(xml2::xml_attr(status, "data-error"), NA_character_)
   expect_gt(as.integer(xml2::xml_attr(status, "data-polls")), 5L)
   expect_gt(as.integer(xml2::xml_attr(status, "data-points")),
             as.integer(xml2::xml_attr(status, "data-first-points")))
