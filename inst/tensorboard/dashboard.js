@@ -101,6 +101,7 @@
       state.cursor = d.cursor;
       state.polls += 1;
       render(d.reset ? null : changed);
+      if (state.hover) hoverChart(state.hover);
       var when = new Date().toLocaleTimeString();
       setStatus("Updated " + when + " \u00b7 poll " + state.polls + " \u00b7 " + state.cursor +
                 " scalars \u00b7 every " + state.interval + " s", "ok");
@@ -426,6 +427,17 @@
     tip.style.top = top + "px";
   }
 
+  // Moves the mouse to the middle of a tag's chart (the address's hover=).
+  function hoverChart(tag) {
+    var box = document.getElementById(chartId(tag));
+    var overlay = box && box.querySelector("rect.overlay");
+    if (!overlay) return;
+    var r = overlay.getBoundingClientRect();
+    overlay.dispatchEvent(new MouseEvent("mousemove", {
+      clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true
+    }));
+  }
+
   function hideTooltip(hover) {
     while (hover.firstChild) hover.removeChild(hover.firstChild);
     document.getElementById("tooltip").hidden = true;
@@ -507,6 +519,7 @@
       if (k === "smoothing" && isFinite(Number(v)) && v !== "") state.smoothing = Math.min(0.99, Math.max(0, Number(v)));
       if (k === "x" && (v === "step" || v === "relative" || v === "wall")) state.xType = v;
       if (k === "log") state.logY = v === "1" || v === "true";
+      if (k === "hover") state.hover = v;  // a tag: hover its chart's middle once drawn (for tests)
     });
     document.getElementById("smoothing").value = state.smoothing;
     document.getElementById("smoothing-value").value = state.smoothing;

@@ -29,7 +29,7 @@ test_that("the page draws a chart per tag and a series per run, and follows a li
 
   serve_while(trainer, timeout = 90)
   expect_identical(trainer$get_exit_status(), 0L)
-  dom <- chromium_dom(paste0(tb$url, "#smoothing=0.6"), budget = 3000)
+  dom <- chromium_dom(paste0(tb$url, "#smoothing=0.6&hover=loss"), budget = 3000)
   last <- dom_series(dom)
   want <- read_summaries(dir)
 
@@ -59,6 +59,19 @@ test_that("the page draws a chart per tag and a series per run, and follows a li
   expect_identical(xml2::xml_attr(status, "data-error"), NA_character_)  # no script error
   expect_gt(as.integer(xml2::xml_attr(status, "data-polls")), 1L)
   expect_identical(as.integer(xml2::xml_attr(status, "data-cursor")), nrow(want))
+  # the tooltip of the mouse in the middle of the loss chart: the nearest
+  # point of each run, with run, smoothed and raw values, step and time
+  tip <- xml2::xml_find_first(dom, "//*[@id='tooltip']")
+  expect_identical(xml2::xml_attr(tip, "hidden"), NA_character_)
+  rows <- xml2::xml_find_all(tip, ".//tr[td]")
+  expect_length(rows, 2L)
+  cells <- lapply(rows, function(r) xml2::xml_text(xml2::xml_find_all(r, "td")))
+  expect_setequal(vapply(cells, `[[`, "", 2), c(".", "eval"))
+  header <- xml2::xml_text(xml2::xml_find_all(tip, ".//th"))
+  expect_identical(header[-1], c("Run", "Smoothed", "Value", "Step", "Time", "Relative"))
+  train_row <- cells[[which(vapply(cells, `[[`, "", 2) == ".")]]
+  expect_true(as.numeric(train_row[5]) %in% loss$step)
+  expect_true(xml2::xml_attr(tip, "data-run") %in% c(".", "eval"))
   boxes <- xml2::xml_attr(xml2::xml_find_all(dom, "//div[@id='runs']//input[@type='checkbox']"), "data-run")
   expect_identical(boxes, c(".", "eval"))
 })
