@@ -19,11 +19,26 @@
 #' point's run, step, value, smoothed value and time. Charts are grouped by
 #' the tags' prefixes (the part before the first "/").
 #'
+#' The page's initial settings can be given in its address, e.g.
+#' `paste0(tb$url, "#smoothing=0.9&x=relative&log=1")` (`x` is `step`,
+#' `relative` or `wall`).
+#'
 #' The server answers requests while R is idle at the console (or while
 #' code calls `httpuv::service()`); a long computation at the console, such
 #' as a `train()` call, holds the page's updates until it returns. To
 #' follow a training live, train in another R process (for example with
 #' `callr::r_bg()`), or serve the dashboard from another process.
+#'
+#' @section HTTP API:
+#' Besides the page (`/`, with `dashboard.js` and `dashboard.css`), the
+#' native server answers JSON requests: `/data/runs` (each run's name,
+#' directory and tags), `/data/scalars?since=N` (the scalars after the
+#' client's cursor `N`, as columns `run`, `tag`, `step`, `value` and
+#' `wall_time`, with the new `cursor`; `reset` is true when `N` is unknown
+#' to the server and everything is sent) and `/data/status` (the counters
+#' of `$status()`). Numbers have up to 17 significant digits; NaN and
+#' infinite values are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`,
+#' as in TensorBoard's answers.
 #'
 #' @param log_dir Directories of event files: a path, a character vector of
 #'   paths, an estimator (its `model_dir`) or a list of paths and
