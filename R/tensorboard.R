@@ -20,8 +20,9 @@
 #' the tags' prefixes (the part before the first "/").
 #'
 #' The page's initial settings can be given in its address, e.g.
-#' `paste0(tb$url, "#smoothing=0.9&x=relative&log=1")` (`x` is `step`,
-#' `relative` or `wall`).
+#' `paste0(tb$url, "#smoothing=0.9&x=relative&log=1&hidden=eval")` (`x`
+#' is `step`, `relative` or `wall`; `hidden` lists runs to hide, separated
+#' by commas).
 #'
 #' The server answers requests while R is idle at the console (or while
 #' code calls `httpuv::service()`); a long computation at the console, such

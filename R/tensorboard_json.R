@@ -8,15 +8,27 @@
 json_control_chars <- vapply(1:31, function(i) rawToChar(as.raw(i)), "")
 json_control_escapes <- c("\\b" = 8L, "\\t" = 9L, "\\n" = 10L, "\\f" = 12L, "\\r" = 13L)
 
+# Strings as JSON; each distinct string is escaped once (runs and tags
+# repeat over every record).
 json_str <- function(x) {
   if (!length(x)) return(character())
   x <- enc2utf8(as.character(x))
+  u <- unique(x)
+  json_str_unique(u)[match(x, u)]
+}
+
+json_str_unique <- function(x) {
   x <- gsub("\\", "\\\\", x, fixed = TRUE)
   x <- gsub("\"", "\\\"", x, fixed = TRUE)
-  for (i in which(vapply(json_control_chars, function(ch) any(grepl(ch, x, fixed = TRUE)), TRUE))) {
-    esc <- names(json_control_escapes)[json_control_escapes == i]
-    if (!length(esc)) esc <- sprintf("\\u%04x", i)
-    x <- gsub(json_control_chars[[i]], esc, x, fixed = TRUE)
+  ctrl <- grepl("[\001-\037]", x, useBytes = TRUE)
+  if (any(ctrl)) {
+    y <- x[ctrl]
+    for (i in 1:31) {
+      esc <- names(json_control_escapes)[json_control_escapes == i]
+      if (!length(esc)) esc <- sprintf("\\u%04x", i)
+      y <- gsub(json_control_chars[[i]], esc, y, fixed = TRUE)
+    }
+    x[ctrl] <- y
   }
   out <- paste0("\"", x, "\"")
   out[is.na(x)] <- "null"
@@ -25,12 +37,17 @@ json_str <- function(x) {
 
 json_num <- function(x) {
   x <- as.numeric(x)
-  out <- sprintf("%.15g", x)
-  fin <- which(is.finite(x))
-  inexact <- fin[as.numeric(out[fin]) != x[fin]]
-  out[inexact] <- sprintf("%.17g", x[inexact])
-  whole <- is.finite(x) & x == trunc(x) & abs(x) < 1e15
+  out <- character(length(x))
+  fin <- is.finite(x)
+  whole <- fin & x == trunc(x) & abs(x) < 1e15
   out[whole] <- sprintf("%.0f", x[whole])
+  frac <- which(fin & !whole)
+  if (length(frac)) {
+    short <- sprintf("%.15g", x[frac])
+    inexact <- as.numeric(short) != x[frac]
+    short[inexact] <- sprintf("%.17g", x[frac][inexact])
+    out[frac] <- short
+  }
   out[is.na(x)] <- "null"
   out[is.nan(x)] <- "\"NaN\""
   out[!is.na(x) & x == Inf] <- "\"Infinity\""

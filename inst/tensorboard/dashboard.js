@@ -465,9 +465,11 @@
       var cb = document.createElement("input");
       cb.type = "checkbox";
       cb.checked = !state.hidden[run];
+      cb.setAttribute("data-checked", String(cb.checked));
       cb.setAttribute("data-run", run);
       cb.addEventListener("change", function () {
         if (cb.checked) delete state.hidden[run]; else state.hidden[run] = true;
+        cb.setAttribute("data-checked", String(cb.checked));
         render(null);
       });
       var sw = document.createElement("span");
@@ -510,7 +512,7 @@
     });
   }
 
-  // Initial settings from the address: #smoothing=0.9&x=relative&log=1
+  // Initial settings from the address: #smoothing=0.9&x=relative&log=1&hidden=eval,eval_test
   // (or the same as a query string), e.g. to open a shared view.
   function settingsFromURL() {
     var q = (window.location.hash.slice(1) || window.location.search.slice(1)).split("&");
@@ -519,6 +521,7 @@
       if (k === "smoothing" && isFinite(Number(v)) && v !== "") state.smoothing = Math.min(0.99, Math.max(0, Number(v)));
       if (k === "x" && (v === "step" || v === "relative" || v === "wall")) state.xType = v;
       if (k === "log") state.logY = v === "1" || v === "true";
+      if (k === "hidden") v.split(",").forEach(function (run) { if (run) state.hidden[run] = true; });
       if (k === "hover") state.hover = v;  // a tag: hover its chart's middle once drawn (for tests)
     });
     document.getElementById("smoothing").value = state.smoothing;

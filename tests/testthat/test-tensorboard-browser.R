@@ -107,6 +107,13 @@ test_that("the page polls by itself and appends the new points", {
   want <- read_summaries(dir)
   loss <- want[want$run == "." & want$tag == "loss", ]
   mine <- s$tag == "loss" & s$run == "."
+  expect_setequal(s$run, c(".", "eval"))
+  # a hidden run: its checkbox unchecked, its series not drawn
+  hid <- chromium_dom(paste0(tb$url, "#hidden=eval"), budget = 1500)
+  expect_identical(unique(dom_series(hid)$run), ".")
+  box <- xml2::xml_find_first(hid, "//div[@id='runs']//input[@data-run='eval']")
+  expect_identical(xml2::xml_attr(box, "data-checked"), "false")
+  expect_identical(xml2::xml_attr(xml2::xml_find_first(hid, "//div[@id='runs']//input[@data-run='.']"), "data-checked"), "true")
   expect_identical(s$points[mine], nrow(loss))
   expect_equal(s$last_smoothed[mine], loss$value[nrow(loss)], tolerance = 1e-6)
 })
