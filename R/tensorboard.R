@@ -107,7 +107,8 @@ tensorboard <- function(log_dir, action = c("start", "stop"), host = "127.0.0.1"
   program <- check_choice(program[1], "program", c("native", "tensorboard"))
   flags <- list(...)
   if (length(flags) && program == "native") {
-    abort(sprintf("`...` is for the flags of the `tensorboard` program (`program = \"tensorboard\"`); the native server takes none, given: %s.",
+    abort(sprintf(paste("`...` is for the flags of the `tensorboard` program (`program = \"tensorboard\"`);",
+                        "the native server takes none, given: %s."),
                   paste(if (is.null(names(flags))) "unnamed" else names(flags), collapse = ", ")))
   }
   if (length(flags) && (is.null(names(flags)) || !all(nzchar(names(flags))))) {
@@ -180,7 +181,8 @@ start_native_tensorboard <- function(log_dirs, host, port, reload_interval) {
 start_tensorboard_program <- function(log_dirs, host, port, reload_interval, purge, flags) {
   exe <- Sys.which("tensorboard")
   if (!nzchar(exe)) {
-    abort("`program = \"tensorboard\"`: no `tensorboard` program on the PATH (install it with `pip install tensorboard`, or use `program = \"native\"`).")
+    abort(paste("`program = \"tensorboard\"`: no `tensorboard` program on the PATH",
+                "(install it with `pip install tensorboard`, or use `program = \"native\"`)."))
   }
   need_package("processx", "`program = \"tensorboard\"`")
   if (is.null(port)) port <- httpuv_free_port(host)
@@ -189,7 +191,10 @@ start_tensorboard_program <- function(log_dirs, host, port, reload_interval, pur
   } else {
     c("--logdir_spec", paste0(names(log_dirs), ":", log_dirs, collapse = ","))
   }
-  extra <- if (length(flags)) paste0("--", names(flags), "=", vapply(flags, function(v) paste(format(v), collapse = ","), "")) else NULL
+  extra <- NULL
+  if (length(flags)) {
+    extra <- paste0("--", names(flags), "=", vapply(flags, function(v) paste(format(v), collapse = ","), ""))
+  }
   args <- c(spec, "--host", host, "--port", as.character(port),
             "--reload_interval", format(reload_interval),
             "--purge_orphaned_data", if (purge) "true" else "false", extra)
@@ -231,7 +236,9 @@ stop_tensorboards <- function() {
   running <- Filter(function(x) x$running(), tensorboard_registry$all)
   for (tb in running) tb$stop()
   tensorboard_registry$all <- list()
-  if (length(running)) message(sprintf("Stopped %d TensorBoard%s.", length(running), if (length(running) == 1L) "" else "s"))
+  if (length(running)) {
+    message(sprintf("Stopped %d TensorBoard%s.", length(running), if (length(running) == 1L) "" else "s"))
+  }
   length(running)
 }
 

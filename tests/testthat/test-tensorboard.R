@@ -24,7 +24,8 @@ test_that("tensorboard() checks its arguments, naming them", {
   tb_err(tensorboard(dir, reload_interval = "5"), "`reload_interval` must be")
   tb_err(tensorboard(dir, purge_orphaned_data = "yes"), "`purge_orphaned_data` must be TRUE or FALSE")
   tb_err(tensorboard(dir, program = "python"), "`program` must be one of \"native\" or \"tensorboard\"")
-  tb_err(tensorboard(dir, launch_browser = FALSE, samples_per_plugin = 5), "`...` is for the flags of the `tensorboard` program")
+  tb_err(tensorboard(dir, launch_browser = FALSE, samples_per_plugin = 5),
+         "`...` is for the flags of the `tensorboard` program")
   tb_err(cppestimators:::need_package("surely.not.a.package", "tensorboard()"),
          "tensorboard\\(\\) needs the 'surely.not.a.package' package")
 })
@@ -34,10 +35,9 @@ test_that("runs are named as TensorBoard names them", {
   b <- tb_tempdir()
   dirs <- cppestimators:::tensorboard_log_dirs(a)
   expect_identical(names(dirs), "")
-  expect_identical(cppestimators:::tensorboard_run_names("", c("events.out.tfevents.1.h", "eval/events.out.tfevents.2.h")),
-                   c(".", "eval"))
-  expect_identical(cppestimators:::tensorboard_run_names("wide", c("events.out.tfevents.1.h", "eval_test/e")),
-                   c("wide/.", "wide/eval_test"))
+  run_names <- cppestimators:::tensorboard_run_names
+  expect_identical(run_names("", c("events.out.tfevents.1.h", "eval/events.out.tfevents.2.h")), c(".", "eval"))
+  expect_identical(run_names("wide", c("events.out.tfevents.1.h", "eval_test/e")), c("wide/.", "wide/eval_test"))
   dirs <- cppestimators:::tensorboard_log_dirs(list(first = a, b))
   expect_identical(names(dirs), c("first", basename(b)))
   expect_identical(unname(dirs), normalizePath(c(a, b), winslash = "/"))
@@ -252,7 +252,8 @@ test_that("program = \"tensorboard\" runs the program on the PATH, or says it is
          "`program = \"tensorboard\"`: no `tensorboard` program on the PATH")
   skip_on_os("windows")
   args_file <- file.path(bin, "args.txt")
-  writeLines(c("#!/bin/sh", sprintf("echo \"$@\" > '%s'", args_file), "exec /bin/sleep 30"), file.path(bin, "tensorboard"))
+  writeLines(c("#!/bin/sh", sprintf("echo \"$@\" > '%s'", args_file), "exec /bin/sleep 30"),
+             file.path(bin, "tensorboard"))
   Sys.chmod(file.path(bin, "tensorboard"), "0755")
   tb <- tensorboard(list(a = dir, b = bin), program = "tensorboard", port = 6123, reload_interval = 2,
                     launch_browser = FALSE, samples_per_plugin = "scalars=500") |> suppressMessages()
