@@ -64,7 +64,10 @@
 #'   `--purge_orphaned_data`; the native server never discards records.
 #' @param program `"native"` serves the dashboard from R; `"tensorboard"`
 #'   runs the `tensorboard` program found on the `PATH` (TensorBoard's own
-#'   dashboards; it needs the 'processx' package).
+#'   dashboards; it needs the 'processx' package), as
+#'   `tensorboard --logdir <dir>` (`--logdir_spec name:dir,...` for several
+#'   directories) `--host`, `--port`, `--reload_interval` and
+#'   `--purge_orphaned_data`.
 #' @param ... Further command line flags for the `tensorboard` program, as
 #'   `name = value` (`--name=value`); none for the native server.
 #' @return For `action = "start"`, invisibly, an object of class
