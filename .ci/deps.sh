@@ -7,7 +7,7 @@
 # packages that the tests of the parsnip engines and the tidymodels vignette
 # use (make demo does not need them).
 set -euo pipefail
-pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr ggplot2 knitr rmarkdown data.table"
+pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr processx httpuv jsonlite ggplot2 knitr rmarkdown data.table"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
 # builds the engine's C++ tests with cmake; make format-check runs
@@ -27,6 +27,23 @@ if [ -n "$tools" ]; then
   else
     echo "needed to build and check the vignettes and the engine's tests:$tools (Debian: apt-get install$tools)" >&2
     exit 1
+  fi
+fi
+# `deps.sh test` also installs chromium, the headless browser in which the
+# tests of tensorboard()'s page run, and curl, their HTTP client (the tests
+# are skipped without them)
+browser=""
+if [ "${1:-}" = "test" ]; then
+  for t in chromium curl; do command -v "$t" >/dev/null 2>&1 || browser="$browser $t"; done
+fi
+if [ -n "$browser" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing$browser"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y --no-install-recommends $browser >/dev/null 2>&1 ||
+      { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $browser >/dev/null; }
+  else
+    echo "the tests of tensorboard() need$browser (Debian: apt-get install$browser); they are skipped without" >&2
   fi
 fi
 missing=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")

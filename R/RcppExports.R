@@ -53,6 +53,10 @@ cpp_read_events <- function(path) {
     .Call(`_cppestimators_cpp_read_events`, path)
 }
 
+cpp_read_events_from <- function(path, offset) {
+    .Call(`_cppestimators_cpp_read_events_from`, path, offset)
+}
+
 cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }

@@ -35,7 +35,7 @@
 #' [feature_columns_from_data()], ...), input
 #' functions ([input_fn()]), hooks ([session_run_hook()], [hook_progress_bar()],
 #' ...), training history ([training_history]) and summaries
-#' ([read_summaries()]).
+#' ([read_summaries()], [tensorboard()]).
 #'
 #' @section Options:
 #' * `cppestimators.threads`: threads the engine may use (default 2). Large

@@ -150,6 +150,17 @@ RcppExport SEXP _cppestimators_cpp_read_events(SEXP pathSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_read_events_from
+Rcpp::List cpp_read_events_from(std::string path, double offset);
+RcppExport SEXP _cppestimators_cpp_read_events_from(SEXP pathSEXP, SEXP offsetSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  Rcpp::traits::input_parameter<double>::type offset(offsetSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_read_events_from(path, offset));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_registry_kinds
 Rcpp::CharacterVector cpp_registry_kinds(std::string family);
 RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
@@ -458,6 +469,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_save", (DL_FUNC)&_cppestimators_cpp_estimator_save, 3},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
+    {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_catch_tests_built", (DL_FUNC)&_cppestimators_cpp_catch_tests_built, 0},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 13},

@@ -72,3 +72,30 @@ Rcpp::List cpp_read_events(std::string path) {
   return Rcpp::List::create(Rcpp::Named("step") = step, Rcpp::Named("tag") = tag,
                             Rcpp::Named("value") = value, Rcpp::Named("wall_time") = wall);
 }
+
+// The scalars of the whole records of an event file from byte `offset` on
+// (for following a file being written): the columns of cpp_read_events()
+// plus `offset`, the offset to read from next time, `records`, the whole
+// records read, and `bytes`, the bytes they take. An incomplete last record
+// is left for the next call; CRC errors are errors naming file and offset.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_read_events_from(std::string path, double offset) {
+  if (!(offset >= 0) || offset > 9007199254740992.0)
+    Rcpp::stop("`offset` must be a byte offset >= 0");
+  const std::size_t from = static_cast<std::size_t>(offset);
+  const EventTail t = read_scalar_events_from(path, from);
+  const std::size_t n = t.events.size();
+  Rcpp::NumericVector step(n), value(n), wall(n);
+  Rcpp::CharacterVector tag(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    step[i] = static_cast<double>(t.events[i].step);
+    tag[i] = t.events[i].tag;
+    value[i] = t.events[i].value;
+    wall[i] = t.events[i].wall_time;
+  }
+  return Rcpp::List::create(Rcpp::Named("step") = step, Rcpp::Named("tag") = tag,
+                            Rcpp::Named("value") = value, Rcpp::Named("wall_time") = wall,
+                            Rcpp::Named("offset") = static_cast<double>(t.end),
+                            Rcpp::Named("records") = static_cast<double>(t.records),
+                            Rcpp::Named("bytes") = static_cast<double>(t.end - from));
+}

@@ -271,6 +271,58 @@ context("Event files: corruption") {
     expect_true(read_scalar_events(path).empty());  // whole records only: fine
   }
 
+  test_that("reading from an offset returns only the records after it") {
+    TempDir tmp;
+    const std::string path = small_file(tmp);
+    const std::size_t size = static_cast<std::size_t>(fs::file_size(path));
+    const EventTail all = read_scalar_events_from(path, 0);
+    expect_true(all.records == 3u);
+    expect_true(all.events.size() == read_scalar_events(path).size());
+    expect_true(all.end == size);
+    const EventTail none = read_scalar_events_from(path, all.end);
+    expect_true(none.records == 0u);
+    expect_true(none.events.empty());
+    expect_true(none.end == size);
+    const EventTail last = read_scalar_events_from(path, 40);
+    expect_true(last.records == 2u);
+    expect_true(last.events.size() == all.events.size());
+    expect_true(read_scalar_events_from(path, size + 100).end == size + 100);
+  }
+
+  test_that("an incomplete last record is left for the next read") {
+    TempDir tmp;
+    const std::string path = small_file(tmp);
+    const std::string bytes = read_file(path);
+    const std::size_t last =
+        40 + frame_record(encode_scalar_event(2.0, 1, {{"loss", 1.0f}})).size();
+    // cut in the header, then in the data: whole records only, no error
+    for (const std::size_t cut : {last + 5, bytes.size() - 3}) {
+      write_file(path, bytes.substr(0, cut));
+      const EventTail t = read_scalar_events_from(path, 0);
+      expect_true(t.end == last);
+      expect_true(t.records == 2u);
+    }
+    write_file(path, bytes);  // the writer finished the record
+    const EventTail rest = read_scalar_events_from(path, last);
+    expect_true(rest.records == 1u);
+    expect_true(rest.end == bytes.size());
+  }
+
+  test_that("a bad CRC after the offset is an error at its offset in the file") {
+    TempDir tmp;
+    const std::string path = small_file(tmp);
+    std::string bytes = read_file(path);
+    bytes[40] ^= 0x10;
+    write_file(path, bytes);
+    std::string what;
+    try {
+      read_scalar_events_from(path, 40);
+    } catch (const std::runtime_error& e) {
+      what = e.what();
+    }
+    expect_true(what == path + ": bad length CRC at offset 40");
+  }
+
   test_that("a missing file is an error naming it") {
     TempDir tmp;
     const std::string path = (tmp.path / "nope").string();

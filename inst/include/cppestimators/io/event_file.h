@@ -176,4 +176,61 @@ inline std::vector<ScalarEvent> read_scalar_events(const std::string& path,
   return out;
 }
 
+// What read_scalar_events_from() read from a file's tail.
+struct EventTail {
+  std::vector<ScalarEvent> events;  // as read_scalar_events(), for the records read
+  std::size_t end = 0;              // the offset after the last whole record read
+  std::size_t records = 0;          // whole records read (any kind of Event)
+};
+
+// Reads the whole records of `path` from byte `offset` (the `end` of an earlier call, or 0) on,
+// for following a file that is still being written: the walk stops before an incomplete last
+// record (its length or data not all written yet), which the next call, from `end`, reads once
+// complete. A file shorter than `offset` (replaced or truncated since) yields nothing and keeps
+// `end` at `offset`. Errors as read_scalar_events() (offsets are offsets in the file), except
+// that an incomplete last record is not one.
+inline EventTail read_scalar_events_from(const std::string& path, std::size_t offset) {
+  EventTail out;
+  out.end = offset;
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    throw std::runtime_error(path + ": cannot open event file: " + detail::errno_string(errno));
+  std::string bytes;
+  bool failed = false;
+  if (offset > 0) {
+    // Seek in steps a long can hold (long is 32 bits on some platforms).
+    std::size_t left = offset;
+    std::fseek(f, 0, SEEK_SET);
+    while (left > 0 && !failed) {
+      const long step = static_cast<long>(left < (1ul << 30) ? left : (1ul << 30));
+      failed = std::fseek(f, step, SEEK_CUR) != 0;
+      left -= static_cast<std::size_t>(step);
+    }
+  }
+  if (!failed) {
+    char buf[65536];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+    failed = std::ferror(f) != 0;
+  }
+  const int err = errno;
+  std::fclose(f);
+  if (failed)
+    throw std::runtime_error(path + ": read error: " + detail::errno_string(err ? err : EIO));
+  std::size_t tail = 0;
+  std::size_t end = offset;
+  event_detail::for_each_record(
+      bytes, path,
+      [&](const unsigned char* data, std::size_t size, std::size_t at) {
+        if (!event_detail::parse_event(event_detail::WireReader(data, data + size), out.events))
+          throw event_detail::record_error(path, "malformed Event", at);
+        ++out.records;
+        end = at + 12 + size + 4;
+      },
+      &tail, offset);
+  out.end = end;
+  return out;
+}
+
 }  // namespace cppestimators

@@ -1,0 +1,120 @@
+# The dashboard page in a real headless browser (Debian's chromium): its
+# scripts fetch the scalars and draw the charts, while a model trains in
+# another process. chromium --dump-dom gives the DOM after the page ran.
+
+skip_on_cran()
+skip_if_not(nzchar(Sys.which("chromium")), "no chromium")
+skip_if_not_installed("httpuv")
+skip_if_not_installed("processx")
+skip_if_not_installed("callr")
+skip_if_not_installed("xml2")
+
+test_that("the page draws a chart per tag and a series per run, and follows a live training", {
+  dir <- file.path(tb_tempdir(), "model")  # created by the training
+  tb <- tensorboard(dir, launch_browser = FALSE, reload_interval = 0.25) |> suppressMessages()
+  on.exit(tb$stop(), add = TRUE)
+  trainer <- train_x_in_background(dir, steps = 70, sleep = 0.1)
+  on.exit(if (trainer$is_alive()) trainer$kill(), add = TRUE)
+  # the event file is flushed every few seconds: wait for the first scalars
+  expect_true(serve_until(function() {
+    tb$poll()
+    tb$status()$scalars > 0
+  }, timeout = 60))
+  expect_true(trainer$is_alive())
+
+  first <- dom_series(chromium_dom(tb$url, budget = 2000))
+  shot <- tempfile(fileext = ".png")
+  chromium_screenshot(tb$url, shot)
+  expect_gt(file.size(shot), 10000)
+
+  serve_while(trainer, timeout = 90)
+  expect_identical(trainer$get_exit_status(), 0L)
+  dom <- chromium_dom(paste0(tb$url, "#smoothing=0.6&hover=loss"), budget = 3000)
+  last <- dom_series(dom)
+  want <- read_summaries(dir)
+
+  # a chart per tag, with a series per run holding every point
+  tags <- xml2::xml_attr(xml2::xml_find_all(dom, "//div[@data-tag]"), "data-tag")
+  expect_setequal(tags, unique(want$tag))
+  expect_setequal(unique(last$run), c(".", "eval"))
+  counts <- aggregate(step ~ run + tag, data = want, FUN = length)
+  got <- merge(counts, last, by = c("run", "tag"))
+  expect_identical(nrow(got), nrow(counts))
+  expect_identical(got$points, got$step)
+  # the second load, after training, has more points than the first, taken
+  # while it trained
+  loss_points <- function(s) s$points[s$tag == "loss" & s$run == "."]
+  expect_length(loss_points(first), 1L)
+  expect_gt(loss_points(last), loss_points(first))
+  expect_identical(loss_points(last), sum(want$run == "." & want$tag == "loss"))
+
+  # smoothing: TensorBoard's debiased moving average of the raw values
+  loss <- want[want$run == "." & want$tag == "loss", ]
+  expect_equal(last$last_smoothed[last$tag == "loss" & last$run == "."],
+               utils::tail(tb_smooth(loss$value, 0.6), 1), tolerance = 1e-6)
+  expect_identical(last$last_step[last$tag == "loss" & last$run == "."], max(loss$step))
+
+  # the status element counts the page's polls; a checkbox per run
+  status <- xml2::xml_find_first(dom, "//*[@id='status']")
+  expect_identical(xml2::xml_attr(status, "data-error"), NA_character_)  # no script error
+  expect_gt(as.integer(xml2::xml_attr(status, "data-polls")), 1L)
+  expect_identical(as.integer(xml2::xml_attr(status, "data-cursor")), nrow(want))
+  # the tooltip of the mouse in the middle of the loss chart: the nearest
+  # point of each run, with run, smoothed and raw values, step and time
+  tip <- xml2::xml_find_first(dom, "//*[@id='tooltip']")
+  expect_identical(xml2::xml_attr(tip, "hidden"), NA_character_)
+  rows <- xml2::xml_find_all(tip, ".//tr[td]")
+  expect_length(rows, 2L)
+  cells <- lapply(rows, function(r) xml2::xml_text(xml2::xml_find_all(r, "td")))
+  expect_setequal(vapply(cells, `[[`, "", 2), c(".", "eval"))
+  header <- xml2::xml_text(xml2::xml_find_all(tip, ".//th"))
+  expect_identical(header[-1], c("Run", "Smoothed", "Value", "Step", "Time", "Relative"))
+  train_row <- cells[[which(vapply(cells, `[[`, "", 2) == ".")]]
+  expect_true(as.numeric(train_row[5]) %in% loss$step)
+  expect_true(xml2::xml_attr(tip, "data-run") %in% c(".", "eval"))
+  boxes <- xml2::xml_attr(xml2::xml_find_all(dom, "//div[@id='runs']//input[@type='checkbox']"), "data-run")
+  expect_identical(boxes, c(".", "eval"))
+})
+
+test_that("the page polls by itself and appends the new points", {
+  dir <- file.path(tb_tempdir(), "model")
+  tb <- tensorboard(dir, launch_browser = FALSE, reload_interval = 0.2) |> suppressMessages()
+  on.exit(tb$stop(), add = TRUE)
+  trainer <- train_x_in_background(dir, steps = 80, sleep = 0.1)
+  on.exit(if (trainer$is_alive()) trainer$kill(), add = TRUE)
+  expect_true(serve_until(function() {
+    tb$poll()
+    tb$status()$scalars > 0
+  }, timeout = 60))
+  # one load with a long budget of virtual time: the page keeps polling
+  # (each request waits for the server, in real time) while the training
+  # goes on and appends what the later polls bring
+  dom <- chromium_dom(tb$url, budget = 120000)
+  status <- xml2::xml_find_first(dom, "//*[@id='status']")
+  expect_identical(xml2::xml_attr(status, "data-error"), NA_character_)
+  expect_gt(as.integer(xml2::xml_attr(status, "data-polls")), 5L)
+  expect_gt(as.integer(xml2::xml_attr(status, "data-points")),
+            as.integer(xml2::xml_attr(status, "data-first-points")))
+  serve_while(trainer, timeout = 90)
+
+  # log scale and relative time, set from the address; no smoothing: the
+  # last smoothed value is the last raw value
+  dom <- chromium_dom(paste0(tb$url, "#x=relative&log=1&smoothing=0"), budget = 1500)
+  body <- xml2::xml_find_first(dom, "//body")
+  expect_identical(xml2::xml_attr(body, "data-x-type"), "relative")
+  expect_identical(xml2::xml_attr(body, "data-log-y"), "true")
+  s <- dom_series(dom)
+  want <- read_summaries(dir)
+  loss <- want[want$run == "." & want$tag == "loss", ]
+  mine <- s$tag == "loss" & s$run == "."
+  expect_setequal(s$run, c(".", "eval"))
+  # a hidden run: its checkbox unchecked, its series not drawn
+  hid <- chromium_dom(paste0(tb$url, "#hidden=eval"), budget = 1500)
+  expect_identical(unique(dom_series(hid)$run), ".")
+  box <- xml2::xml_find_first(hid, "//div[@id='runs']//input[@data-run='eval']")
+  expect_identical(xml2::xml_attr(box, "data-checked"), "false")
+  box <- xml2::xml_find_first(hid, "//div[@id='runs']//input[@data-run='.']")
+  expect_identical(xml2::xml_attr(box, "data-checked"), "true")
+  expect_identical(s$points[mine], nrow(loss))
+  expect_equal(s$last_smoothed[mine], loss$value[nrow(loss)], tolerance = 1e-6)
+})
