@@ -85,10 +85,12 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
   hooks <- normalize_hooks(train_spec$hooks)
   # CSV loggers read this evaluation as it happens
   csv <- which(vapply(hooks, hook_has_role, TRUE, "reads_listener_evaluations"))
+  nothing <- stats::setNames(numeric(), character())
   for (i in csv) hooks[[i]]$listener_evaluation <- function() {
+    if (is.null(unread)) return(nothing)
     m <- unread
     unread <<- NULL
-    if (is.null(m)) stats::setNames(numeric(), character()) else m
+    m
   }
   if (!has_hook_kind(hooks, "progress_bar")) {
     total <- if (is.null(train_spec$max_steps)) NULL else
