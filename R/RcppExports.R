@@ -137,6 +137,18 @@ cpp_gemm_kernel <- function(name) {
     .Call(`_cppestimators_cpp_gemm_kernel`, name)
 }
 
+cpp_write_tfrecord <- function(data, path) {
+    invisible(.Call(`_cppestimators_cpp_write_tfrecord`, data, path))
+}
+
+cpp_tfrecord_reader <- function(files, spec) {
+    .Call(`_cppestimators_cpp_tfrecord_reader`, files, spec)
+}
+
+cpp_tfrecord_read <- function(reader, n) {
+    .Call(`_cppestimators_cpp_tfrecord_read`, reader, n)
+}
+
 cpp_checkpoint_global_step <- function(dir) {
     .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
 }

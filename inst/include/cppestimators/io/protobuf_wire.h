@@ -48,6 +48,9 @@ class WireReader {
  public:
   WireReader(const unsigned char* p, const unsigned char* end) : p_(p), end_(end) {}
   bool done() const { return p_ >= end_; }
+  // The bytes not read yet.
+  const unsigned char* begin() const { return p_; }
+  std::size_t size() const { return static_cast<std::size_t>(end_ - p_); }
 
   bool varint(std::uint64_t& v) {
     v = 0;
