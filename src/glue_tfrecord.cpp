@@ -155,9 +155,10 @@ void cpp_write_tfrecord(Rcpp::List data, std::string path) {
       bool ok;
       if (TYPEOF(col) == VECSXP) {
         SEXP x = VECTOR_ELT(col, i);
-        if (Rf_isNull(x)) x = Rf_allocVector(LGLSXP, 0);
-        if (Rf_xlength(x) == 0) {
-          // An empty list: the feature with no values (its kind from the type).
+        if (Rf_isNull(x)) {
+          ok = false;  // NULL: the feature is left out of the record
+        } else if (Rf_xlength(x) == 0) {
+          // An empty vector: the feature with no values, of the vector's kind.
           const FeatureKind kind = TYPEOF(x) == REALSXP                    ? FeatureKind::Float
                                    : TYPEOF(x) == STRSXP || Rf_isFactor(x) ? FeatureKind::Bytes
                                                                            : FeatureKind::Int64;

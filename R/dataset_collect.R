@@ -1,0 +1,23 @@
+# The generic shared by the streaming datasets (TFRecord, CSV).
+
+#' Read a dataset into a data frame
+#'
+#' Reads the records of a dataset (such as [tfrecord_dataset()] describes)
+#' through the engine into a data frame, one column per feature of its parse
+#' spec, in the spec's order: a fixed-length feature of one value as a
+#' vector, of several values as a matrix column, a variable-length feature
+#' as a list column (one vector per record). `float32` features are doubles,
+#' `int64` ones integers (a value outside R's integers is an error) and
+#' `string` ones character vectors.
+#'
+#' @param dataset A dataset.
+#' @param n The number of records to read at most (`Inf`: all).
+#' @param ... Unused.
+#' @return A data frame.
+#' @export
+dataset_collect <- function(dataset, n = Inf, ...) UseMethod("dataset_collect")
+
+#' @export
+dataset_collect.default <- function(dataset, n = Inf, ...) {
+  abort(paste0("`dataset` must be a dataset such as tfrecord_dataset() returns, not ", describe(dataset), "."))
+}
