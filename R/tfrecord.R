@@ -42,8 +42,10 @@ write_tfrecord <- function(data, path) {
   cols <- lapply(seq_along(data), function(j) {
     x <- data[[j]]
     if (is.list(x) && !is.object(x)) {
-      ok <- vapply(x, function(e) is.null(e) || (is.atomic(e) && is.null(dim(e)) && (is.numeric(e) || is.logical(e) ||
-                                                 is.character(e) || is.factor(e))), NA)
+      ok <- vapply(x, function(e) {
+        is.null(e) || (is.atomic(e) && is.null(dim(e)) &&
+                         (is.numeric(e) || is.logical(e) || is.character(e) || is.factor(e)))
+      }, NA)
       if (!all(ok)) abort(sprintf("List column '%s' must hold atomic vectors (row %d does not).", nm[j], which(!ok)[1]))
       return(x)
     }

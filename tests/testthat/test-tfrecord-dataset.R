@@ -265,7 +265,8 @@ test_that("parse specs built from feature columns equal TensorFlow's for each co
   expect_error(classifier_parse_example_spec(list(column_numeric("x")), label_key = "x"),
                class = "cppestimators_error",
                regexp = "label should not be already in the feature columns. Given: x", fixed = TRUE)
-  expect_error(make_parse_example_spec(list(column_numeric("x"), column_categorical_with_identity("x", num_buckets = 2))),
+  clash <- list(column_numeric("x"), column_categorical_with_identity("x", num_buckets = 2))
+  expect_error(make_parse_example_spec(clash),
                class = "cppestimators_error",
                regexp = "feature_columns contain different parse_spec for key x. Given FixedLenFeature", fixed = TRUE)
   expect_error(make_parse_example_spec(list("x")), class = "cppestimators_error",
