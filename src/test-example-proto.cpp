@@ -178,6 +178,14 @@ context("tf.train.Example") {
       seen.insert(seen.end(), c.columns[0].ints.begin(), c.columns[0].ints.end());
     }
     expect_true(seen == std::vector<int>({0, 1, 2, 3, 4}));
+    // steady state: refilling a chunk of the same size reuses its buffers
+    ExampleReader again({f1, f2}, {fixed("i", FeatureKind::Int64)});
+    again.read(c, 2);
+    const int* ints = c.columns[0].ints.data();
+    const std::size_t capacity = c.columns[0].ints.capacity();
+    again.read(c, 2);
+    expect_true(c.columns[0].ints.data() == ints);
+    expect_true(c.columns[0].ints.capacity() == capacity);
     expect_true(sizes == std::vector<std::int64_t>({2, 2, 1}));
     const std::size_t size = file1.size() / 3;
     file1[size + 13] ^= 1;
