@@ -106,6 +106,14 @@ test_that("unpacked repeated floats and int64s are decoded", {
                                                      k = var_len_feature("int64"))))
   expect_identical(got$x, matrix(c(1.25, 0.5, -3, 2), 2, 2))
   expect_identical(got$k, list(c(5L, 300L), c(7L, 8L)))
+  # int64 values outside R's integers are an error, negative ones read back
+  write_records(path, example(entry("k", ld(3, ld(1, c(varint(2^31), varint(1)))))))
+  expect_error(dataset_collect(tfrecord_dataset(path, list(k = var_len_feature("int64")))),
+               class = "cppestimators_error",
+               regexp = "feature 'k': the int64 value 2147483648 is outside R's integers (record 1", fixed = TRUE)
+  write_tfrecord(data.frame(k = c(-1L, -2147483647L)), path)
+  got <- dataset_collect(tfrecord_dataset(path, list(k = fixed_len_feature(1, "int64"))))
+  expect_identical(got$k, c(-1L, -2147483647L))
 })
 
 test_that("fixed-length features take their default; a missing one without default is an error", {
