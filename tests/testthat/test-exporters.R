@@ -117,7 +117,7 @@ test_that("train_and_evaluate() runs the exporters of eval_spec()", {
 test_that("export_savedmodel() numbers exports after the newest and leaves no temporary directory", {
   est <- x_regressor()
   quietly(train(est, x_input(), steps = 2))
-  base <- withr::local_tempdir()
+  base <- local_test_dir()
   dirs <- vapply(1:3, function(i) export_savedmodel(est, base), "")
   expect_equal(length(unique(dirs)), 3L)
   expect_true(all(diff(as.numeric(basename(dirs))) > 0))

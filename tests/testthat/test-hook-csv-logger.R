@@ -14,7 +14,7 @@ history_wide <- function(h) {
 
 test_that("the log holds what the history holds, step by step", {
   est <- x_regressor()
-  path <- withr::local_tempfile(fileext = ".csv")
+  path <- local_test_file(fileext = ".csv")
   h <- quietly(train(est, x_input(), steps = 12,
                      hooks = list(hook_csv_logger(path), hook_history_saver(every_n_step = 1))))
   log <- read_log(path)
@@ -25,7 +25,7 @@ test_that("the log holds what the history holds, step by step", {
 
 test_that("every_n_step logs those iterations and the last one", {
   est <- x_regressor()
-  path <- withr::local_tempfile(fileext = ".csv")
+  path <- local_test_file(fileext = ".csv")
   h <- quietly(train(est, x_input(), steps = 11,
                      hooks = list(hook_csv_logger(path, every_n_step = 4), hook_history_saver(every_n_step = 4))))
   log <- read_log(path)
@@ -35,7 +35,7 @@ test_that("every_n_step logs those iterations and the last one", {
 
 test_that("evaluations fill eval_ columns at their steps, NA elsewhere", {
   est <- x_regressor()
-  path <- withr::local_tempfile(fileext = ".csv")
+  path <- local_test_file(fileext = ".csv")
   # the evaluator after the logger: its evaluations at a step still join that step's row
   ev <- hook_in_memory_evaluator(est, eval_x(), every_n_iter = 4)
   h <- quietly(train(est, x_input(), steps = 10,
@@ -48,7 +48,7 @@ test_that("evaluations fill eval_ columns at their steps, NA elsewhere", {
   expect_true(is.na(log$mean_losses[1]))
   expect_equal(is.na(log$eval_loss), c(FALSE, TRUE, FALSE, TRUE, FALSE, FALSE))
   # before the logger, and a second, named evaluator
-  path2 <- withr::local_tempfile(fileext = ".csv")
+  path2 <- local_test_file(fileext = ".csv")
   ev2 <- hook_in_memory_evaluator(est, eval_x(), every_n_iter = 3, name = "other")
   h2 <- quietly(train(est, x_input(), steps = 6,
                       hooks = list(ev, ev2, hook_csv_logger(path2, every_n_step = 1), hook_history_saver(1))))
@@ -60,7 +60,7 @@ test_that("evaluations fill eval_ columns at their steps, NA elsewhere", {
 
 test_that("train_and_evaluate() evaluations join the log", {
   est <- x_regressor(config = run_config(save_checkpoints_steps = 5))
-  path <- withr::local_tempfile(fileext = ".csv")
+  path <- local_test_file(fileext = ".csv")
   h <- quietly(train_and_evaluate(
     est, train_spec(x_input(), max_steps = 12, hooks = list(hook_csv_logger(path), hook_history_saver(1))),
     eval_spec(eval_x(), steps = NULL, throttle_secs = 0)))
@@ -72,7 +72,7 @@ test_that("train_and_evaluate() evaluations join the log", {
 
 test_that("a second train() appends without a second header; another header is an error", {
   est <- x_regressor()
-  path <- withr::local_tempfile(fileext = ".csv")
+  path <- local_test_file(fileext = ".csv")
   quietly(train(est, x_input(), steps = 3, hooks = list(hook_csv_logger(path))))
   quietly(train(est, x_input(), steps = 2, hooks = list(hook_csv_logger(path))))
   lines <- readLines(path)
@@ -91,7 +91,7 @@ test_that("a second train() appends without a second header; another header is a
 
 test_that("the log is complete when another hook stops training with an error", {
   est <- x_regressor()
-  path <- withr::local_tempfile(fileext = ".csv")
+  path <- local_test_file(fileext = ".csv")
   seen <- 0
   boom <- session_run_hook(after_run = function(context, values) {
     seen <<- seen + 1
@@ -115,7 +115,7 @@ test_that("hook_csv_logger() checks its arguments", {
   err(evaluate(x_regressor(), eval_x(), hooks = list(hook_csv_logger(tempfile()))),
       "hook_csv_logger logs training steps and cannot be used with evaluate\\(\\); pass it to train\\(\\)")
   # a directory that disappears before training: the engine's error names the file
-  dir <- withr::local_tempdir()
+  dir <- local_test_dir()
   hook <- hook_csv_logger(file.path(dir, "log.csv"))
   unlink(dir, recursive = TRUE)
   est <- x_regressor()

@@ -113,7 +113,7 @@ test_that("under train_and_evaluate() the evaluations in eval_dir are the checks
 })
 
 test_that("the scale is checkpointed: resumed training keeps the lowered rate", {
-  dir <- withr::local_tempdir()
+  dir <- local_test_dir()
   est <- plateau_regressor(model_dir = dir)
   quietly(train(est, plateau_input(), steps = 5, hooks = list(
     hook_reduce_lr_on_plateau("global_step", factor = 0.5, patience = 1, every_n_steps = 1))))
@@ -133,18 +133,18 @@ test_that("the scale is checkpointed: resumed training keeps the lowered rate", 
   quietly(train(est, plateau_input(), steps = 1, hooks = list(f$hook)))
   expect_equal(f$lr, 0.01 * 0.0625, tolerance = 1e-6)
   # and a saved estimator object
-  rds <- withr::local_tempfile(fileext = ".rds")
+  rds <- local_test_file(fileext = ".rds")
   saveRDS(est, rds)
   expect_equal(scale_of(readRDS(rds)), 0.0625)
   # models that never used the hook have no such variable
-  plain <- withr::local_tempdir()
+  plain <- local_test_dir()
   quietly(train(plateau_regressor(model_dir = plain), plateau_input(), steps = 2))
   expect_false(in_checkpoint(plain))
   expect_false("learning_rate_scale" %in% variable_names(plateau_regressor(model_dir = plain)))
 })
 
 test_that("the scale multiplies schedules and both rates of wide and deep; summaries show it", {
-  dir <- withr::local_tempdir()
+  dir <- local_test_dir()
   sched <- learning_rate_exponential_decay(0.01, 4, 0.5)
   est <- plateau_regressor(sched, model_dir = dir, config = run_config(save_summary_steps = 1))
   f <- rate_fetcher()
@@ -155,7 +155,7 @@ test_that("the scale multiplies schedules and both rates of wide and deep; summa
   s <- read_summaries(dir)
   expect_equal(s$value[s$tag == "learning_rate"], f$lr, tolerance = 1e-6)
   # a constant rate with the hook: summaries too
-  dir2 <- withr::local_tempdir()
+  dir2 <- local_test_dir()
   quietly(train(plateau_regressor(model_dir = dir2, config = run_config(save_summary_steps = 1)),
                 plateau_input(), steps = 2, hooks = list(hook_reduce_lr_on_plateau(every_n_steps = 5))))
   expect_equal(read_summaries(dir2)$value[read_summaries(dir2)$tag == "learning_rate"], c(0.01, 0.01),

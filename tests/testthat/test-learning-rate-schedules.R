@@ -114,7 +114,7 @@ test_that("a one-step update is the scheduled rate times the gradient", {
 
 test_that("training resumed from a checkpoint continues the schedule", {
   sched <- learning_rate_exponential_decay(0.01, 3, 0.5, staircase = TRUE)
-  dir <- withr::local_tempdir()
+  dir <- local_test_dir()
   f1 <- fetching()
   quietly(train(bias_regressor(sched, model_dir = dir), bias_input(), steps = 5, hooks = list(f1$hook)))
   f2 <- fetching(c(lr = "learning_rate", step = "global_step"))
@@ -174,7 +174,7 @@ test_that("wide and deep models take one schedule per part, each fetched", {
 })
 
 test_that("the summaries hold the scheduled rate; constant rates add no summary", {
-  dir <- withr::local_tempdir()
+  dir <- local_test_dir()
   est <- bias_regressor(learning_rate_exponential_decay(0.01, 2, 0.5), model_dir = dir,
                         config = run_config(save_summary_steps = 3))
   quietly(train(est, bias_input(), steps = 7))
@@ -183,7 +183,7 @@ test_that("the summaries hold the scheduled rate; constant rates add no summary"
   expect_equal(lr$step, c(1, 4, 7))
   # written after each step: the rate of the step that ran (global step - 1)
   expect_equal(lr$value, 0.01 * 0.5^((lr$step - 1) / 2), tolerance = 1e-6)
-  plain <- withr::local_tempdir()
+  plain <- local_test_dir()
   quietly(train(bias_regressor(0.01, model_dir = plain, config = run_config(save_summary_steps = 3)),
                 bias_input(), steps = 4))
   expect_false("learning_rate" %in% read_summaries(plain)$tag)

@@ -46,7 +46,7 @@ test_that("the R CRC-32C helper matches the standard check value", {
 })
 
 test_that("a record built by hand from the documented encoding equals what write_tfrecord() writes", {
-  path <- withr::local_tempfile(fileext = ".tfrecord")
+  path <- local_test_file(fileext = ".tfrecord")
   write_tfrecord(data.frame(x = 1.5, n = 3L, s = "ab"), path)
   # x: Feature{float_list (2) = FloatList{value (1), packed: 1.5f}}
   x <- as.raw(c(0x0a, 0x01, 0x78, 0x12, 0x08, 0x12, 0x06, 0x0a, 0x04, 0x00, 0x00, 0xc0, 0x3f))
@@ -61,7 +61,7 @@ test_that("a record built by hand from the documented encoding equals what write
 })
 
 test_that("a data frame of every type with missing values round-trips", {
-  path <- withr::local_tempfile(fileext = ".tfrecord")
+  path <- local_test_file(fileext = ".tfrecord")
   df <- data.frame(d = c(0.5, NA, -2.25), i = c(1L, 2L, NA), l = c(TRUE, NA, FALSE),
                    s = c("a", "é", NA), f = factor(c(NA, "lo", "hi"), levels = c("lo", "hi")))
   df$v <- list(c(1, 2, 3), numeric(), 4)
@@ -93,7 +93,7 @@ test_that("a data frame of every type with missing values round-trips", {
 })
 
 test_that("unpacked repeated floats and int64s are decoded", {
-  path <- withr::local_tempfile(fileext = ".tfrecord")
+  path <- local_test_file(fileext = ".tfrecord")
   floats <- c(as.raw(0x0d), float_bytes(1.25), as.raw(0x0d), float_bytes(-3))  # field 1, fixed32, twice
   ints <- c(as.raw(0x08), varint(5), as.raw(0x08), varint(300))               # field 1, varint, twice
   write_records(path,
@@ -117,7 +117,7 @@ test_that("unpacked repeated floats and int64s are decoded", {
 })
 
 test_that("fixed-length features take their default; a missing one without default is an error", {
-  path <- withr::local_tempfile(fileext = ".tfrecord")
+  path <- local_test_file(fileext = ".tfrecord")
   write_tfrecord(data.frame(a = c(1, NA, 3), b = c("x", "y", NA)), path)
   got <- dataset_collect(tfrecord_dataset(path, list(
     a = fixed_len_feature(1, "float32", default_value = -1),
@@ -138,7 +138,7 @@ test_that("fixed-length features take their default; a missing one without defau
 })
 
 test_that("fixed-length features of several values read as matrix columns; wrong counts and kinds are errors", {
-  path <- withr::local_tempfile(fileext = ".tfrecord")
+  path <- local_test_file(fileext = ".tfrecord")
   df <- data.frame(id = 1:3)
   df$m <- list(c(1, 2), c(3, 4), c(5, 6))
   df$s <- list(c("a", "b"), c("c", "d"), c("e", "f"))
@@ -157,7 +157,7 @@ test_that("fixed-length features of several values read as matrix columns; wrong
 })
 
 test_that("several files are read in order, in chunks, up to n records", {
-  dir <- withr::local_tempdir()
+  dir <- local_test_dir()
   p1 <- file.path(dir, "a.tfrecord")
   p2 <- file.path(dir, "b.tfrecord")
   p3 <- file.path(dir, "empty.tfrecord")
@@ -175,7 +175,7 @@ test_that("several files are read in order, in chunks, up to n records", {
 })
 
 test_that("corrupt records are errors naming the file and the offset", {
-  path <- withr::local_tempfile(fileext = ".tfrecord")
+  path <- local_test_file(fileext = ".tfrecord")
   write_tfrecord(data.frame(x = c(1, 2, 3)), path)
   bytes <- readBin(path, "raw", 1000)
   size <- length(bytes) / 3
@@ -196,7 +196,7 @@ test_that("corrupt records are errors naming the file and the offset", {
 })
 
 test_that("write_tfrecord() leaves no half-written file on error", {
-  dir <- withr::local_tempdir()
+  dir <- local_test_dir()
   path <- file.path(dir, "out.tfrecord")
   df <- data.frame(x = 1:2)
   df$v <- list(1, c(2, NA))
@@ -282,7 +282,7 @@ test_that("parse specs built from feature columns equal TensorFlow's for each co
 })
 
 test_that("a spec from feature columns reads what write_tfrecord() wrote", {
-  path <- withr::local_tempfile(fileext = ".tfrecord")
+  path <- local_test_file(fileext = ".tfrecord")
   write_tfrecord(data.frame(x = c(1, 2), g = c("a", "b"), y = c(0L, 1L)), path)
   cols <- feature_columns(column_numeric("x"),
                           column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b")))
