@@ -66,10 +66,17 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
       abort("`example_file` must be given unless `names` and `types` (or `defaults`) are.")
     }
     check_path(example_file, "example_file", exists = "file")
-    preview <- tryCatch(
-      utils::read.csv(example_file, header = is.null(names), sep = delim, skip = skip, nrows = 1000,
-                      comment.char = "", stringsAsFactors = FALSE, check.names = FALSE,
-                      na.strings = character(), colClasses = if (!is.null(types)) "character" else NA),
+    # With types given only the header is read (the data may be what the
+    # reader is to report on); otherwise the first 1000 rows, for the types.
+    preview <- tryCatch(suppressWarnings(
+      if (!is.null(types)) {
+        utils::read.csv(text = readLines(example_file, n = skip + 1)[skip + 1], sep = delim,
+                        comment.char = "", check.names = FALSE, colClasses = "character")
+      } else {
+        utils::read.csv(example_file, header = is.null(names), sep = delim, skip = skip, nrows = 1000,
+                        comment.char = "", stringsAsFactors = FALSE, check.names = FALSE,
+                        na.strings = character())
+      }),
       error = function(e) abort(sprintf("`example_file`: cannot read '%s': %s", example_file,
                                         conditionMessage(e)))
     )
@@ -80,16 +87,19 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
   if (!is.null(preview) && ncol(preview) != n) {
     abort(sprintf("`names` has %d names but `example_file` has %d columns.", n, ncol(preview)))
   }
+  if (!is.null(defaults) && length(defaults) != n) {
+    abort(sprintf("`defaults` gives %d values for %d columns.", length(defaults), n))
+  }
   types <- if (!is.null(types)) {
     resolve_csv_types(types, n)
   } else if (!is.null(defaults)) {
     vapply(defaults, function(d) {
       if (is.null(d)) abort("`types` must be given when `defaults` holds NULL (a column without a default).")
       switch(typeof(d), integer = "integer", double = "double", logical = "logical", "character")
-    }, "")
+    }, "", USE.NAMES = FALSE)
   } else {
     vapply(preview, function(x) switch(typeof(x), integer = "integer", double = "double",
-                                       logical = "logical", "character"), "")
+                                       logical = "logical", "character"), "", USE.NAMES = FALSE)
   }
   if (length(types) != n) {
     abort(sprintf("`types` gives %d types for %d columns.", length(types), n))
@@ -121,7 +131,7 @@ resolve_csv_types <- function(types, n) {
 resolve_csv_defaults <- function(defaults, types, names) {
   n <- length(types)
   if (is.null(defaults)) {
-    return(lapply(types, function(t) switch(t, integer = 0L, double = 0, logical = FALSE,
+    return(lapply(unname(types), function(t) switch(t, integer = 0L, double = 0, logical = FALSE,
                                             character = "", skip = NULL)))
   }
   if (length(defaults) != n) {
