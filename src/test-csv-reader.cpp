@@ -1,0 +1,176 @@
+// Engine unit tests: the streaming CSV reader (data/csv_reader.h) and its
+// field parsing (data/csv_parse.h).
+#include <testthat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cppestimators/data/csv_reader.h>
+
+using namespace cppestimators;
+
+namespace {
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/cppestimators-csv-XXXXXX";
+  const int fd = mkstemp(name);
+  std::FILE* f = fdopen(fd, "wb");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  return name;
+}
+
+CsvColumnSpec column(CsvType type, std::string name = "") {
+  CsvColumnSpec c;
+  c.type = type;
+  c.name = std::move(name);
+  return c;
+}
+
+// Reads every row (chunks of `rows`) as text, one line per row.
+std::vector<std::string> read_all(CsvReader& r, std::int64_t rows) {
+  std::vector<std::string> out;
+  Chunk ch;
+  while (r.next(ch, rows)) {
+    for (std::int64_t i = 0; i < ch.n; ++i) {
+      std::string line;
+      for (const auto& c : ch.columns) {
+        if (!line.empty()) line += "|";
+        const std::size_t k = static_cast<std::size_t>(i);
+        if (c.type == ColumnType::Double) line += std::to_string(c.doubles[k]);
+        if (c.type == ColumnType::Integer || c.type == ColumnType::Logical)
+          line += std::to_string(c.ints[k]);
+        if (c.type == ColumnType::String) line += c.present[k] ? std::string(c.text_at(i)) : "NA";
+      }
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+std::string error_of(CsvReader& r) {
+  Chunk ch;
+  try {
+    while (r.next(ch, 100)) {
+    }
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+context("CSV field parsing") {
+  test_that("split_record follows RFC 4180 quoting") {
+    const std::string rec = "a,\"b,c\",\"d\"\"e\",,\"\"";
+    csv::Field f[8];
+    const int n = csv::split_record(rec.data(), rec.data() + rec.size(), ',', f, 8);
+    expect_true(n == 5);
+    expect_true(std::string(f[0].begin, f[0].end) == "a");
+    expect_true((std::string(f[1].begin, f[1].end) == "b,c" && f[1].quoted && !f[1].escaped));
+    expect_true((std::string(f[2].begin, f[2].end) == "d\"\"e" && f[2].escaped));
+    expect_true((f[3].begin == f[3].end && !f[3].quoted));
+    expect_true((f[4].begin == f[4].end && f[4].quoted));
+    expect_true(csv::split_record(rec.data(), rec.data() + rec.size(), ',', f, 2) == 5);
+  }
+  test_that("numbers, integers and logicals") {
+    auto dbl = [](const std::string& s, double* v) {
+      return csv::parse_double(s.data(), s.data() + s.size(), v);
+    };
+    double v = 0;
+    expect_true((dbl(" +1.5e3 ", &v) && v == 1500));
+    expect_true((dbl("-0.25", &v) && v == -0.25));
+    expect_true((dbl("1e-400", &v) && v == 0));
+    expect_true((dbl("1e400", &v) && std::isinf(v) && v > 0));
+    expect_false(dbl("1.5x", &v));
+    expect_false(dbl("", &v));
+    int i = 0;
+    auto integer = [&](const std::string& s) {
+      return csv::parse_int(s.data(), s.data() + s.size(), &i);
+    };
+    expect_true((integer("-2147483647") && i == -2147483647));
+    expect_true((integer(" 42") && i == 42));
+    expect_false(integer("2147483648"));
+    expect_false(integer("-2147483648"));
+    expect_false(integer("4.0"));
+    auto logical = [&](const std::string& s) {
+      return csv::parse_logical(s.data(), s.data() + s.size(), &i);
+    };
+    expect_true((logical("TRUE") && i == 1));
+    expect_true(logical("f") == false);
+    expect_true((logical("F") && i == 0));
+  }
+}
+
+context("CsvReader") {
+  test_that("several files, headers, quotes across blocks, CRLF and no final newline") {
+    std::string big = "n,s\r\n";
+    for (int k = 0; k < 2000; ++k)
+      big += std::to_string(k) + ",\"row " + std::to_string(k) + "\nwith \"\"q\"\"\"\r\n";
+    const std::string a = write_temp(big);
+    const std::string b = write_temp("n,s\n-1,last");
+    CsvOptions opt;
+    opt.columns = {column(CsvType::Integer), column(CsvType::String)};
+    opt.block_size = 4096;
+    opt.threads = 2;
+    CsvReader r({a, b}, opt);
+    for (std::int64_t rows : {1, 333, 5000}) {
+      auto out = read_all(r, rows);
+      expect_true(out.size() == 2001u);
+      expect_true(out[7] == "7|row 7\nwith \"q\"");
+      expect_true(out.back() == "-1|last");
+      expect_true(r.columns()[1].name == "s");
+      r.rewind();
+    }
+    std::remove(a.c_str());
+    std::remove(b.c_str());
+  }
+  test_that("defaults fill empty fields; errors name the file and line") {
+    const std::string f = write_temp("x,y,z\n1,,\n,2,c\n");
+    CsvOptions opt;
+    opt.columns = {column(CsvType::Double), column(CsvType::Integer), column(CsvType::String)};
+    opt.columns[0].double_default = 9;
+    opt.columns[1].int_default = kNaInteger;
+    opt.columns[2].string_default_missing = true;
+    {
+      CsvReader r({f}, opt);
+      auto out = read_all(r, 10);
+      expect_true(out.size() == 2u);
+      expect_true(out[0] == "1.000000|" + std::to_string(kNaInteger) + "|NA");
+      expect_true(out[1] == "9.000000|2|c");
+    }
+    opt.columns[0].has_default = false;
+    CsvReader r({f}, opt);
+    expect_true(error_of(r) == f + ":3: column 'x' is empty and has no default");
+    const std::string g = write_temp("x\n1\n2\n\"3\nx\n");
+    CsvOptions one;
+    one.columns = {column(CsvType::Double)};
+    CsvReader unclosed({g}, one);
+    expect_true(error_of(unclosed) ==
+                g + ":4: a quoted field is not closed before the end of the file");
+    std::remove(f.c_str());
+    std::remove(g.c_str());
+  }
+  test_that("a steady stream allocates no new buffers") {
+    std::string text = "a,b\n";
+    for (int k = 0; k < 50000; ++k) text += std::to_string(k) + ",w" + std::to_string(k % 7) + "\n";
+    const std::string f = write_temp(text);
+    CsvOptions opt;
+    opt.columns = {column(CsvType::Double), column(CsvType::String)};
+    opt.block_size = 1 << 16;
+    CsvReader r({f}, opt);
+    Chunk ch;
+    r.next(ch, 1000);
+    r.next(ch, 1000);
+    const double* d = ch.columns[0].doubles.data();
+    const char* t = ch.columns[1].text.data();
+    bool same = true;
+    while (r.next(ch, 1000))
+      same = same && ch.columns[0].doubles.data() == d && ch.columns[1].text.data() == t;
+    expect_true(same);
+    std::remove(f.c_str());
+  }
+}
