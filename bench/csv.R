@@ -15,7 +15,7 @@ reps <- as.integer(Sys.getenv("BENCH_REPS", "3"))
 
 path <- file.path(tempdir(), "bench.csv")
 set.seed(1)
-rows_per_mb <- 1e6 / 118
+rows_per_mb <- 1e6 / 107
 n <- as.integer(mb * rows_per_mb)
 words <- c("alpha", "beta", "gamma", "delta, with a comma", "epsilon \"quoted\"", "zeta")
 df <- data.table(id = seq_len(n), x1 = rnorm(n), x2 = runif(n) * 1000, x3 = round(rnorm(n), 3),
