@@ -2,6 +2,7 @@
 // field parsing (data/csv_parse.h).
 #include <testthat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -127,6 +128,67 @@ context("CsvReader") {
     }
     std::remove(a.c_str());
     std::remove(b.c_str());
+  }
+  test_that("blocks indexed by several threads give the records of one") {
+    std::string text = "a,b,c\n";
+    unsigned seed = 7;
+    auto rnd = [&seed]() { return (seed = seed * 1103515245u + 12345u) >> 16; };
+    for (int k = 0; k < 3000; ++k) {
+      text += std::to_string(k) + ",";
+      switch (rnd() % 5) {
+        case 0:
+          text += "\"x,\ny\"";
+          break;
+        case 1:
+          text += "\"\"\"q\"\"\"";
+          break;
+        case 2:
+          text += "\"\n\n\"";
+          break;
+        case 3:
+          break;
+        default:
+          text += "plain";
+      }
+      text += rnd() % 2 ? ",1\n" : ",2\r\n";
+      if (rnd() % 50 == 0) text += "\n";
+    }
+    text += "3000,\"bad\n\",x\n";  // line numbers after all of that
+    const std::string f = write_temp(text);
+    CsvOptions opt;
+    opt.columns = {column(CsvType::Integer), column(CsvType::String), column(CsvType::String)};
+    opt.columns[1].string_default = "-";
+    CsvReader serial({f}, opt);
+    std::vector<std::string> want;
+    {
+      Chunk ch;
+      while (serial.next(ch, 2999))
+        want.push_back(ch.columns[1].text.data()
+                           ? std::string(ch.columns[1].text.begin(), ch.columns[1].text.end())
+                           : "");
+    }
+    opt.columns[2].type = CsvType::Integer;
+    CsvReader strict({f}, opt);
+    const std::string err = error_of(strict);
+    for (std::size_t block : {4096u, 5000u, 7919u, 65536u}) {
+      opt.columns[2].type = CsvType::String;
+      opt.threads = 2;
+      opt.block_size = block;
+      CsvReader r({f}, opt);
+      std::vector<std::string> got;
+      Chunk ch;
+      while (r.next(ch, 2999))
+        got.push_back(std::string(ch.columns[1].text.begin(), ch.columns[1].text.end()));
+      expect_true(got == want);
+      opt.columns[2].type = CsvType::Integer;
+      CsvReader r2({f}, opt);
+      expect_true(error_of(r2) == err);
+    }
+    const std::size_t last = text.rfind("3000,");
+    const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(last), '\n');
+    expect_true(err ==
+                f + ":" + std::to_string(line) + ": column 'c': cannot read 'x' as an integer");
+    std::remove(f.c_str());
   }
   test_that("defaults fill empty fields; errors name the file and line") {
     const std::string f = write_temp("x,y,z\n1,,\n,2,c\n");

@@ -211,11 +211,106 @@ class CsvReader {
 
   // Indexes the complete records of buf_[scan_pos_, len_) (and, at the end
   // of the file, a last record without a newline). Blank lines are skipped.
+  // A large block is indexed by all threads: a first pass counts each
+  // piece's quotes and newlines, so that each thread knows whether its piece
+  // starts inside a quoted field and on which line; each then indexes the
+  // records that start in its piece.
   void scan() {
+    const std::int64_t bytes = len_ - scan_pos_;
+    const std::int64_t at_least = std::min<std::int64_t>(
+        std::int64_t{1} << 20, static_cast<std::int64_t>(opt_.block_size / 2));
+    const int threads = bytes >= at_least ? opt_.threads : 1;
+    if (threads == 1) {
+      const ScanEnd r = scan_from(scan_pos_, len_, line_, &recs_);
+      finish_scan(r);
+      return;
+    }
+    const std::size_t nt = static_cast<std::size_t>(threads);
+    if (pieces_.size() < nt) pieces_.resize(nt);
+    for (int t = 0; t < threads; ++t) {
+      Piece& pc = pieces_[static_cast<std::size_t>(t)];
+      pc.begin = scan_pos_ + bytes * t / threads;
+      pc.end = scan_pos_ + bytes * (t + 1) / threads;
+      pc.recs.clear();
+    }
+    const char* base = buf_.data();
+    parallel_for(threads, threads, [&](int t) {
+      Piece& pc = pieces_[static_cast<std::size_t>(t)];
+      std::int64_t q = 0, n = 0;
+      for (const char *c = base + pc.begin, *e = base + pc.end; c < e; ++c) {
+        q += *c == '"';
+        n += *c == '\n';
+      }
+      pc.quotes = q;
+      pc.newlines = n;
+    });
+    std::int64_t quotes = 0, line = line_;
+    for (int t = 0; t < threads; ++t) {
+      Piece& pc = pieces_[static_cast<std::size_t>(t)];
+      pc.in_quotes = quotes % 2 == 1;
+      pc.line = line;
+      quotes += pc.quotes;
+      line += pc.newlines;
+    }
+    parallel_for(threads, threads, [&](int t) {
+      Piece& pc = pieces_[static_cast<std::size_t>(t)];
+      std::int64_t p = pc.begin, ln = pc.line;
+      // To the first record that starts in this piece (maybe at its start).
+      if (t > 0 && !(base[p - 1] == '\n' && !pc.in_quotes)) {
+        bool in_quotes = pc.in_quotes;
+        for (; p < pc.end; ++p) {
+          const char c = base[p];
+          if (c == '"') in_quotes = !in_quotes;
+          if (c == '\n') {
+            ++ln;
+            if (!in_quotes) break;
+          }
+        }
+        ++p;
+      }
+      pc.result =
+          p < pc.end ? scan_from(p, pc.end, ln, &pc.recs) : ScanEnd{pc.end, ln, ScanEnd::Done};
+    });
+    recs_.clear();
+    for (int t = 0; t < threads; ++t) {
+      const Piece& pc = pieces_[static_cast<std::size_t>(t)];
+      recs_.insert(recs_.end(), pc.recs.begin(), pc.recs.end());
+      if (pc.result.status != ScanEnd::Done || t == threads - 1) {
+        finish_scan(pc.result);
+        return;
+      }
+    }
+  }
+
+  struct ScanEnd {
+    std::int64_t pos, line;
+    enum Status { Done, Incomplete, Unclosed } status;
+  };
+  struct Piece {
+    std::int64_t begin = 0, end = 0, quotes = 0, newlines = 0, line = 0;
+    bool in_quotes = false;
+    ScanEnd result{0, 0, ScanEnd::Done};
+    std::vector<Record> recs;
+  };
+
+  void finish_scan(const ScanEnd& r) {
+    if (r.status == ScanEnd::Unclosed)
+      throw std::runtime_error(where(r.line) +
+                               "a quoted field is not closed before the end of the file");
+    scan_pos_ = r.pos;
+    line_ = r.line;
+  }
+
+  // Indexes the records starting in buf_[from, starts_end) (each read to its
+  // end, which may lie past starts_end); returns where the next record
+  // starts (or the incomplete one at the end of the buffer) and its line.
+  ScanEnd scan_from(std::int64_t from, std::int64_t starts_end, std::int64_t line,
+                    std::vector<Record>* out) const {
     const char* base = buf_.data();
     const char* end = base + len_;
-    const char* p = base + scan_pos_;
-    while (p < end) {
+    const char* p = base + from;
+    const char* last = base + starts_end;
+    while (p < last) {
       const char* nl =
           static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
       const char* lim = nl ? nl : end;
@@ -232,19 +327,17 @@ class CsvReader {
           }
         }
         nl = c < end ? c : nullptr;
-        if (!nl && eof_ && in_quotes)
-          throw std::runtime_error(where(line_) +
-                                   "a quoted field is not closed before the end of the file");
+        if (!nl && eof_ && in_quotes) return ScanEnd{p - base, line, ScanEnd::Unclosed};
       }
-      if (!nl && !eof_) break;  // incomplete: wait for the next block
+      if (!nl && !eof_) return ScanEnd{p - base, line, ScanEnd::Incomplete};
       const char* e = nl ? nl : end;
       const char* stop = e;
       if (stop > p && stop[-1] == '\r') --stop;
-      if (stop > p) recs_.push_back(Record{p - base, stop - base, line_});
-      line_ += lines;
+      if (stop > p) out->push_back(Record{p - base, stop - base, line});
+      line += lines;
       p = nl ? nl + 1 : end;
     }
-    scan_pos_ = p - base;
+    return ScanEnd{p - base, line, ScanEnd::Done};
   }
 
   // Skipped records and the header at the top of a file.
@@ -433,6 +526,7 @@ class CsvReader {
   std::vector<std::vector<csv::Field>> fields_;  // per thread
   std::vector<std::vector<StringPart>> parts_;   // per thread, per string column
   std::vector<Failure> failures_;                // per thread
+  std::vector<Piece> pieces_;                    // per thread, indexing a block
 };
 
 }  // namespace cppestimators
