@@ -6,6 +6,11 @@
 csv_types <- c("integer", "double", "character", "logical", "skip")
 csv_type_letters <- c(i = "integer", d = "double", c = "character", l = "logical", "_" = "skip")
 
+# The column type of an R value (a default, a column of the preview).
+csv_type_of <- function(x) {
+  switch(typeof(x), integer = "integer", double = "double", logical = "logical", "character")
+}
+
 #' Specification for reading records from delimited text files
 #'
 #' Describes the columns of CSV (or other delimited) files: their names,
@@ -16,7 +21,11 @@ csv_type_letters <- c(i = "integer", d = "double", c = "character", l = "logical
 #' Fields follow RFC 4180: a field in double quotes may hold delimiters,
 #' line breaks and doubled quotes (`""` for one `"`); lines may end in
 #' `\n` or `\r\n` and the last one needs no line break. Blank lines are
-#' skipped. Numeric and logical fields may carry blanks around the value.
+#' skipped. Numeric and logical fields may carry blanks around the value;
+#' logical fields read `TRUE`/`FALSE` (also `True`, `true`, `T`, `1` and
+#' their negatives). Text is taken as UTF-8 (a leading byte order mark is
+#' dropped). Only an empty field is missing: `"NA"` is text in a character
+#' column and an error in a numeric one.
 #'
 #' @param example_file A file with records like those to be read; needed
 #'   unless `names` and `types` (or `defaults`) are given.
@@ -77,8 +86,9 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
                         comment.char = "", stringsAsFactors = FALSE, check.names = FALSE,
                         na.strings = character())
       }),
-      error = function(e) abort(sprintf("`example_file`: cannot read '%s': %s", example_file,
-                                        conditionMessage(e)))
+      error = function(e) {
+        abort(sprintf("`example_file`: cannot read '%s': %s", example_file, conditionMessage(e)))
+      }
     )
   }
   header <- is.null(names)
@@ -95,11 +105,10 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
   } else if (!is.null(defaults)) {
     vapply(defaults, function(d) {
       if (is.null(d)) abort("`types` must be given when `defaults` holds NULL (a column without a default).")
-      switch(typeof(d), integer = "integer", double = "double", logical = "logical", "character")
+      csv_type_of(d)
     }, "", USE.NAMES = FALSE)
   } else {
-    vapply(preview, function(x) switch(typeof(x), integer = "integer", double = "double",
-                                       logical = "logical", "character"), "", USE.NAMES = FALSE)
+    vapply(preview, csv_type_of, "", USE.NAMES = FALSE)
   }
   if (length(types) != n) {
     abort(sprintf("`types` gives %d types for %d columns.", length(types), n))
@@ -131,8 +140,9 @@ resolve_csv_types <- function(types, n) {
 resolve_csv_defaults <- function(defaults, types, names) {
   n <- length(types)
   if (is.null(defaults)) {
-    return(lapply(unname(types), function(t) switch(t, integer = 0L, double = 0, logical = FALSE,
-                                            character = "", skip = NULL)))
+    return(lapply(unname(types), function(t) {
+      switch(t, integer = 0L, double = 0, logical = FALSE, character = "", skip = NULL)
+    }))
   }
   if (length(defaults) != n) {
     abort(sprintf("`defaults` gives %d values for %d columns.", length(defaults), n))
@@ -163,8 +173,10 @@ print.cppestimators_record_spec <- function(x, ...) {
   cat(sprintf("<record spec: %d columns, delimiter \"%s\"%s%s>\n", length(x$names), x$delim,
               if (x$header) ", header" else "",
               if (x$skip > 0) sprintf(", %g lines skipped", x$skip) else ""))
-  defaults <- vapply(x$defaults, function(d) if (is.null(d)) "required" else
-    paste0("default ", if (is.character(d) && !is.na(d)) paste0('"', d, '"') else format(d)), "")
+  defaults <- vapply(x$defaults, function(d) {
+    if (is.null(d)) return("required")
+    paste0("default ", if (is.character(d) && !is.na(d)) paste0('"', d, '"') else format(d))
+  }, "")
   defaults[x$types == "skip"] <- "left out"
   cat(paste0("  ", x$names, " <", x$types, "> ", defaults, collapse = "\n"), "\n", sep = "")
   invisible(x)

@@ -40,6 +40,13 @@ test_that("CRLF line ends, a last line without newline and blank lines", {
   expect_identical(out$b, c("x", "y\r\nz", "w"))
 })
 
+test_that("a UTF-8 byte order mark is dropped", {
+  f <- tempfile(fileext = ".csv")
+  writeBin(c(as.raw(c(0xef, 0xbb, 0xbf)), charToRaw("a,b\n1,caf\u00e9\n")), f)
+  out <- collect(c(f, f), csv_record_spec(names = c("a", "b"), types = "ic", skip = 1))
+  expect_identical(out, data.frame(a = c(1L, 1L), b = c("caf\u00e9", "caf\u00e9")))
+})
+
 test_that("empty fields take the spec's defaults", {
   f <- write_bytes("x,n,s,b\n,,,\n2,3,t,TRUE\n")
   out <- collect(f, csv_record_spec(f, types = "dicl"))

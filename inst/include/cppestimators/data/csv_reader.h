@@ -192,6 +192,10 @@ class CsvReader {
         }
         len_ += static_cast<std::int64_t>(got);
       }
+      if (file_start_) {  // a UTF-8 byte order mark is not part of the text
+        file_start_ = false;
+        if (len_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) scan_pos_ = 3;
+      }
       scan();
       drop_leading();
       if (rec_next_ < recs_.size()) return true;
@@ -204,6 +208,7 @@ class CsvReader {
     if (!fp_) throw std::runtime_error(files_[file_] + ": cannot open: " + std::strerror(errno));
     len_ = scan_pos_ = 0;
     eof_ = false;
+    file_start_ = true;
     line_ = 1;
     skip_left_ = opt_.skip;
     header_left_ = opt_.header;
@@ -516,6 +521,7 @@ class CsvReader {
   std::size_t next_file_ = 0;  // the file to open next
   std::FILE* fp_ = nullptr;
   bool eof_ = false;
+  bool file_start_ = false;  // nothing read from the file yet
   std::vector<char> buf_;
   std::int64_t len_ = 0, scan_pos_ = 0, line_ = 1;
   std::int64_t skip_left_ = 0;
