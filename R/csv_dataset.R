@@ -113,6 +113,7 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
   if (length(types) != n) {
     abort(sprintf("`types` gives %d types for %d columns.", length(types), n))
   }
+  if (all(types == "skip")) abort("`types`: every column is \"skip\"; keep at least one.")
   defaults <- resolve_csv_defaults(defaults, types, names)
   structure(list(names = names, types = unname(types), defaults = defaults, skip = skip,
                  header = header, delim = delim),
@@ -276,8 +277,8 @@ dataset_collect <- function(dataset, n = Inf, chunk_size = 65536L) {
   cols <- lapply(seq_len(sum(keep)), function(j) {
     type <- spec$types[keep][j]
     empty <- switch(type, integer = integer(), double = double(), logical = logical(), character())
-    do.call(c, c(list(empty), lapply(chunks, `[[`, j)))
+    if (length(chunks) == 0L) empty else unlist(lapply(chunks, `[[`, j), use.names = FALSE)
   })
   names(cols) <- spec$names[keep]
-  as.data.frame(cols, stringsAsFactors = FALSE, check.names = FALSE, optional = TRUE)
+  structure(cols, class = "data.frame", row.names = .set_row_names(as.integer(got)))
 }

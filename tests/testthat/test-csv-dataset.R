@@ -155,6 +155,8 @@ test_that("record specs and datasets check their arguments", {
                regexp = "`defaults` gives 1 values for 2 columns.")
   expect_error(csv_record_spec(f, types = "dd", defaults = list(0, "a")), class = "cppestimators_error",
                regexp = "the default of column 'y' \\(a\\) is not a number")
+  expect_error(csv_record_spec(f, types = "__"), class = "cppestimators_error",
+               regexp = "every column is \"skip\"")
   expect_error(csv_record_spec(f, delim = ";;"), class = "cppestimators_error", regexp = "`delim`")
   expect_error(csv_record_spec(names = "x"), class = "cppestimators_error", regexp = "`example_file`")
   expect_error(csv_record_spec(file.path(tempdir(), "none.csv")), class = "cppestimators_error",
