@@ -3,8 +3,11 @@
 #include <testthat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,12 +18,14 @@ using namespace cppestimators;
 namespace {
 
 std::string write_temp(const std::string& text) {
-  char name[] = "/tmp/cppestimators-csv-XXXXXX";
-  const int fd = mkstemp(name);
-  std::FILE* f = fdopen(fd, "wb");
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
-  return name;
+  static int counter = 0;
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("cppestimators-csv-test-" +
+       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "-" +
+       std::to_string(++counter) + ".csv");
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
 }
 
 CsvColumnSpec column(CsvType type, std::string name = "") {
