@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -81,6 +83,25 @@ context("CSV field parsing") {
     expect_true((f[3].begin == f[3].end && !f[3].quoted));
     expect_true((f[4].begin == f[4].end && f[4].quoted));
     expect_true(csv::split_record(rec.data(), rec.data() + rec.size(), ',', f, 2) == 5);
+  }
+  test_that("the fast path of parse_double rounds as from_chars does") {
+    unsigned seed = 11;
+    auto rnd = [&seed]() { return (seed = seed * 1664525u + 1013904223u); };
+    const char* formats[] = {"%.15g", "%.17g", "%.6f", "%.3e", "%.10g", "%.0f"};
+    int same = 0, total = 0;
+    char text[64];
+    for (int k = 0; k < 60000; ++k) {
+      const double mag = std::pow(10.0, static_cast<int>(rnd() % 40) - 20);
+      const double x = (static_cast<double>(rnd()) / 4294967296.0 - 0.5) * mag;
+      const int len = std::snprintf(text, sizeof text, formats[k % 6], x);
+      double fast = 0, exact = 0;
+      const bool ok = csv::parse_double(text, text + len, &fast);
+      const char* a = text[0] == '+' ? text + 1 : text;
+      std::from_chars(a, text + len, exact);
+      ++total;
+      same += ok && std::memcmp(&fast, &exact, sizeof fast) == 0;
+    }
+    expect_true(same == total);
   }
   test_that("numbers, integers and logicals") {
     auto dbl = [](const std::string& s, double* v) {

@@ -62,9 +62,54 @@ inline void trim(const char*& a, const char*& b) {
   while (b > a && is_blank(b[-1])) --b;
 }
 
+// Clinger's fast path: a decimal of at most 2^53 as its digits and a power
+// of ten up to 1e22 (both exact doubles) is one correctly rounded multiply
+// or divide. False when the text is not of that simple form.
+inline bool parse_double_fast(const char* a, const char* b, double* out) {
+  static const double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const bool neg = *a == '-';
+  if (neg || *a == '+') ++a;
+  std::uint64_t m = 0;
+  int digits = 0, scale = 0;
+  bool any = false;
+  for (; a < b && static_cast<unsigned>(*a - '0') <= 9; ++a, any = true) {
+    m = m * 10 + static_cast<unsigned>(*a - '0');
+    digits += m != 0;
+  }
+  if (a < b && *a == '.') {
+    for (++a; a < b && static_cast<unsigned>(*a - '0') <= 9; ++a, any = true) {
+      m = m * 10 + static_cast<unsigned>(*a - '0');
+      digits += m != 0;
+      --scale;
+    }
+  }
+  if (!any || digits > 19) return false;
+  if (a < b && (*a == 'e' || *a == 'E')) {
+    ++a;
+    bool eneg = false;
+    if (a < b && (*a == '-' || *a == '+')) eneg = *a++ == '-';
+    if (a == b) return false;
+    int e = 0;
+    for (; a < b && static_cast<unsigned>(*a - '0') <= 9; ++a) {
+      e = e * 10 + (*a - '0');
+      if (e > 1000) return false;
+    }
+    scale += eneg ? -e : e;
+  }
+  if (a != b || m > (std::uint64_t{1} << 53) || scale < -22 || scale > 22) return false;
+  double v = static_cast<double>(m);
+  v = scale < 0 ? v / kPow10[-scale] : v * kPow10[scale];
+  *out = neg ? -v : v;
+  return true;
+}
+
 inline bool parse_double(const char* a, const char* b, double* out) {
   trim(a, b);
-  if (a < b && *a == '+') ++a;
+  if (a == b) return false;
+  if (parse_double_fast(a, b, out)) return true;
+  if (*a == '+') ++a;
   if (a == b) return false;
   const auto r = std::from_chars(a, b, *out);
   if (r.ptr != b) return false;
