@@ -97,6 +97,16 @@ test_that("several files are read in order, each with its header and skipped lin
   expect_identical(collect(c(nohead, nohead), spec), data.frame(x = c(4L, 5L, 4L, 5L), s = c("d", "e", "d", "e")))
 })
 
+test_that("empty and header-only files give no rows", {
+  head_only <- write_bytes("a,b\n")
+  empty <- write_bytes("")
+  data <- write_bytes("a,b\n1,x\n")
+  spec <- csv_record_spec(names = c("a", "b"), types = "dc", skip = 1)
+  expect_identical(collect(c(head_only, empty), spec), data.frame(a = double(), b = character()))
+  expect_identical(collect(c(empty, data, head_only), spec), data.frame(a = 1, b = "x"))
+  expect_identical(collect(data, spec, n = 0), data.frame(a = double(), b = character()))
+})
+
 test_that("skip-typed columns are left out", {
   f <- write_bytes("a,b,c\n1,x,2\n3,y,4\n")
   out <- collect(f, csv_record_spec(f, types = "i_d"))
