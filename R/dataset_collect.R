@@ -2,8 +2,9 @@
 
 #' Read a dataset into a data frame
 #'
-#' Reads the records of a dataset (such as [tfrecord_dataset()] describes)
-#' through the engine into a data frame, one column per feature of its parse
+#' Reads the records of a dataset through the engine into a data frame, chunk by chunk. A [text_line_dataset()]
+#' gives one column per column of its record spec (columns of type `"skip"`
+#' left out); a [tfrecord_dataset()] one column per feature of its parse
 #' spec, in the spec's order: a fixed-length feature of one value as a
 #' vector, of several values as a matrix column, a variable-length feature
 #' as a list column (one vector per record). `float32` features are doubles,
@@ -19,5 +20,6 @@ dataset_collect <- function(dataset, n = Inf, ...) UseMethod("dataset_collect")
 
 #' @export
 dataset_collect.default <- function(dataset, n = Inf, ...) {
-  abort(paste0("`dataset` must be a dataset such as tfrecord_dataset() returns, not ", describe(dataset), "."))
+  abort(paste0("`dataset` must be a dataset such as text_line_dataset() or tfrecord_dataset() returns, not ",
+               describe(dataset), "."))
 }

@@ -259,4 +259,12 @@ percall_lines <- c(percall_lines, "",
   "Each call on the same estimator and the same data frame, after one warm-up call; quiet run_config() (no checkpoints, summaries or step logging), progress bar off.")
 cat(percall_lines, sep = "\n")
 out <- c(out, percall_lines)
+# Streaming CSV reader against data.table::fread (bench/csv.R), on a
+# generated file of BENCH_CSV_MB megabytes (default 200).
+csv_script <- if (file.exists("bench")) "bench/csv.R" else "csv.R"
+if (requireNamespace("data.table", quietly = TRUE)) {
+  csv_lines <- c("", system2(rscript, csv_script, stdout = TRUE))
+  cat(csv_lines, sep = "\n")
+  out <- c(out, csv_lines)
+}
 if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")

@@ -11,6 +11,61 @@ Rcpp::Rostream<true>& Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// cpp_csv_reader_new
+SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names,
+                        Rcpp::CharacterVector types, Rcpp::List defaults, double skip,
+                        std::string delim, bool header, int threads, double block_size);
+RcppExport SEXP _cppestimators_cpp_csv_reader_new(SEXP filesSEXP, SEXP namesSEXP, SEXP typesSEXP,
+                                                  SEXP defaultsSEXP, SEXP skipSEXP, SEXP delimSEXP,
+                                                  SEXP headerSEXP, SEXP threadsSEXP,
+                                                  SEXP block_sizeSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type files(filesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type names(namesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type types(typesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type defaults(defaultsSEXP);
+  Rcpp::traits::input_parameter<double>::type skip(skipSEXP);
+  Rcpp::traits::input_parameter<std::string>::type delim(delimSEXP);
+  Rcpp::traits::input_parameter<bool>::type header(headerSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  Rcpp::traits::input_parameter<double>::type block_size(block_sizeSEXP);
+  rcpp_result_gen = Rcpp::wrap(
+      cpp_csv_reader_new(files, names, types, defaults, skip, delim, header, threads, block_size));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_csv_reader_next
+SEXP cpp_csv_reader_next(SEXP reader, double max_rows);
+RcppExport SEXP _cppestimators_cpp_csv_reader_next(SEXP readerSEXP, SEXP max_rowsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  Rcpp::traits::input_parameter<double>::type max_rows(max_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_next(reader, max_rows));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_csv_reader_count
+double cpp_csv_reader_count(SEXP reader, double max_rows);
+RcppExport SEXP _cppestimators_cpp_csv_reader_count(SEXP readerSEXP, SEXP max_rowsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  Rcpp::traits::input_parameter<double>::type max_rows(max_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_count(reader, max_rows));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_csv_reader_rewind
+void cpp_csv_reader_rewind(SEXP reader);
+RcppExport SEXP _cppestimators_cpp_csv_reader_rewind(SEXP readerSEXP) {
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  cpp_csv_reader_rewind(reader);
+  return R_NilValue;
+  END_RCPP
+}
 // cpp_estimator_new
 SEXP cpp_estimator_new(Rcpp::List spec);
 RcppExport SEXP _cppestimators_cpp_estimator_new(SEXP specSEXP) {
@@ -483,6 +538,10 @@ RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
 RcppExport SEXP run_testthat_tests(SEXP);
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_cppestimators_cpp_csv_reader_new", (DL_FUNC)&_cppestimators_cpp_csv_reader_new, 9},
+    {"_cppestimators_cpp_csv_reader_next", (DL_FUNC)&_cppestimators_cpp_csv_reader_next, 2},
+    {"_cppestimators_cpp_csv_reader_count", (DL_FUNC)&_cppestimators_cpp_csv_reader_count, 2},
+    {"_cppestimators_cpp_csv_reader_rewind", (DL_FUNC)&_cppestimators_cpp_csv_reader_rewind, 1},
     {"_cppestimators_cpp_estimator_new", (DL_FUNC)&_cppestimators_cpp_estimator_new, 1},
     {"_cppestimators_cpp_estimator_global_step", (DL_FUNC)&_cppestimators_cpp_estimator_global_step,
      1},
