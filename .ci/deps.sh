@@ -7,6 +7,14 @@
 # packages that the tests of the parsnip engines and the tidymodels vignette
 # use (make demo does not need them).
 set -euo pipefail
+# Debian's packages, as root: with the package lists as they are, or
+# refreshed when that fails.
+can_apt() { [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; }
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 ||
+    { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$@" >/dev/null; }
+}
 pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr processx httpuv jsonlite ggplot2 knitr rmarkdown data.table"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
@@ -19,11 +27,9 @@ if [ "${1:-}" = "lint" ]; then
   tools=""
 fi
 if [ -n "$tools" ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  if can_apt; then
     echo "Installing$tools"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y --no-install-recommends $tools >/dev/null 2>&1 ||
-      { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $tools >/dev/null; }
+    apt_install $tools
   else
     echo "needed to build and check the vignettes and the engine's tests:$tools (Debian: apt-get install$tools)" >&2
     exit 1
@@ -37,11 +43,9 @@ if [ "${1:-}" = "test" ]; then
   for t in chromium curl; do command -v "$t" >/dev/null 2>&1 || browser="$browser $t"; done
 fi
 if [ -n "$browser" ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  if can_apt; then
     echo "Installing$browser"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y --no-install-recommends $browser >/dev/null 2>&1 ||
-      { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $browser >/dev/null; }
+    apt_install $browser
   else
     echo "the tests of tensorboard() need$browser (Debian: apt-get install$browser); they are skipped without" >&2
   fi
@@ -52,12 +56,10 @@ if [ -z "$missing" ]; then
   exit 0
 fi
 echo "Installing missing R packages: $missing"
-if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+if can_apt; then
   debs=""
   for p in $missing; do debs="$debs r-cran-$(echo "$p" | tr '[:upper:]' '[:lower:]')"; done
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends $debs >/dev/null 2>&1 ||
-    { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends $debs >/dev/null; }
+  apt_install $debs
 else
   Rscript --vanilla -e "repos <- getOption('repos'); if (is.null(repos) || identical(unname(repos['CRAN']), '@CRAN@')) stop('set a CRAN mirror in options(repos) to install: $missing'); install.packages(strsplit('$missing', ' ')[[1]])"
 fi
