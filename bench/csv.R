@@ -5,6 +5,25 @@
 # chunks (64Ki rows) without making R vectors: the parser's own speed;
 # "ours, data frame" is dataset_collect(), which also copies every chunk
 # into R vectors and binds them; fread makes one data.table.
+#
+# Why parse-only did not scale with 2 threads, and what changed (200 MB,
+# timed phase by phase with the reader driven from C++; a loaded machine,
+# load average about 1, so seconds vary by 10%):
+# - indexing a block (fill: read 8 MiB, then find the records) took 0.21 s
+#   at 1 thread and 0.32 s at 2: the parallel path first counts each piece's
+#   quotes and newlines, and that byte-at-a-time loop cost more than the
+#   memchr-driven indexing it prepares. It now counts a word at a time
+#   (csv::count_quotes_newlines): 0.19 s at 2 threads.
+# - the threads' string parts were appended to the chunk's columns by one
+#   thread (insert, and a push_back per offset); each thread now copies its
+#   own part into columns grown once: field parsing 1.00 s -> 0.91 s at 1
+#   thread, 0.61 s -> 0.53 s at 2.
+# Parse-only, this script's "ours, parse" row, best of 3: 1.26 s / 0.83 s
+# before, 1.02-1.13 s / 0.66-0.69 s after (1.6-1.7x). What still does not
+# divide: the read of each block (about 0.03 s over the file), the serial
+# merge of the pieces' record indexes, and chunks of 64Ki rows against
+# blocks of about 78k records, so that every other chunk is parsed in two
+# pieces with a block read between them (four thread wake-ups per chunk).
 suppressPackageStartupMessages({
   library(cppestimators)
   library(data.table)

@@ -103,6 +103,27 @@ context("CSV field parsing") {
     }
     expect_true(same == total);
   }
+  test_that("count_quotes_newlines counts as a byte-at-a-time loop does") {
+    unsigned seed = 11;
+    auto rnd = [&seed]() { return (seed = seed * 1103515245u + 12345u) >> 16; };
+    const char pick[] = {'"', '\n', ',', 'a', '\x80', '\xff', '\x7f', '\x22', '\x0a', '\x8a'};
+    bool same = true;
+    for (int k = 0; k < 500; ++k) {
+      std::string text(rnd() % 5000, ' ');
+      for (char& c : text) c = pick[rnd() % sizeof pick];
+      const std::size_t from = text.empty() ? 0 : rnd() % std::min<std::size_t>(text.size(), 9);
+      std::int64_t q = -1, n = -1;
+      csv::count_quotes_newlines(text.data() + from, text.data() + text.size(), &q, &n);
+      same = same && q == std::count(text.begin() + static_cast<long>(from), text.end(), '"') &&
+             n == std::count(text.begin() + static_cast<long>(from), text.end(), '\n');
+    }
+    const std::string quotes(1 << 16, '"');  // every byte lane at its fullest
+    std::int64_t q = 0, n = 0;
+    csv::count_quotes_newlines(quotes.data(), quotes.data() + quotes.size(), &q, &n);
+    expect_true(same);
+    expect_true(q == std::int64_t{1} << 16);
+    expect_true(n == 0);
+  }
   test_that("numbers, integers and logicals") {
     auto dbl = [](const std::string& s, double* v) {
       return csv::parse_double(s.data(), s.data() + s.size(), v);
@@ -242,6 +263,40 @@ context("CsvReader") {
     std::remove(f.c_str());
     std::remove(g.c_str());
   }
+  test_that("chunks parsed by two threads hold the strings of one") {
+    std::string text = "a,b,c\n";
+    for (int k = 0; k < 30000; ++k)
+      text += std::to_string(k) + "," +
+              (k % 5 == 0   ? ""
+               : k % 7 == 0 ? "\"\""
+                            : "s" + std::to_string(k)) +
+              "," + (k % 3 ? "\"t,\"\"" + std::to_string(k % 11) + "\"" : "") + "\n";
+    const std::string f = write_temp(text);
+    CsvOptions opt;
+    opt.columns = {column(CsvType::Integer), column(CsvType::String), column(CsvType::String)};
+    opt.columns[1].string_default_missing = true;
+    opt.columns[2].string_default = "none";
+    opt.block_size = 1 << 20;  // the whole file: both threads scan and parse
+    std::vector<Chunk> got[2];
+    for (int threads : {1, 2}) {
+      opt.threads = threads;
+      CsvReader r({f}, opt);
+      Chunk ch;
+      while (r.next(ch, 8192)) got[threads - 1].push_back(ch);
+    }
+    bool same = got[0].size() == got[1].size() && got[0].size() == 4;
+    for (std::size_t i = 0; same && i < got[0].size(); ++i)
+      for (std::size_t j = 0; j < 3; ++j) {
+        const ChunkColumn &a = got[0][i].columns[j], &b = got[1][i].columns[j];
+        same = same && a.ints == b.ints && a.text == b.text && a.offsets == b.offsets &&
+               a.present == b.present;
+      }
+    expect_true(same);
+    expect_true(got[1][0].columns[1].present[0] == 0);
+    expect_true(got[1][0].columns[2].text_at(0) == "none");
+    expect_true(got[1][0].columns[2].text_at(1) == "t,\"1");
+    std::remove(f.c_str());
+  }
   test_that("a steady stream allocates no new buffers") {
     std::string text = "a,b\n";
     for (int k = 0; k < 50000; ++k) text += std::to_string(k) + ",w" + std::to_string(k % 7) + "\n";
@@ -249,16 +304,21 @@ context("CsvReader") {
     CsvOptions opt;
     opt.columns = {column(CsvType::Double), column(CsvType::String)};
     opt.block_size = 1 << 16;
-    CsvReader r({f}, opt);
-    Chunk ch;
-    r.next(ch, 1000);
-    r.next(ch, 1000);
-    const double* d = ch.columns[0].doubles.data();
-    const char* t = ch.columns[1].text.data();
-    bool same = true;
-    while (r.next(ch, 1000))
-      same = same && ch.columns[0].doubles.data() == d && ch.columns[1].text.data() == t;
-    expect_true(same);
+    for (int threads : {1, 2}) {  // 5000 rows: parsed by both threads
+      opt.threads = threads;
+      CsvReader r({f}, opt);
+      Chunk ch;
+      r.next(ch, 5000);
+      r.next(ch, 5000);
+      const double* d = ch.columns[0].doubles.data();
+      const char* t = ch.columns[1].text.data();
+      const std::int64_t* o = ch.columns[1].offsets.data();
+      bool same = true;
+      while (r.next(ch, 5000))
+        same = same && ch.columns[0].doubles.data() == d && ch.columns[1].text.data() == t &&
+               ch.columns[1].offsets.data() == o;
+      expect_true(same);
+    }
     std::remove(f.c_str());
   }
 }

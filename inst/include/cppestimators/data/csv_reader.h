@@ -241,13 +241,7 @@ class CsvReader {
     const char* base = buf_.data();
     parallel_for(threads, threads, [&](int t) {
       Piece& pc = pieces_[static_cast<std::size_t>(t)];
-      std::int64_t q = 0, n = 0;
-      for (const char *c = base + pc.begin, *e = base + pc.end; c < e; ++c) {
-        q += *c == '"';
-        n += *c == '\n';
-      }
-      pc.quotes = q;
-      pc.newlines = n;
+      csv::count_quotes_newlines(base + pc.begin, base + pc.end, &pc.quotes, &pc.newlines);
     });
     std::int64_t quotes = 0, line = line_;
     for (int t = 0; t < threads; ++t) {
@@ -423,19 +417,51 @@ class CsvReader {
       if (f.record >= 0 && (!worst || f.record < worst->record)) worst = &f;
     }
     if (worst) throw std::runtime_error(worst->message);
-    // Strings: the threads' parts back to back.
+    if (nstr > 0) join_strings(chunk, threads);
+  }
+
+  // Strings: the threads' parts back to back, each thread copying its own
+  // part to where the parts before it end (a serial copy held 2 threads
+  // back). The columns grow first, within the capacity of earlier chunks.
+  void join_strings(Chunk& chunk, int threads) {
+    const std::size_t nt = static_cast<std::size_t>(threads);
     std::size_t s = 0;
     for (auto& c : chunk.columns) {
       if (c.type != ColumnType::String) continue;
-      for (int t = 0; t < threads; ++t) {
-        const StringPart& part = parts_[static_cast<std::size_t>(t)][s];
-        c.text.insert(c.text.end(), part.text.begin(), part.text.end());
-        std::int64_t at = c.offsets.back();
-        for (std::int64_t len : part.lengths) c.offsets.push_back(at += len);
-        c.present.insert(c.present.end(), part.present.begin(), part.present.end());
+      std::size_t text = c.text.size(), values = c.present.size();
+      for (std::size_t t = 0; t < nt; ++t) {
+        const StringPart& part = parts_[t][s];
+        text += part.text.size();
+        values += part.present.size();
       }
+      c.text.resize(text);
+      c.present.resize(values);
+      c.offsets.resize(values + 1);
       ++s;
     }
+    parallel_for(threads, threads, [&](int t) {
+      const std::size_t ti = static_cast<std::size_t>(t);
+      std::size_t k = 0;
+      for (auto& c : chunk.columns) {
+        if (c.type != ColumnType::String) continue;
+        const StringPart& part = parts_[ti][k];
+        // This thread's part starts where the parts after it, taken from
+        // the grown column's end, leave off.
+        std::size_t text = c.text.size(), values = c.present.size();
+        for (std::size_t u = nt; u-- > ti;) {
+          text -= parts_[u][k].text.size();
+          values -= parts_[u][k].present.size();
+        }
+        if (!part.text.empty())
+          std::memcpy(c.text.data() + text, part.text.data(), part.text.size());
+        if (!part.present.empty())
+          std::memcpy(c.present.data() + values, part.present.data(), part.present.size());
+        std::int64_t at = static_cast<std::int64_t>(text);
+        std::int64_t* off = c.offsets.data() + values + 1;
+        for (std::int64_t len : part.lengths) *off++ = at += len;
+        ++k;
+      }
+    });
   }
 
   void parse_range(Chunk& chunk, std::int64_t row0, std::size_t first, std::int64_t a,
