@@ -153,6 +153,10 @@ cpp_gemm_kernel <- function(name) {
     .Call(`_cppestimators_cpp_gemm_kernel`, name)
 }
 
+cpp_stream_collect <- function(description, n, seed, window_rows) {
+    .Call(`_cppestimators_cpp_stream_collect`, description, n, seed, window_rows)
+}
+
 cpp_write_tfrecord <- function(data, path) {
     invisible(.Call(`_cppestimators_cpp_write_tfrecord`, data, path))
 }

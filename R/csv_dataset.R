@@ -245,30 +245,3 @@ dataset_chunks <- function(dataset) {
     count = function(n) with_error_class(cpp_csv_reader_count(reader, n))
   )
 }
-
-#' @rdname dataset_collect
-#' @param chunk_size Rows read per chunk (text line datasets).
-#' @export
-dataset_collect.cppestimators_csv_dataset <- function(dataset, n = Inf, chunk_size = 65536L, ...) {
-  check_dots(dots_names(...), "dataset_collect", c("dataset", "n", "chunk_size"))
-  n <- check_number(n, "n", min = 0, finite = FALSE)
-  chunk_size <- check_whole(chunk_size, "chunk_size", min = 1, null_ok = FALSE, max = 2^31 - 1)
-  spec <- dataset$record_spec
-  keep <- spec$types != "skip"
-  it <- dataset_chunks(dataset)
-  chunks <- list()
-  got <- 0
-  while (got < n) {
-    ch <- it$next_chunk(min(chunk_size, n - got))
-    if (is.null(ch)) break
-    chunks[[length(chunks) + 1L]] <- ch
-    got <- got + length(ch[[1]])
-  }
-  cols <- lapply(seq_len(sum(keep)), function(j) {
-    type <- spec$types[keep][j]
-    empty <- switch(type, integer = integer(), double = double(), logical = logical(), character())
-    if (length(chunks) == 0L) empty else unlist(lapply(chunks, `[[`, j), use.names = FALSE)
-  })
-  names(cols) <- spec$names[keep]
-  structure(cols, class = "data.frame", row.names = .set_row_names(as.integer(got)))
-}

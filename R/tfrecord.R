@@ -122,33 +122,3 @@ engine_parse_spec <- function(features) {
   }, names(features), features))
 }
 
-#' @rdname dataset_collect
-#' @export
-dataset_collect.cppestimators_tfrecord_dataset <- function(dataset, n = Inf, ...) {
-  n <- check_number(n, "n", min = 0, finite = FALSE)
-  reader <- with_error_class(cpp_tfrecord_reader(dataset$filenames, engine_parse_spec(dataset$features)))
-  chunks <- list()
-  got <- 0
-  while (got < n) {
-    ch <- with_error_class(cpp_tfrecord_read(reader, min(dataset$chunk_size, n - got)))
-    rows <- attr(ch, "n")
-    if (rows == 0) break
-    chunks[[length(chunks) + 1L]] <- ch
-    got <- got + rows
-  }
-  keys <- names(dataset$features)
-  cols <- lapply(keys, function(k) {
-    parts <- lapply(chunks, `[[`, k)
-    if (length(parts) == 0L) return(empty_feature(dataset$features[[k]]))
-    if (is.matrix(parts[[1]])) do.call(rbind, parts) else do.call(c, parts)
-  })
-  names(cols) <- keys
-  structure(cols, class = "data.frame", row.names = .set_row_names(as.integer(got)))
-}
-
-empty_feature <- function(f) {
-  if (inherits(f, "cppestimators_var_len_feature")) return(list())
-  x <- switch(f$dtype, string = character(), int64 = , int32 = integer(), double())
-  width <- prod(f$shape)
-  if (width > 1L) matrix(x, 0L, width) else x
-}

@@ -442,6 +442,20 @@ RcppExport SEXP _cppestimators_cpp_gemm_kernel(SEXP nameSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_stream_collect
+Rcpp::List cpp_stream_collect(Rcpp::List description, double n, double seed, double window_rows);
+RcppExport SEXP _cppestimators_cpp_stream_collect(SEXP descriptionSEXP, SEXP nSEXP, SEXP seedSEXP,
+                                                  SEXP window_rowsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type description(descriptionSEXP);
+  Rcpp::traits::input_parameter<double>::type n(nSEXP);
+  Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+  Rcpp::traits::input_parameter<double>::type window_rows(window_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_collect(description, n, seed, window_rows));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_write_tfrecord
 void cpp_write_tfrecord(Rcpp::List data, std::string path);
 RcppExport SEXP _cppestimators_cpp_write_tfrecord(SEXP dataSEXP, SEXP pathSEXP) {
@@ -586,6 +600,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_session_note_interrupt",
      (DL_FUNC)&_cppestimators_cpp_session_note_interrupt, 1},
     {"_cppestimators_cpp_gemm_kernel", (DL_FUNC)&_cppestimators_cpp_gemm_kernel, 1},
+    {"_cppestimators_cpp_stream_collect", (DL_FUNC)&_cppestimators_cpp_stream_collect, 4},
     {"_cppestimators_cpp_write_tfrecord", (DL_FUNC)&_cppestimators_cpp_write_tfrecord, 2},
     {"_cppestimators_cpp_tfrecord_reader", (DL_FUNC)&_cppestimators_cpp_tfrecord_reader, 2},
     {"_cppestimators_cpp_tfrecord_read", (DL_FUNC)&_cppestimators_cpp_tfrecord_read, 2},

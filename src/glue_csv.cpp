@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include "r_stream.h"
+
 using namespace cppestimators;
 
 namespace {
@@ -26,12 +28,12 @@ CsvType csv_type_of(const std::string& t) {
 
 }  // namespace
 
-// `names` may be empty strings (taken from the first file's header);
-// `defaults` a list of length-1 vectors, NULL for a column without one.
-// [[Rcpp::export(rng = false)]]
-SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names,
-                        Rcpp::CharacterVector types, Rcpp::List defaults, double skip,
-                        std::string delim, bool header, int threads, double block_size) {
+std::unique_ptr<CsvReader> cppestimators::csv_reader_from_r(Rcpp::CharacterVector files,
+                                                            Rcpp::CharacterVector names,
+                                                            Rcpp::CharacterVector types,
+                                                            Rcpp::List defaults, double skip,
+                                                            std::string delim, bool header,
+                                                            int threads, double block_size) {
   CsvOptions opt;
   if (delim.size() != 1) Rcpp::stop("internal: the delimiter must be one character");
   opt.delim = delim[0];
@@ -66,9 +68,18 @@ SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names
     }
     opt.columns.push_back(std::move(c));
   }
+  return std::make_unique<CsvReader>(Rcpp::as<std::vector<std::string>>(files), std::move(opt));
+}
+
+// `names` may be empty strings (taken from the first file's header);
+// `defaults` a list of length-1 vectors, NULL for a column without one.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names,
+                        Rcpp::CharacterVector types, Rcpp::List defaults, double skip,
+                        std::string delim, bool header, int threads, double block_size) {
   auto box = std::make_unique<CsvBox>();
   box->reader =
-      std::make_unique<CsvReader>(Rcpp::as<std::vector<std::string>>(files), std::move(opt));
+      csv_reader_from_r(files, names, types, defaults, skip, delim, header, threads, block_size);
   return Rcpp::XPtr<CsvBox>(box.release(), true);
 }
 

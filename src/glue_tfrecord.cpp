@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "r_stream.h"
+
 using namespace cppestimators;
 
 namespace {
@@ -71,7 +73,7 @@ struct ReaderBox {
   Chunk chunk;
 };
 
-FeatureSpec spec_from_r(Rcpp::List f) {
+FeatureSpec feature_spec_from_r(Rcpp::List f) {
   FeatureSpec s;
   s.key = Rcpp::as<std::string>(f["key"]);
   const std::string kind = Rcpp::as<std::string>(f["kind"]);
@@ -93,14 +95,21 @@ FeatureSpec spec_from_r(Rcpp::List f) {
   return s;
 }
 
+}  // namespace
+
 // Column c of the chunk as an R vector (a matrix for width > 1, a list for ragged).
-SEXP column_to_r(const Chunk& chunk, const ChunkColumn& c) {
+SEXP cppestimators::chunk_column_to_r(const Chunk& chunk, const ChunkColumn& c) {
   const R_xlen_t n = static_cast<R_xlen_t>(chunk.n);
   const auto values = [&](std::int64_t a, std::int64_t b) -> SEXP {
     const R_xlen_t m = static_cast<R_xlen_t>(b - a);
     if (c.type == ColumnType::Double) {
       Rcpp::NumericVector v(m);
       for (R_xlen_t i = 0; i < m; ++i) v[i] = c.doubles[static_cast<std::size_t>(a + i)];
+      return v;
+    }
+    if (c.type == ColumnType::Logical) {
+      Rcpp::LogicalVector v(m);
+      for (R_xlen_t i = 0; i < m; ++i) v[i] = c.ints[static_cast<std::size_t>(a + i)];
       return v;
     }
     if (c.type == ColumnType::Integer) {
@@ -131,8 +140,6 @@ SEXP column_to_r(const Chunk& chunk, const ChunkColumn& c) {
   if (c.width > 1) v.attr("dim") = Rcpp::IntegerVector::create(static_cast<int>(n), c.width);
   return v;
 }
-
-}  // namespace
 
 // Writes the rows of `data` (a list of equally long columns: atomic vectors,
 // or lists of atomic vectors for variable-length features) to `path` as
@@ -183,14 +190,18 @@ void cpp_write_tfrecord(Rcpp::List data, std::string path) {
   write_file_atomic(path, out);
 }
 
+std::vector<FeatureSpec> cppestimators::example_spec_from_r(Rcpp::List spec) {
+  std::vector<FeatureSpec> s;
+  for (R_xlen_t i = 0; i < spec.size(); ++i) s.push_back(feature_spec_from_r(spec[i]));
+  return s;
+}
+
 // A reader of `files` with the parse spec `spec` (a list of lists: key,
 // kind "float"/"int64"/"string", var_len, width, default).
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_tfrecord_reader(std::vector<std::string> files, Rcpp::List spec) {
-  std::vector<FeatureSpec> s;
-  for (R_xlen_t i = 0; i < spec.size(); ++i) s.push_back(spec_from_r(spec[i]));
   auto box = std::make_unique<ReaderBox>();
-  box->reader = std::make_unique<ExampleReader>(std::move(files), std::move(s));
+  box->reader = std::make_unique<ExampleReader>(std::move(files), example_spec_from_r(spec));
   return Rcpp::XPtr<ReaderBox>(box.release(), true);
 }
 
@@ -204,7 +215,7 @@ Rcpp::List cpp_tfrecord_read(SEXP reader, double n) {
   Rcpp::List out(chunk.columns.size());
   Rcpp::CharacterVector names(chunk.columns.size());
   for (std::size_t f = 0; f < chunk.columns.size(); ++f) {
-    out[static_cast<R_xlen_t>(f)] = column_to_r(chunk, chunk.columns[f]);
+    out[static_cast<R_xlen_t>(f)] = chunk_column_to_r(chunk, chunk.columns[f]);
     names[static_cast<R_xlen_t>(f)] = chunk.columns[f].key;
   }
   out.attr("names") = names;

@@ -40,6 +40,12 @@ class ExampleReader {
     return out.n;
   }
 
+  // Back to the first record of the first file.
+  void rewind() {
+    file_.reset();
+    next_file_ = 0;
+  }
+
  private:
   struct FileCloser {
     void operator()(std::FILE* f) const {
