@@ -85,6 +85,10 @@ cpp_session_new <- function(est, features, labels, weights, weight_key, mode, ba
     .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel)
 }
 
+cpp_stream_session_new <- function(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel) {
+    .Call(`_cppestimators_cpp_stream_session_new`, est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel)
+}
+
 cpp_dense_block <- function(est, features, threads) {
     .Call(`_cppestimators_cpp_dense_block`, est, features, threads)
 }

@@ -314,6 +314,7 @@ transformed_term_hint <- function(e) {
 resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   check_choice(mode, "mode", session_modes)
   input_fn <- as_input_fn(input_fn, estimator)
+  if (inherits(input_fn, "cppestimators_dataset_input_fn")) return(list(stream = TRUE, input = input_fn))
   plan <- column_plan(estimator)
   features <- mark_checked(plan, input_fn, session_features(estimator, plan, input_fn$features))
   read <- if (identical(names(input_fn$features), plan$keys)) input_fn$features else input_fn$features[plan$keys]

@@ -45,10 +45,11 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   data <- resolve_input(input_fn, object, mode, in_order = in_order)
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
   kernel <- engine_kernel()
-  ses <- cpp_session_new(ptr, data$features, data$labels, data$weights,
-                         object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
-                         data$num_epochs, isTRUE(data$shuffle), seed,
-                         feature_block(object, ptr, data), engine_threads(), kernel)
+  ses <- if (isTRUE(data$stream)) stream_session(object, ptr, data$input, mode, seed, kernel) else
+    cpp_session_new(ptr, data$features, data$labels, data$weights,
+                    object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
+                    data$num_epochs, isTRUE(data$shuffle), seed,
+                    feature_block(object, ptr, data), engine_threads(), kernel)
   on.exit(cpp_session_close(ses), add = TRUE)
   r_session <- new_r_session(ses, mode)
   r_context <- new_run_context(ses, r_session)

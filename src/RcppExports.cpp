@@ -265,6 +265,37 @@ RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, 
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_stream_session_new
+SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::string> features,
+                            std::string response, bool has_vocabulary,
+                            std::vector<std::string> vocabulary, std::string weight_key,
+                            std::string mode, int batch_size, double seed, double window_rows,
+                            int threads, std::string kernel);
+RcppExport SEXP _cppestimators_cpp_stream_session_new(
+    SEXP estSEXP, SEXP descriptionSEXP, SEXP featuresSEXP, SEXP responseSEXP,
+    SEXP has_vocabularySEXP, SEXP vocabularySEXP, SEXP weight_keySEXP, SEXP modeSEXP,
+    SEXP batch_sizeSEXP, SEXP seedSEXP, SEXP window_rowsSEXP, SEXP threadsSEXP, SEXP kernelSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type description(descriptionSEXP);
+  Rcpp::traits::input_parameter<std::vector<std::string> >::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<std::string>::type response(responseSEXP);
+  Rcpp::traits::input_parameter<bool>::type has_vocabulary(has_vocabularySEXP);
+  Rcpp::traits::input_parameter<std::vector<std::string> >::type vocabulary(vocabularySEXP);
+  Rcpp::traits::input_parameter<std::string>::type weight_key(weight_keySEXP);
+  Rcpp::traits::input_parameter<std::string>::type mode(modeSEXP);
+  Rcpp::traits::input_parameter<int>::type batch_size(batch_sizeSEXP);
+  Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+  Rcpp::traits::input_parameter<double>::type window_rows(window_rowsSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
+  rcpp_result_gen = Rcpp::wrap(
+      cpp_stream_session_new(est, description, features, response, has_vocabulary, vocabulary,
+                             weight_key, mode, batch_size, seed, window_rows, threads, kernel));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_dense_block
 SEXP cpp_dense_block(SEXP est, Rcpp::List features, int threads);
 RcppExport SEXP _cppestimators_cpp_dense_block(SEXP estSEXP, SEXP featuresSEXP, SEXP threadsSEXP) {
@@ -578,6 +609,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_catch_tests_built", (DL_FUNC)&_cppestimators_cpp_catch_tests_built, 0},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 13},
+    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 13},
     {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC)&_cppestimators_cpp_estimator_dense_width,
      1},

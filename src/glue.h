@@ -14,6 +14,10 @@ struct SessionBox {
   Rcpp::RObject estimator_ptr;  // keeps the Estimator alive
   Rcpp::List keep;              // the R vectors the Dataset points into
   Dataset data;
+  // a streaming input: the R objects its source calls, and the feed (both
+  // outlive the session, which reads the feed's windows)
+  std::vector<Rcpp::RObject> host;
+  std::unique_ptr<StreamFeed> feed;
   std::unique_ptr<Session> session;
   bool running = false;
 };

@@ -11,6 +11,7 @@
 #include "hook_factory.h"
 #include "r_data.h"
 #include "r_services.h"
+#include "r_stream.h"
 
 using namespace cppestimators;
 
@@ -72,6 +73,42 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
     rows = b.block;
   }
   box->session.reset(new Session(e, box->data, opt, rows));
+  return Rcpp::XPtr<SessionBox>(box.release(), true);
+}
+
+// A session over a streaming dataset: `description` as engine_pipeline()
+// gives it; `features` the keys the feature columns read; `response` ("" for
+// none), mapped through `vocabulary` when `has_vocabulary`; the weight
+// column `weight_key` ("" for none); `batch_size` for a dataset without
+// dataset_batch(); windows of `window_rows` rows.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::string> features,
+                            std::string response, bool has_vocabulary,
+                            std::vector<std::string> vocabulary, std::string weight_key,
+                            std::string mode, int batch_size, double seed, double window_rows,
+                            int threads, std::string kernel) {
+  Estimator& e = estimator_of(est);
+  std::unique_ptr<SessionBox> box(new SessionBox());
+  box->estimator_ptr = est;
+  Pipeline p = pipeline_from_r(description, static_cast<std::uint64_t>(seed), box->host);
+  FeedColumns cols;
+  cols.features = std::move(features);
+  if (mode != "infer") cols.response = response;
+  cols.has_vocabulary = has_vocabulary;
+  cols.vocabulary = std::move(vocabulary);
+  if (mode != "infer") cols.weight_key = weight_key;
+  box->feed = std::make_unique<StreamFeed>(std::move(p.rows), p.plan, batch_size,
+                                           static_cast<std::int64_t>(window_rows), std::move(cols));
+  SessionOptions opt;
+  opt.mode = mode == "train" ? Mode::Train : mode == "eval" ? Mode::Eval : Mode::Predict;
+  if (mode != "train" && mode != "eval" && mode != "infer")
+    Rcpp::stop("unknown session mode '%s'; known modes are 'train', 'eval', 'infer'", mode);
+  opt.batch_size = box->feed->batch_size();
+  opt.num_epochs = 1;
+  opt.seed = static_cast<std::uint64_t>(seed);
+  opt.threads = threads;
+  opt.kernel = kernel_named(kernel);
+  box->session.reset(new Session(e, *box->feed, opt));
   return Rcpp::XPtr<SessionBox>(box.release(), true);
 }
 

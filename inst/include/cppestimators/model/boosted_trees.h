@@ -111,6 +111,10 @@ class BoostedTreesModel : public Model {
     ensemble_.set_state(trees::Ensemble::kBoundariesReady, 1.0f);
   }
 
+  // A streaming session's new window: every row's buckets, finished trees
+  // and node are recomputed (TF's path for data not held in memory).
+  void rows_replaced(Workspace& base) override { static_cast<Work&>(base).rows.forget_rows(); }
+
   std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
                                            int threads) const override {
     auto ws = std::make_unique<Work>();

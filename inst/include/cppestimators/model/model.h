@@ -68,6 +68,10 @@ class Model {
   virtual void begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/,
                              const DenseRows* /*block*/, Mode /*mode*/, int /*threads*/) {}
 
+  // Called when a streaming session moved to a new window of rows: row
+  // indices now name other examples, so per-row caches are stale.
+  virtual void rows_replaced(Workspace& /*ws*/) {}
+
   // How the model trains (training_strategy.h): gradient steps through the
   // optimizers unless the model chose otherwise.
   TrainingStrategy& training() { return *training_; }

@@ -22,6 +22,7 @@
 #include "../data/batcher.h"
 #include "../features/dense_block.h"
 #include "../data/dataset.h"
+#include "../data/stream_feed.h"
 #include "../model/estimator.h"
 #include "../model/mode.h"
 #include "../services.h"
@@ -48,28 +49,46 @@ class Session {
   // columns (features/dense_block.h), or null to gather them batch by batch.
   Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
           std::shared_ptr<const DenseRows> block = nullptr)
+      : Session(est, data, opt, std::move(block), nullptr) {}
+
+  // A session over a streaming dataset (data/stream_feed.h): batches of the
+  // feed's size, cut from its windows of rows; the feature columns are bound
+  // to each window in turn, checking its values as they are for R data.
+  Session(Estimator& est, StreamFeed& feed, const SessionOptions& opt)
+      : Session(est, primed(feed), opt, nullptr, &feed) {}
+
+ private:
+  static const Dataset& primed(StreamFeed& feed) {
+    feed.prime();
+    return feed.data();
+  }
+
+  Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
+          std::shared_ptr<const DenseRows> block, StreamFeed* feed)
       : est_(est),
         data_(data),
         opt_(opt),
+        feed_(feed),
         block_(std::move(block)),
-        batcher_(data.n, opt.batch_size, opt.num_epochs, opt.shuffle, opt.seed),
-        binding_(est.model().features().bind(data)),
+        batcher_(feed ? 0 : data.n, feed ? feed->batch_size() : opt.batch_size, opt.num_epochs,
+                 opt.shuffle, opt.seed),
+        binding_(bind_checked(est, data, feed)),
         metrics_(est.head().new_metrics()) {
     const Head& head = est.head();
     if (opt.mode != Mode::Predict) {
       if (data.labels == nullptr)
         throw std::invalid_argument(
             "`input_fn` has no response: training and evaluation need one (set `response`)");
-      head.check_labels(data.labels, data.n, data.label_width);
-      if (data.weights != nullptr) check_weights(data);
+      check_window_labels(data);
     }
-    if (opt.mode == Mode::Predict && opt.num_epochs < 0)
+    if (feed == nullptr && opt.mode == Mode::Predict && opt.num_epochs < 0)
       throw std::invalid_argument(
           "predict() needs an `input_fn` with a finite `num_epochs` (got NULL, which repeats "
           "forever)");
     // a batch never holds more rows than the whole input delivers
-    std::int64_t rows_max = opt.batch_size;
-    if (opt.num_epochs >= 0) rows_max = std::min<std::int64_t>(rows_max, data.n * opt.num_epochs);
+    std::int64_t rows_max = feed ? feed->batch_size() : opt.batch_size;
+    if (feed == nullptr && opt.num_epochs >= 0)
+      rows_max = std::min<std::int64_t>(rows_max, data.n * opt.num_epochs);
     // buffers are sized up front: refuse sizes no machine holds before trying
     const double per_row = 4.0 * (est.model().features().dense_width() + 3.0 * head.logits_dim() +
                                   head.label_dim() + head.per_example_dim() + 2.0);
@@ -85,7 +104,7 @@ class Session {
         static_cast<int>(opt.mode == Mode::Train ? b : std::min<std::size_t>(b, kForwardChunk));
     est.model().features().allocate(*binding_, work_rows, batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
-    batch_.data_rows = data.n;
+    batch_.data_rows = feed ? feed->window_capacity() : data.n;
     est.model().begin_session(*binding_, data.n, block_.get(), opt.mode, opt.threads);
     workspace_ = est.model().new_workspace(batch_, work_rows, opt.threads);
     workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
@@ -100,11 +119,14 @@ class Session {
     dlogits_.assign(opt.mode == Mode::Train ? b * head.logits_dim() : 0, 0.0f);
     per_example_.assign(b * head.per_example_dim(), 0.0f);
     if (opt.mode == Mode::Predict)
-      predictions_.reserve(
-          static_cast<std::size_t>(std::min<std::int64_t>(data.n * opt.num_epochs, 1 << 20)) *
-          head.logits_dim());
+      predictions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(
+                               feed ? rows_max : data.n * opt.num_epochs, 1 << 20)) *
+                           head.logits_dim());
+    if (feed) feed->take_refilled();  // the first window is bound and checked
     ++live_count();
   }
+
+ public:
   ~Session() { --live_count(); }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -126,13 +148,14 @@ class Session {
   bool run_step() {
     if (opt_.mode == Mode::Train && est_.model().training().finished())
       return false;  // nothing left to train
-    const int rows = batcher_.next(idx_.data());
+    const int rows = feed_ ? next_streamed() : batcher_.next(idx_.data());
     if (rows == 0) return false;
     rows_ = rows;
     const Head& head = est_.head();
     // Every row in order (a whole epoch that is not shuffled) twice in a row:
     // the labels and weights gathered last time are these.
-    const bool whole = !batcher_.shuffles() && rows == data_.n && batcher_.last_distinct();
+    const bool whole =
+        !feed_ && !batcher_.shuffles() && rows == data_.n && batcher_.last_distinct();
     if (!(whole && gathered_whole_)) {
       if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
       if (weighted_) gather_weights(rows);
@@ -142,7 +165,7 @@ class Session {
     batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
     if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
       est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
-      batch_.distinct_rows = batcher_.last_distinct();
+      batch_.distinct_rows = distinct();
       batch_.whole_in_order = whole;
       est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
     } else {
@@ -203,7 +226,7 @@ class Session {
   // The forward pass of a large evaluation or prediction batch, chunk by
   // chunk into logits_, checking for an interrupt after each.
   void forward_in_chunks(int rows) {
-    const bool distinct = batcher_.last_distinct();
+    const bool distinct = this->distinct();
     const std::size_t width = static_cast<std::size_t>(est_.head().logits_dim());
     for (int off = 0; off < rows; off += kForwardChunk) {
       const int n = std::min(kForwardChunk, rows - off);
@@ -293,6 +316,45 @@ class Session {
   void set_hooks(const std::vector<Hook*>* hooks) { hooks_ = hooks; }
 
  private:
+  // Whether the last batch holds each of its rows once.
+  bool distinct() const { return feed_ != nullptr || batcher_.last_distinct(); }
+
+  // The next batch of the feed as row indices of its window; a new window
+  // is bound and checked first.
+  int next_streamed() {
+    const int rows = feed_->next_batch();
+    if (rows == 0) return 0;
+    if (feed_->take_refilled()) {
+      binding_ = bind_checked(est_, data_, feed_);
+      if (opt_.mode != Mode::Predict) check_window_labels(data_);
+      est_.model().rows_replaced(*workspace_);
+      gathered_whole_ = false;
+    }
+    const int off = static_cast<int>(feed_->offset());
+    for (int r = 0; r < rows; ++r) idx_[static_cast<std::size_t>(r)] = off + r;
+    return rows;
+  }
+
+  // The feature columns bound to `data`; a streamed window's errors say
+  // where the window starts, since their row numbers count from it.
+  static std::unique_ptr<FeatureSet::Binding> bind_checked(Estimator& est, const Dataset& data,
+                                                           const StreamFeed* feed) {
+    if (feed == nullptr || feed->window_first_row() == 0) return est.model().features().bind(data);
+    try {
+      return est.model().features().bind(data);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(e.what()) + " (rows counted from row " +
+                                  std::to_string(feed->window_first_row() + 1) +
+                                  " of the dataset)");
+    }
+  }
+
+  void check_window_labels(const Dataset& data) const {
+    if (data.labels == nullptr) return;
+    est_.head().check_labels(data.labels, data.n, data.label_width);
+    if (data.weights != nullptr) check_weights(data);
+  }
+
   void gather_labels(int rows) {
     const int w = data_.label_width;
     for (int r = 0; r < rows; ++r)
@@ -338,6 +400,7 @@ class Session {
   Estimator& est_;
   const Dataset& data_;
   SessionOptions opt_;
+  StreamFeed* feed_ = nullptr;  // the streaming input, or null for R data
   std::shared_ptr<const DenseRows> block_;
   Batcher batcher_;
   std::unique_ptr<FeatureSet::Binding> binding_;

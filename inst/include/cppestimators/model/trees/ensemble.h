@@ -58,6 +58,16 @@ struct RowCache {
     all_base_trees = all_node_tree = -2;
   }
 
+  // Every row unseen again (the rows now hold other examples).
+  void forget_rows() {
+    all_base_trees = all_node_tree = -2;
+    std::fill(have_bins.begin(), have_bins.end(), 0);
+    std::fill(base.begin(), base.end(), 0.0);
+    std::fill(base_trees.begin(), base_trees.end(), 0);
+    std::fill(node_of.begin(), node_of.end(), 0);
+    std::fill(node_tree.begin(), node_tree.end(), -1);
+  }
+
   void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows,
                 int classes = 1) {
     if (narrow)

@@ -1,0 +1,81 @@
+# Input functions over streaming datasets (text_line_dataset(),
+# tfrecord_dataset(), sqlite_dataset(), ...): the engine reads the dataset
+# window by window while the session trains, so the data need not fit in
+# memory.
+
+#' @rdname input_fn
+#' @export
+input_fn.cppestimators_dataset <- function(object, features, response = NULL, batch_size = 128, ...) {
+  check_dots(dots_names(...), "input_fn", c("features", "response", "batch_size"))
+  nms <- dataset_names(object)
+  if (!length(nms)) {
+    abort("the dataset's column names are not known: give its record spec names.")
+  }
+  response <- select_columns(rlang::enquo(response), nms, arg = "response", null_ok = TRUE)
+  if (length(response) > 1L) abort("`response` must name one column.")
+  features <- if (missing(features)) setdiff(nms, response) else
+    select_columns(rlang::enquo(features), nms, arg = "features")
+  batch_size <- check_whole(batch_size, "batch_size", null_ok = FALSE, max = .Machine$integer.max)
+  fields <- list(dataset = object, feature_names = features, response = response, batch_size = batch_size,
+                 shuffle = FALSE, num_epochs = 1)
+  input <- new_input_fn(fields)
+  class(input) <- c("cppestimators_dataset_input_fn", class(input))
+  input
+}
+
+#' @export
+print.cppestimators_dataset_input_fn <- function(x, ...) {
+  feats <- x$feature_names
+  if (length(feats) > 6L) feats <- c(feats[1:5], sprintf("... (%d in all)", length(feats)))
+  batch <- dataset_batch_size(x$dataset)
+  cat(sprintf("<input_fn: streaming %s; features %s; response %s; batch_size %d%s>\n",
+              class(x$dataset)[1L], paste(feats, collapse = ", "), x$response %||% "none",
+              as.integer(batch %||% x$batch_size), if (is.null(batch)) "" else " (dataset_batch())"))
+  invisible(x)
+}
+
+# The batch size dataset_batch() set, or NULL.
+dataset_batch_size <- function(dataset) {
+  for (op in dataset$ops %||% list()) if (identical(op$kind, "batch")) return(op$batch_size)
+  NULL
+}
+
+# Whether the dataset repeats forever (a dataset_repeat() without a count
+# and no dataset_take() after it).
+dataset_is_infinite <- function(dataset) {
+  infinite <- FALSE
+  for (op in dataset$ops %||% list()) {
+    if (identical(op$kind, "repeat") && !is.finite(op$count)) infinite <- TRUE
+    if (identical(op$kind, "take") && is.finite(op$count)) infinite <- FALSE
+  }
+  infinite
+}
+
+# The engine session of a streaming input (run_session_impl()).
+stream_session <- function(object, ptr, input, mode, seed, kernel) {
+  plan <- column_plan(object)
+  if (any(plan$normalized)) {
+    abort("column_numeric(normalizer_fn = ) runs R code on every value and cannot read a streaming dataset: normalize the data when writing the files, or read them into a data frame.")
+  }
+  if (mode == "infer" && dataset_is_infinite(input$dataset)) {
+    abort("predict() needs a finite dataset: this one repeats forever (dataset_repeat() without `count`).")
+  }
+  if (mode != "infer" && is.null(input$response)) {
+    abort("`input_fn` has no response: train() and evaluate() need one (set `response`).")
+  }
+  weight <- object$spec$weight_column$name %||% ""
+  if (nzchar(weight) && mode != "infer" && !weight %in% dataset_names(input$dataset)) {
+    abort(sprintf("the weight column '%s' is not a column of the dataset.", weight))
+  }
+  vocab <- object$spec$label_vocabulary
+  window <- getOption("cppestimators.stream_window_rows", 65536)
+  batch <- dataset_batch_size(input$dataset) %||% input$batch_size
+  layer <- object$spec$model$n_batches_per_layer
+  # boosted trees find their features' quantiles in the first window: at
+  # least the batches of one layer
+  if (!is.null(layer)) window <- max(window, batch * layer)
+  features <- intersect(input$feature_names, plan$keys)
+  cpp_stream_session_new(ptr, engine_pipeline(input$dataset), features, input$response %||% "",
+                         !is.null(vocab), as.character(vocab %||% character()), weight, mode,
+                         as.integer(input$batch_size), seed, window, engine_threads(), kernel)
+}
