@@ -38,7 +38,7 @@ std::unique_ptr<RowStream> source_from_r(const Rcpp::List& src, std::vector<Rcpp
                                                   example_spec_from_r(src["spec"]));
     return std::make_unique<ExampleStream>(std::move(reader));
   }
-  (void)host;
+  if (kind == "r") return r_source_stream_from_r(src, host);
   Rcpp::stop("internal: unknown dataset source '%s'", kind);
 }
 

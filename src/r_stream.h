@@ -28,6 +28,14 @@ std::unique_ptr<CsvReader> csv_reader_from_r(Rcpp::CharacterVector files,
 std::vector<FeatureSpec> example_spec_from_r(Rcpp::List spec);
 SEXP chunk_column_to_r(const Chunk& chunk, const ChunkColumn& c);
 
+// r_source_stream.cpp: the rows of an R source (kind "r": list(next_chunk =
+// function(n), rewind = function(), close = function() or absent, names,
+// types), R/sql_dataset.R), a stream that reads on R's main thread and is
+// destroyed there (calling close()); its functions are kept in `host`, which
+// must outlive the stream.
+std::unique_ptr<RowStream> r_source_stream_from_r(const Rcpp::List& src,
+                                                  std::vector<Rcpp::RObject>& host);
+
 // glue_stream.cpp: the engine's pipeline for R's description of a dataset
 // (R/dataset_pipeline.R, engine_pipeline()): list(source = <source>, ops =
 // <list of ops>). `seed` seeds the transforms given no seed of their own;
