@@ -44,7 +44,8 @@ std::unique_ptr<RowStream> source_from_r(const Rcpp::List& src, std::vector<Rcpp
   Rcpp::stop("internal: unknown dataset source '%s'", kind);
 }
 
-// A row transform (before dataset_batch()) around `in`.
+// A row transform around `in`: one before dataset_batch(), or a prefetch
+// wherever it is placed.
 std::unique_ptr<RowStream> row_op(std::unique_ptr<RowStream> in, const Rcpp::List& op,
                                   const std::string& kind, std::uint64_t seed) {
   if (kind == "skip") return std::make_unique<SkipStream>(std::move(in), count_of(op, "count"));

@@ -114,6 +114,8 @@ test_that("prefetching gives the same rows as reading directly", {
   shuffled <- dataset_shuffle(ds, 500, seed = 9)
   expect_identical(dataset_collect(dataset_prefetch(shuffled, 2), chunk_size = 64),
                    dataset_collect(shuffled, chunk_size = 64))
+  batches <- dataset_repeat(dataset_prefetch(dataset_batch(dataset_take(ds, 50), 7, drop_remainder = TRUE)), 2)
+  expect_identical(ids(batches, chunk_size = 20), c(1:49, 1:49))
   twice <- dataset_repeat(dataset_prefetch(dataset_take(ds, 50)), 2)
   expect_identical(ids(twice, chunk_size = 16), c(1:50, 1:50))
   expect_identical(ids(dataset_take(dataset_prefetch(dataset_repeat(ds)), 10), chunk_size = 4), 1:10)
