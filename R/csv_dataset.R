@@ -222,7 +222,7 @@ print.cppestimators_csv_dataset <- function(x, ...) {
               if (length(x$filenames) == 1L) "" else "s", sum(keep)))
   cat("  files:", paste(basename(x$filenames), collapse = ", "), "\n")
   cat("  columns:", paste0(spec$names[keep], " <", spec$types[keep], ">", collapse = ", "), "\n")
-  invisible(x)
+  print_dataset_ops(x)
 }
 
 # An iterator over a dataset's chunks: next(n) gives the next chunk of up to

@@ -12,7 +12,8 @@
 #' `string` ones character vectors.
 #'
 #' @param dataset A dataset.
-#' @param n The number of records to read at most (`Inf`: all).
+#' @param n The number of records to read at most (`Inf`: all; a dataset
+#'   repeated forever by [dataset_repeat()] needs a finite `n`).
 #' @param ... Unused.
 #' @return A data frame.
 #' @export

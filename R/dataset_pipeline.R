@@ -54,6 +54,10 @@ dataset_collect.cppestimators_dataset <- function(dataset, n = Inf, chunk_size =
   check_dots(dots_names(...), "dataset_collect", c("dataset", "n", "chunk_size"))
   n <- check_number(n, "n", min = 0, finite = FALSE)
   chunk_size <- check_whole(chunk_size, "chunk_size", min = 1, null_ok = FALSE, max = 2^31 - 1)
+  if (!is.finite(n) && dataset_is_infinite(dataset)) {
+    abort(paste0("`dataset` repeats forever (dataset_repeat() without a `count`): give dataset_collect() ",
+                 "a finite `n`, or dataset_take() a count after the repeat."))
+  }
   seed <- floor(stats::runif(1) * 2^31)
   cols <- with_error_class(cpp_stream_collect(engine_pipeline(dataset), n, seed, chunk_size))
   rows <- attr(cols, "n")

@@ -109,7 +109,7 @@ print.cppestimators_tfrecord_dataset <- function(x, ...) {
   for (f in shown) cat("  ", f, "\n", sep = "")
   if (n > length(shown)) cat("  ... and ", n - length(shown), " more\n", sep = "")
   for (k in names(x$features)) cat("  ", k, ": ", format(x$features[[k]]), "\n", sep = "")
-  invisible(x)
+  print_dataset_ops(x)
 }
 
 # The spec as the engine takes it (glue_tfrecord.cpp).

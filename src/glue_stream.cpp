@@ -3,6 +3,8 @@
 // its transforms, and read back into R (dataset_collect()).
 #include <Rcpp.h>
 
+#include <cppestimators/data/prefetch_stream.h>
+#include <cppestimators/data/shuffle_stream.h>
 #include <cppestimators/data/stream_sources.h>
 #include <cppestimators/data/stream_transforms.h>
 
@@ -42,16 +44,26 @@ std::unique_ptr<RowStream> source_from_r(const Rcpp::List& src, std::vector<Rcpp
   Rcpp::stop("internal: unknown dataset source '%s'", kind);
 }
 
-// A row transform (before dataset_batch()) around `in`.
+// A row transform around `in`: one before dataset_batch(), or a prefetch
+// wherever it is placed.
 std::unique_ptr<RowStream> row_op(std::unique_ptr<RowStream> in, const Rcpp::List& op,
                                   const std::string& kind, std::uint64_t seed) {
-  (void)seed;
   if (kind == "skip") return std::make_unique<SkipStream>(std::move(in), count_of(op, "count"));
   if (kind == "take") {
     const std::int64_t n = count_of(op, "count");
     return n < 0 ? std::move(in) : std::make_unique<TakeStream>(std::move(in), n);
   }
   if (kind == "repeat") return std::make_unique<RepeatStream>(std::move(in), count_of(op, "count"));
+  if (kind == "shuffle") {
+    // an NA seed: the one drawn from the session's (or R's) seed
+    const double s = Rcpp::as<double>(op["seed"]);
+    return std::make_unique<ShuffleStream>(
+        std::move(in), static_cast<std::int64_t>(Rcpp::as<double>(op["buffer_size"])),
+        std::isnan(s) ? seed : static_cast<std::uint64_t>(static_cast<std::int64_t>(s)),
+        Rcpp::as<bool>(op["reshuffle_each_iteration"]));
+  }
+  if (kind == "prefetch")
+    return std::make_unique<PrefetchStream>(std::move(in), Rcpp::as<int>(op["buffer_size"]));
   Rcpp::stop("internal: unknown dataset transform '%s'", kind);
 }
 
@@ -75,7 +87,7 @@ Pipeline cppestimators::pipeline_from_r(Rcpp::List description, std::uint64_t se
       p.plan.drop_remainder = Rcpp::as<bool>(op["drop_remainder"]);
       continue;
     }
-    if (!batched) {
+    if (!batched || kind == "prefetch") {  // prefetching reads the rows ahead, wherever placed
       p.rows = row_op(std::move(p.rows), op, kind, op_seed);
       continue;
     }

@@ -1,0 +1,219 @@
+# The transforms of a streaming dataset, with tfdatasets' names and
+# arguments: each checks its arguments and appends an op to `dataset$ops`
+# (list(kind = , ...), read by glue_stream.cpp's pipeline_from_r()), so that
+# they chain with the pipe. Nothing is read until the dataset is used.
+
+# `dataset` as given, or an error if it is not a streaming dataset.
+check_dataset <- function(dataset) {
+  if (!inherits(dataset, "cppestimators_dataset")) {
+    abort(paste0("`dataset` must be a dataset such as text_line_dataset() or tfrecord_dataset() returns, not ",
+                 describe(dataset), "."))
+  }
+  dataset
+}
+
+# An error if an argument without a default was not given.
+check_given <- function(given, arg) {
+  if (!given) abort(sprintf("`%s` is missing, with no default.", arg))
+}
+
+add_op <- function(dataset, op) {
+  dataset$ops <- c(dataset$ops, list(op))
+  dataset
+}
+
+# A count of rows (or batches) of skip, take and repeat: a whole number >= 0,
+# or -1 (tf.data's "all of them") as `all`.
+check_op_count <- function(count, all) {
+  if (is.numeric(count) && length(count) == 1L && !is.na(count) && count == -1) return(all)
+  check_whole(count, "count", min = 0, null_ok = FALSE, max = 2^53)
+}
+
+#' Shuffle the records of a dataset
+#'
+#' Shuffles the records as tf.data's shuffle buffer does: the first
+#' `buffer_size` records fill a buffer, and each record given out is drawn
+#' at random from the buffer, its place taken by the next record read. A
+#' buffer at least as large as the dataset shuffles it uniformly; a smaller
+#' one only moves each record within a window of about `buffer_size`
+#' records (a buffer of 1 keeps the order). The buffer is held in memory.
+#'
+#' @param dataset A dataset, such as [text_line_dataset()] returns.
+#' @param buffer_size The number of records in the buffer.
+#' @param seed An integer seed; `NULL`: drawn from the session's seed
+#'   (`run_config(tf_random_seed = )`), or from R's random numbers.
+#' @param reshuffle_each_iteration Whether each pass over the dataset (each
+#'   repetition of [dataset_repeat()], each epoch) has an order of its own
+#'   (`TRUE`), or all the first pass's order (`FALSE`).
+#' @return The dataset with the transform appended.
+#' @family dataset transforms
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c("x,y", paste(1:10, (1:10) %% 2, sep = ",")), path)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' dataset_collect(dataset_shuffle(ds, buffer_size = 10, seed = 1))
+#' @export
+dataset_shuffle <- function(dataset, buffer_size, seed = NULL, reshuffle_each_iteration = TRUE) {
+  check_dataset(dataset)
+  check_given(!missing(buffer_size), "buffer_size")
+  buffer_size <- check_whole(buffer_size, "buffer_size", min = 1, null_ok = FALSE, max = 2^53)
+  seed <- check_whole(seed, "seed", min = -(2^31 - 1), null_ok = TRUE, max = 2^31 - 1)
+  check_flag(reshuffle_each_iteration, "reshuffle_each_iteration")
+  add_op(dataset, list(kind = "shuffle", buffer_size = buffer_size, seed = seed %||% NA_real_,
+                       reshuffle_each_iteration = reshuffle_each_iteration))
+}
+
+#' Combine consecutive records of a dataset into batches
+#'
+#' Makes batches of `batch_size` records, in order; the last batch of each
+#' pass over the records holds the ones left, unless `drop_remainder`. The
+#' transforms applied after it ([dataset_take()], [dataset_skip()],
+#' [dataset_repeat()]) count batches rather than records. Without it, the
+#' batch size of training cuts the records into batches.
+#'
+#' @inheritParams dataset_shuffle
+#' @param batch_size The number of records in a batch.
+#' @param drop_remainder Whether to drop the last batch of a pass when it
+#'   holds fewer than `batch_size` records.
+#' @family dataset transforms
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c("x,y", paste(1:10, (1:10) %% 2, sep = ",")), path)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' # 3 batches of 3 records; the tenth record is dropped
+#' dataset_collect(dataset_batch(ds, 3, drop_remainder = TRUE))
+#' @export
+dataset_batch <- function(dataset, batch_size, drop_remainder = FALSE) {
+  check_dataset(dataset)
+  check_given(!missing(batch_size), "batch_size")
+  batch_size <- check_whole(batch_size, "batch_size", min = 1, null_ok = FALSE, max = 2^31 - 1)
+  check_flag(drop_remainder, "drop_remainder")
+  if (any(vapply(dataset$ops, function(op) identical(op$kind, "batch"), NA))) {
+    abort("a dataset can be batched once: dataset_batch() is already applied")
+  }
+  add_op(dataset, list(kind = "batch", batch_size = batch_size, drop_remainder = drop_remainder))
+}
+
+#' Repeat a dataset
+#'
+#' Reads the dataset `count` times in a row, as one pass; before
+#' [dataset_batch()], batches cross the repetitions, after it each
+#' repetition ends in its partial batch. A [dataset_shuffle()] before it
+#' shuffles each repetition anew (with `reshuffle_each_iteration = TRUE`).
+#'
+#' @inheritParams dataset_shuffle
+#' @param count The number of repetitions; `NULL` (or -1): forever, until
+#'   training stops or a [dataset_take()] after it.
+#' @family dataset transforms
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c("x,y", paste(1:10, (1:10) %% 2, sep = ",")), path)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' dataset_collect(dataset_repeat(ds, 2))
+#' # a dataset repeated forever is read with a finite `n`
+#' dataset_collect(dataset_repeat(ds), n = 25)
+#' @export
+dataset_repeat <- function(dataset, count = NULL) {
+  check_dataset(dataset)
+  count <- if (is.null(count)) Inf else check_op_count(count, all = Inf)
+  add_op(dataset, list(kind = "repeat", count = count))
+}
+
+#' Take the first records of a dataset
+#'
+#' Keeps the first `count` records of each pass over the dataset (after
+#' [dataset_batch()]: the first `count` batches).
+#'
+#' @inheritParams dataset_shuffle
+#' @param count The number of records (or batches) to keep; -1: all.
+#' @family dataset transforms
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c("x,y", paste(1:10, (1:10) %% 2, sep = ",")), path)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' dataset_collect(dataset_take(ds, 3))
+#' @export
+dataset_take <- function(dataset, count) {
+  check_dataset(dataset)
+  check_given(!missing(count), "count")
+  count <- check_op_count(count, all = Inf)
+  add_op(dataset, list(kind = "take", count = count))
+}
+
+#' Skip the first records of a dataset
+#'
+#' Drops the first `count` records of each pass over the dataset (after
+#' [dataset_batch()]: the first `count` batches).
+#'
+#' @inheritParams dataset_shuffle
+#' @param count The number of records (or batches) to drop; -1: all.
+#' @family dataset transforms
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c("x,y", paste(1:10, (1:10) %% 2, sep = ",")), path)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' dataset_collect(dataset_skip(ds, 7))
+#' @export
+dataset_skip <- function(dataset, count) {
+  check_dataset(dataset)
+  check_given(!missing(count), "count")
+  count <- check_op_count(count, all = 2^62)
+  add_op(dataset, list(kind = "skip", count = count))
+}
+
+#' Read a dataset ahead
+#'
+#' Reads and parses the next chunks of records on a background thread
+#' while the current ones are used, so that reading overlaps training. The
+#' records are the same, in the same order. Wherever it is placed, it reads
+#' the records ahead (before the batches are cut). A dataset whose records
+#' come from R (a query run by R functions) is read on R's thread, without
+#' reading ahead.
+#'
+#' @inheritParams dataset_shuffle
+#' @param buffer_size The number of chunks read ahead (at least 1: while
+#'   one chunk is used, the next is read).
+#' @family dataset transforms
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c("x,y", paste(1:10, (1:10) %% 2, sep = ",")), path)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' dataset_collect(dataset_prefetch(dataset_batch(ds, 4), 2))
+#' @export
+dataset_prefetch <- function(dataset, buffer_size = 1) {
+  check_dataset(dataset)
+  buffer_size <- check_whole(buffer_size, "buffer_size", min = 1, null_ok = FALSE, max = 64)
+  add_op(dataset, list(kind = "prefetch", buffer_size = buffer_size))
+}
+
+# Whether reading the dataset never ends: a repeat forever that no take
+# after it bounds.
+dataset_is_infinite <- function(dataset) {
+  forever <- FALSE
+  for (op in dataset$ops) {
+    if (identical(op$kind, "repeat") && !is.finite(op$count)) forever <- TRUE
+    if (identical(op$kind, "take") && is.finite(op$count)) forever <- FALSE
+  }
+  forever
+}
+
+# One line per transform, as the call that applied it.
+format_dataset_ops <- function(ops) {
+  vapply(ops, function(op) {
+    args <- switch(op$kind,
+      shuffle = c(format(op$buffer_size), if (!is.na(op$seed)) paste("seed =", format(op$seed)),
+                  if (!op$reshuffle_each_iteration) "reshuffle_each_iteration = FALSE"),
+      batch = c(format(op$batch_size), if (op$drop_remainder) "drop_remainder = TRUE"),
+      `repeat` = if (is.finite(op$count)) format(op$count),
+      skip = , take = if (is.finite(op$count) && op$count < 2^62) format(op$count) else "-1",
+      prefetch = format(op$buffer_size),
+      NULL
+    )
+    sprintf("  %s dataset_%s(%s)", "|>", op$kind, paste(args, collapse = ", "))
+  }, "")
+}
+
+print_dataset_ops <- function(x) {
+  if (length(x$ops)) cat(format_dataset_ops(x$ops), sep = "\n")
+  invisible(x)
+}
