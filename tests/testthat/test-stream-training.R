@@ -11,9 +11,9 @@ stream_frame <- function(n = 600, seed = 1) {
   df
 }
 
-stream_csv <- function(df, files = 1L) {
+stream_csv <- function(df, files = 1L, env = parent.frame()) {
   parts <- split(df, rep(seq_len(files), length.out = nrow(df))[order(rep(seq_len(files), length.out = nrow(df)))])
-  paths <- vapply(seq_along(parts), function(i) local_test_file(fileext = ".csv", envir = parent.frame(3)), "")
+  paths <- vapply(seq_along(parts), function(i) local_test_file(fileext = ".csv", env = env), "")
   for (i in seq_along(parts)) utils::write.csv(parts[[i]], paths[i], row.names = FALSE)
   paths
 }
@@ -157,11 +157,12 @@ test_that("an in-memory evaluator and train_and_evaluate() read streaming evalua
   eval_in <- input_fn(text_line_dataset(paths, spec), features = c(x1, x2, g), response = y, batch_size = 100)
   est <- linear_regressor(stream_columns())
   h <- suppressMessages(train(est, input_fn(train_ds, features = c(x1, x2, g), response = y), steps = 30,
-                              hooks = list(hook_in_memory_evaluator(eval_in, every_n_iter = 10))))
+                              hooks = list(hook_in_memory_evaluator(est, eval_in, every_n_iter = 10))))
   ev <- h$evaluations
-  expect_equal(ev$steps, c(10, 20, 30))
+  # at the start, then every 10 steps
+  expect_equal(ev$steps, c(0, 10, 20, 30))
   direct <- suppressMessages(evaluate(est, eval_in))
-  expect_equal(ev$average_loss[3], direct$average_loss, tolerance = 1e-6)
+  expect_equal(ev$eval_average_loss[4], direct$average_loss, tolerance = 1e-6)
 })
 
 test_that("training resumed from a checkpoint reads the dataset from its start, unless the script skips", {
@@ -185,7 +186,8 @@ test_that("training resumed from a checkpoint reads the dataset from its start, 
   c2 <- linear_regressor(stream_columns(), model_dir = dir2)
   suppressMessages(train(c2, input_fn(ds, features = c(x1, x2, g), response = y), steps = 5))
   c3 <- linear_regressor(stream_columns(), model_dir = dir2)
-  step <- cpp_estimator_global_step(estimator_ptr(c3))
+  step <- variable_value(c3, "global_step")[[1]]
+  expect_equal(step, 5)
   resumed <- text_line_dataset(paths, spec) %>% dataset_skip(step * 10) %>% dataset_batch(10)
   suppressMessages(train(c3, input_fn(resumed, features = c(x1, x2, g), response = y), steps = 5))
   d <- linear_regressor(stream_columns())
@@ -206,6 +208,9 @@ test_that("TFRecord files train a classifier through classifier_parse_example_sp
   b <- linear_classifier(fcs)
   # the records hold float32 values: the in-memory model reads them as read back
   mem <- dataset_collect(tfrecord_dataset(path, spec))
+  # g is a variable-length feature (as TF parses categorical columns): one value per record here
+  expect_equal(lengths(mem$g), rep(1L, 400))
+  mem$g <- unlist(mem$g)
   expect_equal(mem$x1, df$x1, tolerance = 1e-6)
   suppressMessages(train(b, input_fn(mem, features = c(x1, x2, g), response = cls, batch_size = 40, num_epochs = 5,
                                      shuffle = FALSE)))

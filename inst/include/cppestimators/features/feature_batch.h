@@ -22,6 +22,9 @@ class SparseIds {
     rows_ = 0;
     row_ptr_[0] = 0;
   }
+  // The rows and ids reserved.
+  std::size_t row_capacity() const { return row_ptr_.empty() ? 0 : row_ptr_.size() - 1; }
+  std::size_t id_capacity() const { return ids_.size(); }
   // Appends one id to the row in progress.
   void push(std::int64_t id, float weight = 1.0f) {
     const int k = row_ptr_[static_cast<std::size_t>(rows_)] + open_;

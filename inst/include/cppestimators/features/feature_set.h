@@ -104,6 +104,19 @@ class FeatureSet {
             rows, b.ids[i]->max_ids_per_row());
   }
 
+  // Grows the batch's id slots where a new binding (a streamed window) may
+  // yield more ids per row than the one it was sized for.
+  void ensure_capacity(const Binding& b, int rows, FeatureBatch& batch) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (sparse_slot_[i] < 0) continue;
+      SparseIds& s = batch.sparse[static_cast<std::size_t>(sparse_slot_[i])];
+      const std::int64_t per_row = b.ids[i]->max_ids_per_row();
+      if (s.row_capacity() < static_cast<std::size_t>(rows) ||
+          s.id_capacity() < static_cast<std::size_t>(rows) * static_cast<std::size_t>(per_row))
+        s.reserve(rows, per_row);
+    }
+  }
+
   // The dense columns of the given rows into `out` (count x dense_width).
   void gather_dense(Binding& b, const int* rows, int count, float* out) const {
     for (std::size_t i = 0; i < columns_.size(); ++i)

@@ -102,6 +102,7 @@ class Session {
     // evaluation and prediction pass kForwardChunk rows at a time through the model
     const int work_rows =
         static_cast<int>(opt.mode == Mode::Train ? b : std::min<std::size_t>(b, kForwardChunk));
+    work_rows_ = work_rows;
     est.model().features().allocate(*binding_, work_rows, batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
     batch_.data_rows = feed ? feed->window_capacity() : data.n;
@@ -326,6 +327,7 @@ class Session {
     if (rows == 0) return 0;
     if (feed_->take_refilled()) {
       binding_ = bind_checked(est_, data_, feed_);
+      est_.model().features().ensure_capacity(*binding_, work_rows_, batch_);
       if (opt_.mode != Mode::Predict) check_window_labels(data_);
       est_.model().rows_replaced(*workspace_);
       gathered_whole_ = false;
@@ -401,6 +403,7 @@ class Session {
   const Dataset& data_;
   SessionOptions opt_;
   StreamFeed* feed_ = nullptr;  // the streaming input, or null for R data
+  int work_rows_ = 0;           // rows the batch buffers hold
   std::shared_ptr<const DenseRows> block_;
   Batcher batcher_;
   std::unique_ptr<FeatureSet::Binding> binding_;
