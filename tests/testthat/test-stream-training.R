@@ -218,3 +218,40 @@ test_that("TFRecord files train a classifier through classifier_parse_example_sp
   expect_gt(suppressMessages(evaluate(a, input_fn(ds %>% dataset_take(10), features = c(x1, x2, g),
                                                   response = cls)))$accuracy, 0.8)
 })
+
+test_that("every feature column kind reads a stream as it reads the data frame", {
+  set.seed(3)
+  n <- 300
+  df <- data.frame(x1 = round(rnorm(n), 5), x2 = round(runif(n), 5),
+                   g = sample(c("a", "b", "c"), n, TRUE), h = sample(letters, n, TRUE),
+                   id = sample(0:4, n, TRUE), wt = round(runif(n, 0.1, 3), 3), stringsAsFactors = FALSE)
+  df$y <- round(df$x1 + (df$g == "a") - 0.1 * df$id + rnorm(n, sd = 0.1), 5)
+  paths <- stream_csv(df)
+  spec <- csv_record_spec(paths, types = "ddccidd")
+  g <- column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b", "c"))
+  h <- column_categorical_with_hash_bucket("h", hash_bucket_size = 7)
+  id <- column_categorical_with_identity("id", num_buckets = 5)
+  linear_cols <- feature_columns(column_numeric("x1"), column_bucketized(column_numeric("x2"), c(0.25, 0.5, 0.75)),
+                                 g, h, id, column_crossed(c("g", "h"), hash_bucket_size = 11),
+                                 column_categorical_weighted(g, "wt"))
+  dnn_cols <- feature_columns(column_numeric("x1", "x2"), column_embedding(h, dimension = 3),
+                              column_indicator(id), column_indicator(g))
+  set.seed(7)
+  a <- dnn_linear_combined_regressor(linear_feature_columns = linear_cols, dnn_feature_columns = dnn_cols,
+                                     dnn_hidden_units = c(8, 4), config = run_config(tf_random_seed = 11))
+  set.seed(7)
+  b <- dnn_linear_combined_regressor(linear_feature_columns = linear_cols, dnn_feature_columns = dnn_cols,
+                                     dnn_hidden_units = c(8, 4), config = run_config(tf_random_seed = 11))
+  feats <- c("x1", "x2", "g", "h", "id", "wt")
+  old <- options(cppestimators.stream_window_rows = 70)
+  on.exit(options(old), add = TRUE)
+  # the repeat before the batch: batches cross the passes, as with num_epochs
+  suppressMessages(train(a, input_fn(text_line_dataset(paths, spec) %>% dataset_repeat(2) %>% dataset_batch(32),
+                                     features = one_of(feats), response = y)))
+  suppressMessages(train(b, input_fn(df, features = one_of(feats), response = y, batch_size = 32, num_epochs = 2,
+                                     shuffle = FALSE)))
+  expect_equal(variable_value(a), variable_value(b), tolerance = 1e-6)
+  p1 <- predict(a, input_fn(text_line_dataset(paths, spec), features = one_of(feats)))
+  p2 <- predict(b, input_fn(df, features = one_of(feats), shuffle = FALSE))
+  expect_equal(p1, p2, tolerance = 1e-5)
+})
