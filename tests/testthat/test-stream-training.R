@@ -255,3 +255,42 @@ test_that("every feature column kind reads a stream as it reads the data frame",
   p2 <- predict(b, input_fn(df, features = one_of(feats), shuffle = FALSE))
   expect_equal(p1, p2, tolerance = 1e-5)
 })
+
+test_that("a model trains over an SQLite query, and an error in a later fetch stops training cleanly", {
+  skip_if_not_installed("RSQLite")
+  skip_if_not_installed("DBI")
+  df <- stream_frame(500)
+  db <- local_test_file(fileext = ".sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), db)
+  DBI::dbWriteTable(con, "rows", df)
+  DBI::dbDisconnect(con)
+  ds <- sqlite_dataset(db, "SELECT x1, x2, g, y FROM rows", chunk_size = 64L) %>% dataset_batch(20)
+  a <- linear_regressor(stream_columns())
+  suppressMessages(train(a, input_fn(ds, features = c(x1, x2, g), response = y)))
+  b <- linear_regressor(stream_columns())
+  suppressMessages(train(b, input_fn(df, features = c(x1, x2, g), response = y, batch_size = 20, shuffle = FALSE)))
+  expect_identical(variable_value(a), variable_value(b))
+  # an R error raised by the source's fetch in the middle of training
+  calls <- 0L
+  failing <- structure(list(ops = ds$ops, inner = ds), class = c("failing_source_dataset", "cppestimators_dataset"))
+  registerS3method("engine_source", "failing_source_dataset", function(dataset) {
+    s <- engine_source(dataset$inner)
+    fetch <- s$next_chunk
+    s$next_chunk <- function(n) {
+      calls <<- calls + 1L
+      if (calls == 4L) stop("the database went away")
+      fetch(n)
+    }
+    s
+  })
+  registerS3method("dataset_names", "failing_source_dataset", function(dataset) c("x1", "x2", "g", "y"))
+  old <- options(cppestimators.stream_window_rows = 64)  # a fetch per window
+  on.exit(options(old), add = TRUE)
+  est <- linear_regressor(stream_columns())
+  expect_error(suppressMessages(train(est, input_fn(failing, features = c(x1, x2, g), response = y))),
+               regexp = "the database went away")
+  # the steps before the failing fetch were trained, and the estimator trains on
+  expect_gt(cpp_estimator_global_step(estimator_ptr(est)), 0)
+  expect_equal(cpp_live_sessions(), 0)
+  suppressMessages(train(est, input_fn(ds, features = c(x1, x2, g), response = y), steps = 2))
+})
