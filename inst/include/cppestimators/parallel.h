@@ -24,6 +24,22 @@ void parallel_for(int n, int threads, F&& f) {
   for (int i = 0; i < n; ++i) f(i);
 }
 
+// Calls f(i) for i in [0, n) over `threads` threads, each thread taking the
+// next i when it is done with one: for pieces whose results do not depend on
+// which thread runs them, so that a thread slowed by another process's work
+// on its core does not hold the others back.
+template <class F>
+void parallel_for_dynamic(int n, int threads, F&& f) {
+#ifdef _OPENMP
+  if (threads > 1 && n > 1) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int i = 0; i < n; ++i) f(i);
+    return;
+  }
+#endif
+  for (int i = 0; i < n; ++i) f(i);
+}
+
 // The thread running the current piece of work (0 outside parallel loops).
 inline int thread_index() {
 #ifdef _OPENMP

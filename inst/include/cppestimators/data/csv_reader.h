@@ -390,13 +390,18 @@ class CsvReader {
       if (c.type == ColumnType::Integer || c.type == ColumnType::Logical) c.ints.resize(rows);
     }
     const int threads = k >= 4096 ? std::min<int>(opt_.threads, static_cast<int>(k / 2048)) : 1;
-    if (parts_.size() < static_cast<std::size_t>(threads))
-      parts_.resize(static_cast<std::size_t>(threads));
-    if (failures_.size() < static_cast<std::size_t>(threads))
-      failures_.resize(static_cast<std::size_t>(threads));
+    // pieces of at least 1024 records, several per thread, taken by the
+    // threads as they finish one (a core shared with the training loop or
+    // another process slows one thread, not the chunk)
+    const int pieces =
+        threads > 1 ? std::max(threads, std::min<int>(threads * 4, static_cast<int>(k / 1024))) : 1;
+    if (parts_.size() < static_cast<std::size_t>(pieces))
+      parts_.resize(static_cast<std::size_t>(pieces));
+    if (failures_.size() < static_cast<std::size_t>(pieces))
+      failures_.resize(static_cast<std::size_t>(pieces));
     std::size_t nstr = 0;
     for (const auto& c : chunk.columns) nstr += c.type == ColumnType::String;
-    for (int t = 0; t < threads; ++t) {
+    for (int t = 0; t < pieces; ++t) {
       auto& part = parts_[static_cast<std::size_t>(t)];
       if (part.size() < nstr) part.resize(nstr);
       for (auto& s : part) {
@@ -406,25 +411,26 @@ class CsvReader {
       }
       failures_[static_cast<std::size_t>(t)].record = -1;
     }
-    parallel_for(threads, threads, [&](int t) {
-      const std::int64_t a = k * t / threads, b = k * (t + 1) / threads;
-      parse_range(chunk, row0, first, a, b, fields_[static_cast<std::size_t>(t)].data(),
+    parallel_for_dynamic(pieces, threads, [&](int t) {
+      const std::int64_t a = k * t / pieces, b = k * (t + 1) / pieces;
+      parse_range(chunk, row0, first, a, b,
+                  fields_[static_cast<std::size_t>(thread_index())].data(),
                   parts_[static_cast<std::size_t>(t)], failures_[static_cast<std::size_t>(t)]);
     });
     const Failure* worst = nullptr;
-    for (int t = 0; t < threads; ++t) {
+    for (int t = 0; t < pieces; ++t) {
       const Failure& f = failures_[static_cast<std::size_t>(t)];
       if (f.record >= 0 && (!worst || f.record < worst->record)) worst = &f;
     }
     if (worst) throw std::runtime_error(worst->message);
-    if (nstr > 0) join_strings(chunk, threads);
+    if (nstr > 0) join_strings(chunk, pieces, threads);
   }
 
   // Strings: the threads' parts back to back, each thread copying its own
   // part to where the parts before it end (a serial copy held 2 threads
   // back). The columns grow first, within the capacity of earlier chunks.
-  void join_strings(Chunk& chunk, int threads) {
-    const std::size_t nt = static_cast<std::size_t>(threads);
+  void join_strings(Chunk& chunk, int pieces, int threads) {
+    const std::size_t nt = static_cast<std::size_t>(pieces);
     std::size_t s = 0;
     for (auto& c : chunk.columns) {
       if (c.type != ColumnType::String) continue;
@@ -439,7 +445,7 @@ class CsvReader {
       c.offsets.resize(values + 1);
       ++s;
     }
-    parallel_for(threads, threads, [&](int t) {
+    parallel_for_dynamic(pieces, threads, [&](int t) {
       const std::size_t ti = static_cast<std::size_t>(t);
       std::size_t k = 0;
       for (auto& c : chunk.columns) {
