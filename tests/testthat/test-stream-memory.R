@@ -91,9 +91,12 @@ test_that("training over a 1.25 GB CSV runs in a child capped at 224 MiB and mat
   }
   ref <- stream_memory_in_memory(train_df, test_df)
   # the linear model sees 8.2M rows streamed against 200k in memory, and
-  # both are close to the logistic model's own accuracy on these rows; the
-  # trees stop after 9 layers of 20 batches, the same first 184,320 rows
-  # in the same order either way
+  # both come close to the logistic model's own accuracy on these rows
+  # (0.8417, the Bayes rule on the held-out rows); the trees stop after 9 layers of 20 batches, the same
+  # first 184,320 rows in the same order either way, but their buckets come
+  # from the first window (65,536 rows) when streaming and from all 200k
+  # rows in memory. Measured: linear 0.8418 streamed / 0.8415 in memory,
+  # trees 0.7350 / 0.7377.
   expect_lte(abs(got[["linear_accuracy"]] - ref[["linear"]]), 0.01)
   expect_lte(abs(got[["trees_accuracy"]] - ref[["trees"]]), 0.01)
   if (nzchar(Sys.getenv("CPPESTIMATORS_REPORT_MEMORY"))) {
