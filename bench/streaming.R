@@ -48,14 +48,18 @@ time_parse <- function(threads) {
 
 spec <- csv_record_spec(path)
 cases <- list(
-  "in memory (data frame, shuffle = FALSE)" = function() time_train(
-    input_fn(df, response = "y", batch_size = batch, shuffle = FALSE, num_epochs = 1)),
-  "streaming CSV, parser on the engine's threads (default, 2)" = function() time_train(
-    input_fn(text_line_dataset(path, spec), response = "y", batch_size = batch)),
-  "streaming CSV, parallel_records = 1" = function() time_train(
-    input_fn(text_line_dataset(path, spec, parallel_records = 1), response = "y", batch_size = batch)),
-  "streaming CSV, parallel_records = 2" = function() time_train(
-    input_fn(text_line_dataset(path, spec, parallel_records = 2), response = "y", batch_size = batch)),
+  "in memory (data frame, shuffle = FALSE)" = function() {
+    time_train(input_fn(df, response = "y", batch_size = batch, shuffle = FALSE, num_epochs = 1))
+  },
+  "streaming CSV, parser on the engine's threads (default, 2)" = function() {
+    time_train(input_fn(text_line_dataset(path, spec), response = "y", batch_size = batch))
+  },
+  "streaming CSV, parallel_records = 1" = function() {
+    time_train(input_fn(text_line_dataset(path, spec, parallel_records = 1), response = "y", batch_size = batch))
+  },
+  "streaming CSV, parallel_records = 2" = function() {
+    time_train(input_fn(text_line_dataset(path, spec, parallel_records = 2), response = "y", batch_size = batch))
+  },
   "parsing the CSV alone, no training, 1 thread" = function() time_parse(1L),
   "parsing the CSV alone, no training, 2 threads" = function() time_parse(2L)
 )
@@ -66,12 +70,15 @@ seconds <- apply(runs, 1, min)
 unlink(path)
 
 ratio <- seconds[[1]] / seconds
-cat(sprintf("# Streaming against in-memory training: linear_classifier, %s rows x %d numeric columns (CSV %.0f MB), batch %d, one pass, best of %d, load average %s\n\n",
+cat(sprintf(paste("# Streaming against in-memory training: linear_classifier, %s rows x %d numeric columns",
+                  "(CSV %.0f MB), batch %d, one pass, best of %d, load average %s\n\n"),
             format(n, big.mark = ","), p, size_mb, batch, reps, paste(readLines("/proc/loadavg", 1L), collapse = "")))
 cat("| input | train() seconds | rows/s (M) | streaming / in memory (rows/s) |\n|---|---:|---:|---:|\n")
 cat(sprintf("| %s | %.2f | %.2f | %s |\n", names(cases), seconds, n / seconds / 1e6,
             c("", sprintf("%.2fx", ratio[-1]))), sep = "")
-cat(sprintf("\nThe parser alone reads the file at %.0f MB/s on 1 thread and %.0f MB/s on 2 (no training); streamed training on the default 2 threads takes %.2f s, the parse alone %.2f s: the ceiling streaming can reach here is %.2fx the in-memory rate.\n",
+cat(sprintf(paste("\nThe parser alone reads the file at %.0f MB/s on 1 thread and %.0f MB/s on 2 (no training);",
+                  "streamed training on the default 2 threads takes %.2f s, the parse alone %.2f s:",
+                  "the ceiling streaming can reach here is %.2fx the in-memory rate.\n"),
             size_mb / seconds[[5]], size_mb / seconds[[6]], seconds[[2]], seconds[[6]], max(ratio[5:6])))
 cat(sprintf("\nGoal: streaming at least 0.5x the in-memory rows/s; the default streaming input reaches %.2fx: %s.\n",
             ratio[[2]], if (ratio[[2]] >= 0.5) "met" else "missed"))

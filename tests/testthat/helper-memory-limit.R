@@ -46,14 +46,15 @@ memory_limited_rscript <- function(script, args, limit_mb = memory_limit_mb) {
 }
 
 # Runs `code` (a character vector of R lines) under the limit with
-# processx; returns processx::run()'s list (status, stdout, stderr).
+# processx (R_TESTS emptied: under R CMD check it names a startup file of
+# the check's directory); returns processx::run()'s list (status, stdout, stderr).
 run_memory_limited <- function(code, args = character(), limit_mb = memory_limit_mb, timeout = 600) {
   script <- tempfile(fileext = ".R")
   on.exit(unlink(script))
   writeLines(code, script)
   cmd <- memory_limited_rscript(script, args, limit_mb)
   processx::run(cmd$command, cmd$args, error_on_status = FALSE, timeout = timeout,
-                env = c("current", MALLOC_ARENA_MAX = "1", TZ = "UTC",
+                env = c("current", MALLOC_ARENA_MAX = "1", TZ = "UTC", R_TESTS = "",
                         R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)))
 }
 

@@ -6,6 +6,7 @@
 
 stream_memory_child <- c(
   "suppressPackageStartupMessages(library(cppestimators))",
+  "options(cppestimators.progress = FALSE)",
   "args <- commandArgs(trailingOnly = TRUE)",
   "quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,",
   "                    save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)",
@@ -27,16 +28,18 @@ stream_memory_child <- c(
   "lin <- fit(linear_classifier(columns(), model_dir = file.path(tempdir(), 'linear'), config = quiet))",
   "trees <- fit(boosted_trees_classifier(columns(), n_batches_per_layer = 20, n_trees = 3, max_depth = 3,",
   "                                      model_dir = file.path(tempdir(), 'trees'), config = quiet))",
-  "cat(sprintf('STREAM linear_accuracy=%.6f trees_accuracy=%.6f peak_rss_mb=%.1f linear_seconds=%.2f trees_seconds=%.2f\\n',",
-  "            lin[1], trees[1], hwm_mb(), lin[2], trees[2]))"
+  "cat(sprintf(paste('STREAM linear_accuracy=%.6f trees_accuracy=%.6f peak_rss_mb=%.1f',",
+  "                  'linear_seconds=%.2f trees_seconds=%.2f\\n'), lin[1], trees[1], hwm_mb(), lin[2], trees[2]))"
 )
 
 # The same models in memory, on a data frame of the file's first rows.
 stream_memory_in_memory <- function(train_df, test_df) {
   quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,
                       save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)
-  columns <- function() feature_columns(column_numeric(paste0("x", 1:8)), column_indicator(
-    column_categorical_with_vocabulary_list("colour", vocabulary_list = names(logistic_colours))))
+  columns <- function() {
+    feature_columns(column_numeric(paste0("x", 1:8)), column_indicator(
+      column_categorical_with_vocabulary_list("colour", vocabulary_list = names(logistic_colours))))
+  }
   fit <- function(est) {
     quietly(train(est, input_fn(train_df, response = "y", batch_size = 1024L, shuffle = FALSE, num_epochs = 1)))
     acc <- quietly(evaluate(est, input_fn(test_df, response = "y", batch_size = 1024L, shuffle = FALSE)))$accuracy
@@ -91,12 +94,12 @@ test_that("training over a 1.25 GB CSV runs in a child capped at 224 MiB and mat
   }
   ref <- stream_memory_in_memory(train_df, test_df)
   # the linear model sees 8.2M rows streamed against 200k in memory, and
-  # both come close to the logistic model's own accuracy on these rows
-  # (0.8417, the Bayes rule on the held-out rows); the trees stop after 9 layers of 20 batches, the same
-  # first 184,320 rows in the same order either way, but their buckets come
-  # from the first window (65,536 rows) when streaming and from all 200k
-  # rows in memory. Measured: linear 0.8418 streamed / 0.8415 in memory,
-  # trees 0.7350 / 0.7377.
+  # both come close to the Bayes rule's accuracy on the held-out rows
+  # (0.8417); the trees stop after 9 layers of 20 batches, the same first
+  # 184,320 rows in the same order either way, but their buckets come from
+  # the first window (65,536 rows) when streaming and from all 200k rows in
+  # memory. Measured: linear 0.8418 streamed / 0.8415 in memory, trees
+  # 0.7350 / 0.7377.
   expect_lte(abs(got[["linear_accuracy"]] - ref[["linear"]]), 0.01)
   expect_lte(abs(got[["trees_accuracy"]] - ref[["trees"]]), 0.01)
   if (nzchar(Sys.getenv("CPPESTIMATORS_REPORT_MEMORY"))) {
