@@ -34,6 +34,8 @@ stream_memory_child <- c(
 
 # The same models in memory, on a data frame of the file's first rows.
 stream_memory_in_memory <- function(train_df, test_df) {
+  old <- options(cppestimators.progress = FALSE)
+  on.exit(options(old))
   quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,
                       save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)
   columns <- function() {
