@@ -74,7 +74,8 @@ ratio <- seconds[[1]] / seconds
 cat(sprintf(paste("# Streaming against in-memory training: linear_classifier, %s rows x %d numeric columns",
                   "(CSV %.0f MB), batch %d, one pass, best of %d, load average %s\n\n"),
             format(n, big.mark = ","), p, size_mb, batch, reps, paste(readLines("/proc/loadavg", 1L), collapse = "")))
-cat("| input | seconds (best) | slowest run | rows/s (M) | streaming / in memory (rows/s) |\n|---|---:|---:|---:|---:|\n")
+cat("| input | seconds (best) | slowest run | rows/s (M) | streaming / in memory (rows/s) |\n",
+    "|---|---:|---:|---:|---:|\n", sep = "")
 cat(sprintf("| %s | %.2f | %.2f | %.2f | %s |\n", names(cases), seconds, slowest, n / seconds / 1e6,
             c("", sprintf("%.2fx", ratio[-1]))), sep = "")
 cat(sprintf(paste("\nThe parser alone reads the file at %.0f MB/s on 1 thread and %.0f MB/s on 2 (no training);",
