@@ -267,4 +267,12 @@ if (requireNamespace("data.table", quietly = TRUE)) {
   cat(csv_lines, sep = "\n")
   out <- c(out, csv_lines)
 }
+# Training over a streaming CSV against the same rows in memory
+# (bench/streaming.R), BENCH_STREAM_ROWS rows (default 2M).
+streaming_script <- if (file.exists("bench")) "bench/streaming.R" else "streaming.R"
+if (requireNamespace("data.table", quietly = TRUE)) {
+  streaming_lines <- c("", system2(rscript, streaming_script, stdout = TRUE))
+  cat(streaming_lines, sep = "\n")
+  out <- c(out, streaming_lines)
+}
 if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")
