@@ -33,8 +33,13 @@
 #' batches of training, in steps not counted in the global step; here they
 #' come from the data of the first training session (every row up to
 #' 200,000, else 200,000 evenly spaced rows, as one batch), before its first
-#' step. The buckets are kept with the model, so later training and
-#' predictions use the same ones.
+#' step; over a streaming dataset (see [input_fn()]), from its first window
+#' of rows (`getOption("cppestimators.stream_window_rows")`, at least 65,536
+#' rows and at least `n_batches_per_layer` batches, so the window's memory
+#' grows with the batches of a layer). The buckets are kept with the model,
+#' so later training and predictions use the same ones. A streaming session
+#' computes each window's buckets and trees again (it keeps nothing per row
+#' of the data).
 #'
 #' With one batch holding the whole training set and `n_batches_per_layer =
 #' 1`, a step grows one layer: the histogram algorithm of xgboost's

@@ -37,9 +37,20 @@
 #' drop one); transformed terms such as `log(price)` are an error on either
 #' side: compute the column into the data first.
 #'
+#' A streaming dataset ([text_line_dataset()], [tfrecord_dataset()],
+#' [sqlite_dataset()], [dbi_dataset()], with any transforms such as
+#' [dataset_batch()]) is not read into memory: the engine reads it a window
+#' of rows at a time (`options(cppestimators.stream_window_rows =)`, 65536
+#' by default) while the session runs, and every `train()`, `evaluate()` or
+#' `predict()` reads it from its start. Its batches are those of
+#' [dataset_batch()], else of `batch_size` (crossing the passes of a
+#' [dataset_repeat()]); `shuffle` and `num_epochs` are the dataset's own
+#' transforms ([dataset_shuffle()], [dataset_repeat()]). See
+#' `vignette("streaming-datasets")`.
+#'
 #' @param object A data frame, a named list of equal-length vectors (or
-#'   matrices, for multi-valued features), a matrix with column names, or a
-#'   formula (with `data`).
+#'   matrices, for multi-valued features), a matrix with column names, a
+#'   formula (with `data`), or a streaming dataset.
 #' @param features The feature columns, selected as in tidyselect: bare names,
 #'   strings, `c()` of them, helpers such as [one_of()] or [starts_with()],
 #'   `-name`, a variable holding names, or positions. Default: every column
@@ -64,6 +75,10 @@
 #' input
 #' input_fn(mpg ~ drat + cyl, data = mtcars)
 #' input_fn(iris, features = starts_with("Petal"), response = Species)
+#' f <- tempfile(fileext = ".csv")
+#' write.csv(mtcars, f, row.names = FALSE)
+#' input_fn(text_line_dataset(f, csv_record_spec(f)) %>% dataset_batch(8),
+#'          features = c(drat, cyl), response = mpg)
 input_fn <- function(object, ...) {
   UseMethod("input_fn")
 }
