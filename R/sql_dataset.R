@@ -254,5 +254,6 @@ print.cppestimators_sql_dataset <- function(x, ...) {
               if (length(x$names) == 1L) "" else "s", x$chunk_size))
   cat("  query:", gsub("\\s+", " ", trimws(x$query)), "\n")
   cat("  columns:", paste0(x$names, " <", x$types, ">", collapse = ", "), "\n")
+  print_dataset_ops(x)
   invisible(x)
 }

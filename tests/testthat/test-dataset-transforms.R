@@ -80,7 +80,11 @@ test_that("a repeat before batching crosses the passes, after it repeats the bat
   expect_identical(ids(dataset_repeat(dataset_batch(ds, 3), 2)), c(1:10, 1:10))
   expect_identical(ids(dataset_repeat(dataset_batch(ds, 3, drop_remainder = TRUE), 2)), c(1:9, 1:9))
   expect_identical(ids(dataset_repeat(ds, 3)), rep(1:10, 3))
-  expect_identical(nrow(dataset_collect(dataset_repeat(ds, 0))), 0L)
+  none <- dataset_collect(dataset_repeat(ds, 0))
+  expect_identical(nrow(none), 0L)
+  # no row, but the dataset's columns and types
+  expect_identical(lapply(none, class), lapply(dataset_collect(ds), class))
+  expect_identical(lapply(dataset_collect(dataset_take(ds, 0)), class), lapply(dataset_collect(ds), class))
 })
 
 test_that("take and skip count rows before batching and batches after it", {

@@ -49,6 +49,7 @@ class TakeStream : public RowStream {
   }
   std::int64_t read(Chunk& out, std::int64_t max_rows) override {
     if (left_ == 0) {
+      if (out.columns.empty()) in_->read(out, 1);  // no row, but the columns
       out.clear();
       return 0;
     }
@@ -76,6 +77,7 @@ class RepeatStream : public RowStream {
   std::int64_t read(Chunk& out, std::int64_t max_rows) override {
     for (;;) {
       if (count_ >= 0 && pass_ >= count_) {
+        if (out.columns.empty()) in_->read(out, 1);  // no row, but the columns
         out.clear();
         return 0;
       }
