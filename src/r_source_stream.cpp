@@ -48,19 +48,6 @@ ColumnType column_type_of(const std::string& name) {
   Rcpp::stop("internal: unknown column type '%s' of an R source", name);
 }
 
-const char* type_name(ColumnType t) {
-  switch (t) {
-    case ColumnType::Double:
-      return "double";
-    case ColumnType::Integer:
-      return "integer";
-    case ColumnType::Logical:
-      return "logical";
-    default:
-      return "character";
-  }
-}
-
 // What an R column is, for messages: its class for classed vectors
 // (factor, Date, ...), else its type.
 std::string r_kind(SEXP x) {
@@ -191,7 +178,7 @@ class RSourceStream : public RowStream {
   }
 
   [[noreturn]] void type_error(const ChunkColumn& c, SEXP x, const std::string& why) const {
-    Rcpp::stop("column '%s' of the dataset: expected %s, got %s%s", c.key, type_name(c.type),
+    Rcpp::stop("column '%s' of the dataset: expected %s, got %s%s", c.key, column_type_name(c.type),
                r_kind(x), why);
   }
   [[noreturn]] void value_error(const ChunkColumn& c, SEXP x, const std::string& what,
