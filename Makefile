@@ -42,7 +42,7 @@ document:
 	clang-format -i src/RcppExports.cpp
 
 # Every C++ file of the package and of the engine's test build.
-CXX_SOURCES = $(shell find src inst/include tools -name '*.h' -o -name '*.cpp' | sort)
+CXX_SOURCES = $(shell find src inst/include tools tests/engine -name '*.h' -o -name '*.cpp' | sort)
 
 # Applies .clang-format to every C++ file.
 format:

@@ -21,10 +21,6 @@ export TZ="${TZ:-UTC}"
 # library (R CMD INSTALL's own switch; R's compiler flags stay as they are);
 # --strip-debug keeps the symbol table the check's nm reads
 export _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug"
-# the check's install compiles the engine's Catch tests into the package, so
-# that tests/testthat/test-cpp.R runs them (R CMD build's install, for the
-# vignettes, leaves them out)
-export CPPESTIMATORS_CATCH_TESTS=true
 status=0
 R CMD check --as-cran --no-manual "$tarball" || status=$?
 log=cppestimators.Rcheck/00check.log

@@ -77,10 +77,6 @@ cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }
 
-cpp_catch_tests_built <- function() {
-    .Call(`_cppestimators_cpp_catch_tests_built`)
-}
-
 cpp_session_new <- function(est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel) {
     .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel)
 }

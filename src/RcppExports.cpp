@@ -226,15 +226,6 @@ RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
-// cpp_catch_tests_built
-bool cpp_catch_tests_built();
-RcppExport SEXP _cppestimators_cpp_catch_tests_built() {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  rcpp_result_gen = Rcpp::wrap(cpp_catch_tests_built());
-  return rcpp_result_gen;
-  END_RCPP
-}
 // cpp_session_new
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
                      std::string weight_key, std::string mode, int batch_size, double num_epochs,
@@ -580,8 +571,6 @@ RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
   END_RCPP
 }
 
-RcppExport SEXP run_testthat_tests(SEXP);
-
 static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_csv_reader_new", (DL_FUNC)&_cppestimators_cpp_csv_reader_new, 9},
     {"_cppestimators_cpp_csv_reader_next", (DL_FUNC)&_cppestimators_cpp_csv_reader_next, 2},
@@ -607,7 +596,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
-    {"_cppestimators_cpp_catch_tests_built", (DL_FUNC)&_cppestimators_cpp_catch_tests_built, 0},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 13},
     {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 13},
     {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
@@ -643,7 +631,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},
     {"_cppestimators_cpp_matrix_rows", (DL_FUNC)&_cppestimators_cpp_matrix_rows, 1},
     {"_cppestimators_cpp_estimator_weights", (DL_FUNC)&_cppestimators_cpp_estimator_weights, 1},
-    {"run_testthat_tests", (DL_FUNC)&run_testthat_tests, 1},
     {NULL, NULL, 0}};
 
 void cppestimators_init_weights_class(DllInfo* dll);

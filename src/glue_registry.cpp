@@ -23,14 +23,3 @@ Rcpp::CharacterVector cpp_registry_kinds(std::string family) {
       "'model', 'hook'",
       family);
 }
-
-// Whether the engine's Catch tests (src/test-*.cpp) are compiled into this
-// build: only when CPPESTIMATORS_CATCH_TESTS=true at install (see Makevars).
-// [[Rcpp::export(rng = false)]]
-bool cpp_catch_tests_built() {
-#ifdef CPPESTIMATORS_CATCH_TESTS
-  return true;
-#else
-  return false;
-#endif
-}
