@@ -40,17 +40,6 @@ dataset_batch_size <- function(dataset) {
   NULL
 }
 
-# Whether the dataset repeats forever (a dataset_repeat() without a count
-# and no dataset_take() after it).
-dataset_is_infinite <- function(dataset) {
-  infinite <- FALSE
-  for (op in dataset$ops %||% list()) {
-    if (identical(op$kind, "repeat") && !is.finite(op$count)) infinite <- TRUE
-    if (identical(op$kind, "take") && is.finite(op$count)) infinite <- FALSE
-  }
-  infinite
-}
-
 # The engine session of a streaming input (run_session_impl()).
 stream_session <- function(object, ptr, input, mode, seed, kernel) {
   plan <- column_plan(object)
