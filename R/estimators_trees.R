@@ -186,7 +186,8 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
   }
   if (!missing(feature_columns) && !is.null(feature_columns)) {
     for (col in feature_columns(feature_columns)) {
-      if (!col$kind %in% c("bucketized", "indicator", "numeric")) {
+      if (!inherits(col, c("cppestimators_column_bucketized", "cppestimators_column_indicator",
+                           "cppestimators_column_numeric"))) {
         abort(paste0("For now, only bucketized_column and indicator_column is supported but got: ", column_repr(col),
                      " (numeric columns are accepted too)"))
       }
@@ -278,14 +279,14 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
 # (oov1, ... for its out-of-vocabulary buckets), "x_indicator[3]" otherwise.
 importance_labels <- function(names, columns) {
   for (col in columns) {
-    if (!identical(col$kind, "indicator")) next
+    if (!inherits(col, "cppestimators_column_indicator")) next
     prefix <- paste0(col$name, ":")
     hit <- startsWith(names, prefix)
     if (!any(hit)) next
     ids <- suppressWarnings(as.integer(substring(names[hit], nchar(prefix) + 1L)))
     if (anyNA(ids)) next
     inner <- col$categorical_column
-    n_words <- if (inner$kind %in% c("vocabulary_list", "vocabulary_file")) length(inner$vocabulary) else 0L
+    n_words <- if (is_vocabulary_column(inner)) length(inner$vocabulary) else 0L
     labels <- weight_labels(col, max(ids + 1L, n_words))
     names[hit] <- labels[ids + 1L]
   }

@@ -122,18 +122,18 @@ tidy_linear <- function(x) {
 # The category of each of a column's `n` weight rows: NA for numeric
 # values, vocabulary words (then oov1, oov2, ...), bucket intervals, else ids.
 weight_categories <- function(col, n) {
-  kind <- col$kind
-  if (identical(kind, "numeric")) return(rep(NA_character_, n))
-  if (kind %in% c("indicator", "weighted") && !is.null(col$categorical_column)) {
+  if (inherits(col, "cppestimators_column_numeric")) return(rep(NA_character_, n))
+  if (inherits(col, c("cppestimators_column_indicator", "cppestimators_column_weighted")) &&
+      !is.null(col$categorical_column)) {
     return(weight_categories(col$categorical_column, n))
   }
-  if (kind %in% c("vocabulary_list", "vocabulary_file")) {
+  if (is_vocabulary_column(col)) {
     words <- as.character(col$vocabulary)
     if (length(words) && n >= length(words)) {
       return(c(words, if (n > length(words)) paste0("oov", seq_len(n - length(words)))))
     }
   }
-  if (identical(kind, "bucketized") && n == length(col$boundaries) + 1L) {
+  if (inherits(col, "cppestimators_column_bucketized") && n == length(col$boundaries) + 1L) {
     b <- as.character(col$boundaries)
     return(paste0(c("(-Inf", paste0("[", b)), ",", c(b, "Inf"), ")"))
   }
