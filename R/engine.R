@@ -44,8 +44,7 @@ new_engine <- function(object) {
 }
 
 engine_model <- function(spec) {
-  model <- spec$model %||% list(kind = "linear")  # specs saved before DNNs existed are linear
-  c(model, list(feature_columns = lapply(unname(spec$feature_columns), engine_column)))
+  c(unclass(estimator_model(spec)), list(feature_columns = lapply(unname(spec$feature_columns), engine_column)))
 }
 
 engine_column <- function(col) {

@@ -74,13 +74,25 @@ generics::augment
 #' @rdname tidy.tf_estimator
 #' @export
 tidy.tf_estimator <- function(x, normalize = FALSE, optimizer_state = FALSE, ...) {
-  kind <- (x$spec$model %||% list(kind = "linear"))$kind
-  if (identical(kind, "linear")) return(tidy_linear(x))
-  if (identical(kind, "boosted_trees")) {
-    imp <- boosted_trees_feature_importance(x, normalize = normalize)
-    return(data.frame(term = names(imp) %||% character(), importance = unname(as.numeric(imp)),
-                      stringsAsFactors = FALSE))
-  }
+  tidy_model(estimator_model(x$spec), x, normalize = normalize, optimizer_state = optimizer_state)
+}
+
+# tidy() of the estimator `x` by its model spec `model`: a linear model's
+# weights, boosted trees' feature importances, the variables of the others.
+tidy_model <- function(model, x, normalize, optimizer_state) UseMethod("tidy_model")
+
+#' @export
+tidy_model.cppestimators_model_linear <- function(model, x, normalize, optimizer_state) tidy_linear(x)
+
+#' @export
+tidy_model.cppestimators_model_boosted_trees <- function(model, x, normalize, optimizer_state) {
+  imp <- boosted_trees_feature_importance(x, normalize = normalize)
+  data.frame(term = names(imp) %||% character(), importance = unname(as.numeric(imp)),
+             stringsAsFactors = FALSE)
+}
+
+#' @export
+tidy_model.default <- function(model, x, normalize, optimizer_state) {
   check_flag(optimizer_state, "optimizer_state")
   tidy_variables(x, optimizer_state)
 }

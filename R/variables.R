@@ -57,7 +57,7 @@ variable_value <- function(object, names = NULL, ...) {
 #' @rdname variable_names
 #' @export
 coef.tf_estimator <- function(object, ...) {
-  if (!identical((object$spec$model %||% list(kind = "linear"))$kind, "linear")) {
+  if (!inherits(estimator_model(object$spec), "cppestimators_model_linear")) {
     abort(paste0("coef() gives the weights of linear estimators; use variable_value() for ", object$spec$name, "()."))
   }
   check_dots(dots_names(...), "coef", character())
