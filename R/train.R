@@ -90,7 +90,7 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   first <- list()
   # a saver of another directory runs beside model_dir's own: resuming from
   # model_dir needs model_dir's checkpoints
-  savers <- given[hooks_of_kind(given, "checkpoint_saver")]
+  savers <- given[hooks_of_class(given, "cppestimators_hook_checkpoint_saver")]
   if (!any(vapply(savers, function(h) same_dir(h$checkpoint_dir, object$spec$model_dir), TRUE)) &&
       (!is.null(cfg$save_checkpoints_steps) || !is.null(cfg$save_checkpoints_secs))) {
     first <- c(first, list(new_hook("checkpoint_saver", list(
@@ -110,7 +110,7 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   }
   hooks <- with_defaults(c(first, hooks), list(hook_history_saver(10), hook_progress_bar()))
   if (length(listeners)) {
-    saver <- hooks_of_kind(hooks, "checkpoint_saver")
+    saver <- hooks_of_class(hooks, "cppestimators_hook_checkpoint_saver")
     if (length(saver) == 0L) {
       abort(paste("There should be a CheckpointSaverHook to use saving_listeners. Please set one of the",
                   "RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs."))
@@ -120,7 +120,7 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   if (!is.null(steps) || !is.null(max_steps)) {
     hooks <- c(hooks, list(new_hook("stop_at_step", list(num_steps = steps, last_step = max_steps))))
   }
-  if (!has_hook_kind(given, "nan_tensor")) hooks <- c(hooks, list(hook_nan_tensor()))
+  if (!has_hook_class(given, "cppestimators_hook_nan_tensor")) hooks <- c(hooks, list(hook_nan_tensor()))
   if (verbose && !is.null(cfg$log_step_count_steps)) {
     hooks <- c(hooks, list(new_hook("logging_tensor", list(
       tags = c("loss", "step"), names = c("loss", "global_step"),
