@@ -36,7 +36,7 @@ print.cppestimators_dataset_input_fn <- function(x, ...) {
 
 # The batch size dataset_batch() set, or NULL.
 dataset_batch_size <- function(dataset) {
-  for (op in dataset$ops %||% list()) if (identical(op$kind, "batch")) return(op$batch_size)
+  for (op in dataset$ops) if (inherits(op, "cppestimators_dataset_op_batch")) return(op$batch_size)
   NULL
 }
 
