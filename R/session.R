@@ -149,3 +149,72 @@ signal_hook_error <- function(e, ses, hooks) {
 checkpoint_step <- function(path) {
   suppressWarnings(as.numeric(sub("^.*-([0-9]+)(\\.ckpt)?$", "\\1", basename(path))))
 }
+
+# The data a session reads, for one estimator and mode: the features its
+# columns use, as the input holds them (normalizer_fn applied once), the
+# labels as doubles (vocabulary applied) and the weight column's values.
+resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
+  check_choice(mode, "mode", session_modes)
+  input_fn <- as_input_fn(input_fn, estimator)
+  if (inherits(input_fn, "cppestimators_dataset_input_fn")) return(list(stream = TRUE, input = input_fn))
+  plan <- column_plan(estimator)
+  features <- mark_checked(plan, input_fn, session_features(estimator, plan, input_fn$features))
+  read <- if (identical(names(input_fn$features), plan$keys)) input_fn$features else input_fn$features[plan$keys]
+  seen <- check_seen_data(estimator, read, input_fn$labels, mode)
+  labels <- NULL
+  if (mode != "infer") {
+    if (is.null(input_fn$labels)) {
+      abort("`input_fn` has no response: train() and evaluate() need one (set `response`).")
+    }
+    labels <- map_labels(input_fn$labels, estimator, input_fn$response)
+  }
+  shuffle <- input_fn$shuffle
+  if (identical(shuffle, "auto")) shuffle <- mode != "infer"
+  list(features = features, labels = labels, weights = input_weights(estimator, input_fn, mode),
+       batch_size = input_fn$batch_size, shuffle = shuffle && !in_order,
+       num_epochs = input_fn$num_epochs %||% -1, input = input_fn, seen = seen)
+}
+
+# engine_features() without a loop over the columns in R: the input's own
+# vectors, selected by name, when every leaf's feature is there and no
+# numeric one is a classed vector (a Date, say, which check_not_time()
+# refuses); only the columns with a normalizer_fn run R code. Anything else
+# goes through engine_features(), which gives the same result or error.
+session_features <- function(estimator, plan, features) {
+  plain <- plan$numeric & !plan$normalized
+  if (identical(names(features), plan$keys) && !any(plan$normalized)) {
+    # exactly the keys, in order (a data frame given to train() and the others)
+    return(if (cpp_any_object(features[plan$plain_at])) engine_features(estimator$spec$feature_columns, features) else
+      features[seq_along(features)])
+  }
+  present <- plan$leaf_keys %in% names(features)
+  if (!all(present) || cpp_any_object(features[plan$leaf_keys[plain]]) ||
+      anyDuplicated(plan$engine_keys[plan$normalized])) {
+    return(engine_features(estimator$spec$feature_columns, features))
+  }
+  if (!any(plan$normalized)) return(features[plan$keys])
+  keep <- !duplicated(plan$engine_keys)
+  out <- features[plan$leaf_keys[keep]]
+  names(out) <- plan$engine_keys[keep]
+  at <- cumsum(keep)
+  for (i in which(plan$normalized & keep)) {
+    out[at[i]] <- list(engine_features(plan$leaves[i], features)[[1L]])
+  }
+  out
+}
+
+# The input_fn() object behind what the user passed: the object itself, the
+# function it returns for an estimator, or a function of 0 or 1 arguments
+# returning one of those (as tfestimators' normalize_input_fn accepted).
+as_input_fn <- function(input_fn, estimator) {
+  for (depth in 1:3) {
+    if (inherits(input_fn, "cppestimators_input_fn")) return(input_fn)
+    if (inherits(attr(input_fn, "input_fn"), "cppestimators_input_fn")) return(attr(input_fn, "input_fn"))
+    if (!is.function(input_fn)) break
+    nargs <- length(formals(input_fn))
+    input_fn <- if (nargs == 0L) input_fn() else if (nargs == 1L) input_fn(estimator) else
+      abort("'input_fn' should accept 0 or 1 arguments")
+  }
+  abort(paste0("`input_fn` must be made by input_fn() or numpy_input_fn() (or be a function returning one), not ",
+               describe(input_fn), "."))
+}
