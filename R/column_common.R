@@ -31,6 +31,12 @@ categorical_columns <- function(names, kind, fields) {
   if (length(cols) == 1L) cols[[1]] else cols
 }
 
+# Whether `col` is a vocabulary column (list or file), whose ids are the
+# positions of its `vocabulary`.
+is_vocabulary_column <- function(col) {
+  inherits(col, c("cppestimators_column_vocabulary_list", "cppestimators_column_vocabulary_file"))
+}
+
 check_categorical <- function(x, arg) {
   if (!inherits(x, "cppestimators_categorical_column")) {
     given <- if (inherits(x, "cppestimators_feature_column")) {

@@ -46,7 +46,7 @@ column_repr.cppestimators_column_crossed <- function(x, ...) {
 tuple_of_keys <- function(keys) {
   parts <- vapply(keys, function(k) {
     if (is.character(k)) return(paste0("'", k, "'"))
-    if (identical(k$kind, "raw")) return(paste0("'", k$name, "'"))
+    if (!inherits(k, "cppestimators_feature_column")) return(paste0("'", k$name, "'"))  # a raw feature key
     column_repr(k)
   }, "")
   paste0("(", paste(parts, collapse = ", "), ")")

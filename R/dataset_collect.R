@@ -17,6 +17,13 @@
 #' @param ... Unused.
 #' @return A data frame.
 #' @export
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' write.csv(data.frame(x = 1:5, g = c("a", "b", "a", "c", "b")), path, row.names = FALSE)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' dataset_collect(ds)
+#' # at most n records
+#' dataset_collect(ds, n = 2)
 dataset_collect <- function(dataset, n = Inf, ...) UseMethod("dataset_collect")
 
 #' @export

@@ -36,19 +36,8 @@ print.cppestimators_dataset_input_fn <- function(x, ...) {
 
 # The batch size dataset_batch() set, or NULL.
 dataset_batch_size <- function(dataset) {
-  for (op in dataset$ops %||% list()) if (identical(op$kind, "batch")) return(op$batch_size)
+  for (op in dataset$ops) if (inherits(op, "cppestimators_dataset_op_batch")) return(op$batch_size)
   NULL
-}
-
-# Whether the dataset repeats forever (a dataset_repeat() without a count
-# and no dataset_take() after it).
-dataset_is_infinite <- function(dataset) {
-  infinite <- FALSE
-  for (op in dataset$ops %||% list()) {
-    if (identical(op$kind, "repeat") && !is.finite(op$count)) infinite <- TRUE
-    if (identical(op$kind, "take") && is.finite(op$count)) infinite <- FALSE
-  }
-  infinite
 }
 
 # The engine session of a streaming input (run_session_impl()).

@@ -2,9 +2,9 @@
 # them, or R functions that fetch rows) and the transforms applied to it,
 # in order (R/dataset_transforms.R appends them to `dataset$ops`).
 
-# list(source = , ops = ) for glue_stream.cpp.
+# list(source = , ops = ) for glue_stream.cpp: the ops as plain lists.
 engine_pipeline <- function(dataset) {
-  list(source = engine_source(dataset), ops = unname(dataset$ops %||% list()))
+  list(source = engine_source(dataset), ops = unname(lapply(dataset$ops %||% list(), unclass)))
 }
 
 engine_source <- function(dataset) UseMethod("engine_source")

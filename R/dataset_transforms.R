@@ -1,7 +1,8 @@
 # The transforms of a streaming dataset, with tfdatasets' names and
 # arguments: each checks its arguments and appends an op to `dataset$ops`
-# (list(kind = , ...), read by glue_stream.cpp's pipeline_from_r()), so that
-# they chain with the pipe. Nothing is read until the dataset is used.
+# (add_op(): list(kind = , ...), read by glue_stream.cpp's
+# pipeline_from_r()), so that they chain with the pipe. Nothing is read
+# until the dataset is used.
 
 # `dataset` as given, or an error if it is not a streaming dataset.
 check_dataset <- function(dataset) {
@@ -17,7 +18,12 @@ check_given <- function(given, arg) {
   if (!given) abort(sprintf("`%s` is missing, with no default.", arg))
 }
 
-add_op <- function(dataset, op) {
+# `dataset` with the transform `kind` and its arguments appended: an op of
+# class cppestimators_dataset_op_<kind> and cppestimators_dataset_op (the
+# engine gets it without its classes, engine_pipeline()).
+add_op <- function(dataset, kind, ...) {
+  op <- structure(list(kind = kind, ...),
+                  class = c(paste0("cppestimators_dataset_op_", kind), "cppestimators_dataset_op"))
   dataset$ops <- c(dataset$ops, list(op))
   dataset
 }
@@ -59,8 +65,8 @@ dataset_shuffle <- function(dataset, buffer_size, seed = NULL, reshuffle_each_it
   buffer_size <- check_whole(buffer_size, "buffer_size", min = 1, null_ok = FALSE, max = 2^53)
   seed <- check_whole(seed, "seed", min = -(2^31 - 1), null_ok = TRUE, max = 2^31 - 1)
   check_flag(reshuffle_each_iteration, "reshuffle_each_iteration")
-  add_op(dataset, list(kind = "shuffle", buffer_size = buffer_size, seed = seed %||% NA_real_,
-                       reshuffle_each_iteration = reshuffle_each_iteration))
+  add_op(dataset, "shuffle", buffer_size = buffer_size, seed = seed %||% NA_real_,
+         reshuffle_each_iteration = reshuffle_each_iteration)
 }
 
 #' Combine consecutive records of a dataset into batches
@@ -88,10 +94,10 @@ dataset_batch <- function(dataset, batch_size, drop_remainder = FALSE) {
   check_given(!missing(batch_size), "batch_size")
   batch_size <- check_whole(batch_size, "batch_size", min = 1, null_ok = FALSE, max = 2^31 - 1)
   check_flag(drop_remainder, "drop_remainder")
-  if (any(vapply(dataset$ops, function(op) identical(op$kind, "batch"), NA))) {
+  if (any(vapply(dataset$ops, inherits, NA, "cppestimators_dataset_op_batch"))) {
     abort("a dataset can be batched once: dataset_batch() is already applied")
   }
-  add_op(dataset, list(kind = "batch", batch_size = batch_size, drop_remainder = drop_remainder))
+  add_op(dataset, "batch", batch_size = batch_size, drop_remainder = drop_remainder)
 }
 
 #' Repeat a dataset
@@ -116,7 +122,7 @@ dataset_batch <- function(dataset, batch_size, drop_remainder = FALSE) {
 dataset_repeat <- function(dataset, count = NULL) {
   check_dataset(dataset)
   count <- if (is.null(count)) Inf else check_op_count(count, all = Inf)
-  add_op(dataset, list(kind = "repeat", count = count))
+  add_op(dataset, "repeat", count = count)
 }
 
 #' Take the first records of a dataset
@@ -137,7 +143,7 @@ dataset_take <- function(dataset, count) {
   check_dataset(dataset)
   check_given(!missing(count), "count")
   count <- check_op_count(count, all = Inf)
-  add_op(dataset, list(kind = "take", count = count))
+  add_op(dataset, "take", count = count)
 }
 
 #' Skip the first records of a dataset
@@ -158,7 +164,7 @@ dataset_skip <- function(dataset, count) {
   check_dataset(dataset)
   check_given(!missing(count), "count")
   count <- check_op_count(count, all = 2^62)
-  add_op(dataset, list(kind = "skip", count = count))
+  add_op(dataset, "skip", count = count)
 }
 
 #' Read a dataset ahead
@@ -183,7 +189,7 @@ dataset_skip <- function(dataset, count) {
 dataset_prefetch <- function(dataset, buffer_size = 1) {
   check_dataset(dataset)
   buffer_size <- check_whole(buffer_size, "buffer_size", min = 1, null_ok = FALSE, max = 64)
-  add_op(dataset, list(kind = "prefetch", buffer_size = buffer_size))
+  add_op(dataset, "prefetch", buffer_size = buffer_size)
 }
 
 # Whether reading the dataset never ends: a repeat forever that no take
@@ -191,8 +197,8 @@ dataset_prefetch <- function(dataset, buffer_size = 1) {
 dataset_is_infinite <- function(dataset) {
   forever <- FALSE
   for (op in dataset$ops) {
-    if (identical(op$kind, "repeat") && !is.finite(op$count)) forever <- TRUE
-    if (identical(op$kind, "take") && is.finite(op$count)) forever <- FALSE
+    if (inherits(op, "cppestimators_dataset_op_repeat") && !is.finite(op$count)) forever <- TRUE
+    if (inherits(op, "cppestimators_dataset_op_take") && is.finite(op$count)) forever <- FALSE
   }
   forever
 }
@@ -200,18 +206,40 @@ dataset_is_infinite <- function(dataset) {
 # One line per transform, as the call that applied it.
 format_dataset_ops <- function(ops) {
   vapply(ops, function(op) {
-    args <- switch(op$kind,
-      shuffle = c(format(op$buffer_size), if (!is.na(op$seed)) paste("seed =", format(op$seed)),
-                  if (!op$reshuffle_each_iteration) "reshuffle_each_iteration = FALSE"),
-      batch = c(format(op$batch_size), if (op$drop_remainder) "drop_remainder = TRUE"),
-      `repeat` = if (is.finite(op$count)) format(op$count),
-      skip = , take = if (is.finite(op$count) && op$count < 2^62) format(op$count) else "-1",
-      prefetch = format(op$buffer_size),
-      NULL
-    )
-    sprintf("  %s dataset_%s(%s)", "|>", op$kind, paste(args, collapse = ", "))
+    sprintf("  %s dataset_%s(%s)", "|>", op$kind, paste(dataset_op_args(op), collapse = ", "))
   }, "")
 }
+
+# The arguments of the call that applied a transform, as text.
+dataset_op_args <- function(op) UseMethod("dataset_op_args")
+
+#' @export
+dataset_op_args.default <- function(op) NULL
+
+#' @export
+dataset_op_args.cppestimators_dataset_op_shuffle <- function(op) {
+  c(format(op$buffer_size), if (!is.na(op$seed)) paste("seed =", format(op$seed)),
+    if (!op$reshuffle_each_iteration) "reshuffle_each_iteration = FALSE")
+}
+
+#' @export
+dataset_op_args.cppestimators_dataset_op_batch <- function(op) {
+  c(format(op$batch_size), if (op$drop_remainder) "drop_remainder = TRUE")
+}
+
+#' @export
+dataset_op_args.cppestimators_dataset_op_repeat <- function(op) if (is.finite(op$count)) format(op$count)
+
+#' @export
+dataset_op_args.cppestimators_dataset_op_take <- function(op) {
+  if (is.finite(op$count) && op$count < 2^62) format(op$count) else "-1"
+}
+
+#' @export
+dataset_op_args.cppestimators_dataset_op_skip <- dataset_op_args.cppestimators_dataset_op_take
+
+#' @export
+dataset_op_args.cppestimators_dataset_op_prefetch <- function(op) format(op$buffer_size)
 
 print_dataset_ops <- function(x) {
   if (length(x$ops)) cat(format_dataset_ops(x$ops), sep = "\n")

@@ -44,13 +44,13 @@ new_engine <- function(object) {
 }
 
 engine_model <- function(spec) {
-  model <- spec$model %||% list(kind = "linear")  # specs saved before DNNs existed are linear
-  c(model, list(feature_columns = lapply(unname(spec$feature_columns), engine_column)))
+  c(unclass(estimator_model(spec)), list(feature_columns = lapply(unname(spec$feature_columns), engine_column)))
 }
 
 engine_column <- function(col) {
+  normalized <- inherits(col, "cppestimators_column_numeric") && !is.null(col$normalizer_fn)
   col <- unclass(col)
-  if (identical(col$kind, "numeric") && !is.null(col$normalizer_fn)) col$key <- normalized_key(col)
+  if (normalized) col$key <- normalized_key(col)
   for (field in c("source_column", "categorical_column")) {
     if (!is.null(col[[field]])) col[[field]] <- engine_column(col[[field]])
   }
@@ -66,7 +66,7 @@ normalized_key <- function(col) paste0(col$name, "/normalized")
 column_leaves <- function(cols) {
   out <- list()
   walk <- function(col) {
-    if (identical(col$kind, "numeric")) out[[length(out) + 1L]] <<- col
+    if (inherits(col, "cppestimators_column_numeric")) out[[length(out) + 1L]] <<- col
     else if (!is.null(col[["key"]])) out[[length(out) + 1L]] <<- col
     if (!is.null(col$weight_feature_key)) {
       out[[length(out) + 1L]] <<- list(kind = "raw", key = col$weight_feature_key)
@@ -89,8 +89,9 @@ engine_features <- function(cols, features) {
       abort(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
                     leaf[["key"]], paste(names(features), collapse = ", ")))
     }
-    if (identical(leaf$kind, "numeric") && is.null(leaf$normalizer_fn)) check_not_time(x, leaf)
-    if (identical(leaf$kind, "numeric") && !is.null(leaf$normalizer_fn)) {
+    numeric <- inherits(leaf, "cppestimators_column_numeric")
+    if (numeric && is.null(leaf$normalizer_fn)) check_not_time(x, leaf)
+    if (numeric && !is.null(leaf$normalizer_fn)) {
       rows <- NROW(x)
       x <- tryCatch(leaf$normalizer_fn(x), error = function(e) {
         abort(sprintf("the normalizer_fn of column '%s' failed: %s", leaf$name, conditionMessage(e)),

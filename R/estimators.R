@@ -98,10 +98,10 @@ check_label_vocabulary <- function(label_vocabulary, n_classes) {
 # The heads the engine makes by name (make_head() of the engine).
 heads <- c("regression", "binary", "multi_class")
 
-# `model`: the engine model's kind and settings beyond its feature columns;
-# `default_lr`: the learning rate of an optimizer given by name.
+# `model`: the engine model's spec (new_model_spec()); `default_lr`: the
+# learning rate of an optimizer given by name.
 new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, weight_column,
-                          label_vocabulary, optimizer, config, args, model = list(kind = "linear"),
+                          label_vocabulary, optimizer, config, args, model = new_model_spec("linear"),
                           default_lr = 0.2) {
   if (missing(feature_columns) || is.null(feature_columns)) {
     abort("`feature_columns` is required: build it with feature_columns().")
@@ -124,7 +124,7 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
     kind = kind, name = name, head = head, head_n = as.integer(head_n),
     feature_columns = cols, label_vocabulary = label_vocabulary, weight_column = weight_column,
     optimizer = optimizer_spec(optimizer, n_columns = length(cols), default_lr = default_lr,
-                               null_ok = identical(model$kind, "linear")),
+                               null_ok = inherits(model, "cppestimators_model_linear")),
     model = model, model_dir = model_dir, config = config, response = response
   )
   structure(
@@ -132,6 +132,25 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
     class = c(paste0("tf_estimator_", kind, "_", name), paste0("tf_estimator_", kind),
               "tf_estimator")
   )
+}
+
+# The spec of the engine model: its kind (the model the engine builds) and
+# its settings beyond the feature columns, classed by kind
+# (cppestimators_model_linear, _dnn, _combined, _boosted_trees) for R's
+# methods.
+new_model_spec <- function(kind, ...) {
+  structure(list(kind = kind, ...), class = model_spec_classes(kind))
+}
+
+model_spec_classes <- function(kind) c(paste0("cppestimators_model_", kind), "cppestimators_model")
+
+# The model spec of an estimator's spec. Specs saved before DNNs existed
+# have none (they are linear); one saved before model specs had classes
+# gets its classes.
+estimator_model <- function(spec) {
+  model <- spec$model %||% list(kind = "linear")
+  if (!inherits(model, "cppestimators_model")) class(model) <- model_spec_classes(model$kind)
+  model
 }
 
 resolve_model_dir <- function(model_dir, config_dir) {
@@ -236,7 +255,7 @@ estimator_summary <- function(x) {
   } else {
     cpp_estimator_global_step(ptr)
   }
-  model <- spec$model %||% list(kind = "linear")
+  model <- estimator_model(spec)
   names_of <- function(cols) paste(sort(vapply(cols, function(c) c$name, ""), method = "radix"), collapse = ", ")
   head <- switch(check_choice(spec$head, "head", heads),
     regression = sprintf("regression (label dimension %d)", as.integer(spec$head_n)),
@@ -248,7 +267,7 @@ estimator_summary <- function(x) {
   }
   opt <- function(o) sprintf("%s (learning rate %s)", o$name, format_learning_rate(o$learning_rate))
   info <- c(head = head)
-  if (identical(model$kind, "combined")) {
+  if (inherits(model, "cppestimators_model_combined")) {
     info["linear columns"] <- if (length(model$linear_columns)) paste(model$linear_columns, collapse = ", ") else "none"
     info["dnn columns"] <- if (length(model$dnn_columns)) paste(model$dnn_columns, collapse = ", ") else "none"
   } else {
@@ -259,7 +278,7 @@ estimator_summary <- function(x) {
                                    if (!is.null(model$dropout)) sprintf(", dropout %g", model$dropout), ")")
   }
   opts <- spec$optimizers
-  if (identical(model$kind, "boosted_trees")) {
+  if (inherits(model, "cppestimators_model_boosted_trees")) {
     info["trees"] <- sprintf("%d of depth %d, learning rate %g, %d batch%s per layer", as.integer(model$n_trees),
                              as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
                              if (model$n_batches_per_layer == 1) "" else "es")

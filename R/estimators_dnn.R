@@ -96,8 +96,8 @@ dnn_model_spec <- function(hidden_units, activation_fn, dropout) {
   }
   check_number(dropout, "dropout", min = 0, max = 1, exclusive_max = TRUE, null_ok = TRUE,
                must = "NULL or a probability in [0, 1)")
-  list(kind = "dnn", hidden_units = as.numeric(hidden_units), activation_fn = activation_fn,
-       dropout = dropout)
+  new_model_spec("dnn", hidden_units = as.numeric(hidden_units), activation_fn = activation_fn,
+                 dropout = dropout)
 }
 
 #' Wide and deep estimators
@@ -192,11 +192,12 @@ new_combined <- function(kind, name, head, head_n, label_vocabulary, model_dir, 
                     nm))
     }
   }
-  model <- list(kind = "combined", linear_columns = vapply(linear, function(c) c$name, ""),
-                dnn_columns = vapply(dnn, function(c) c$name, ""))
-  if (!is.null(dnn)) model <- c(model, dnn_model_spec(hidden_units, activation_fn, dropout)[-1])
-  if (is.null(linear)) model$linear_columns <- NULL
-  if (is.null(dnn)) model$dnn_columns <- NULL
+  fields <- list(linear_columns = vapply(linear, function(c) c$name, ""),
+                 dnn_columns = vapply(dnn, function(c) c$name, ""))
+  if (!is.null(dnn)) fields <- c(fields, unclass(dnn_model_spec(hidden_units, activation_fn, dropout))[-1])
+  if (is.null(linear)) fields$linear_columns <- NULL
+  if (is.null(dnn)) fields$dnn_columns <- NULL
+  model <- do.call(new_model_spec, c(list("combined"), fields))
   response <- attr(linear_columns, "response") %||% attr(dnn_columns, "response")
   object <- new_estimator(kind, name, structure(all, class = "cppestimators_feature_columns",
                                                 response = response),

@@ -186,7 +186,8 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
   }
   if (!missing(feature_columns) && !is.null(feature_columns)) {
     for (col in feature_columns(feature_columns)) {
-      if (!col$kind %in% c("bucketized", "indicator", "numeric")) {
+      if (!inherits(col, c("cppestimators_column_bucketized", "cppestimators_column_indicator",
+                           "cppestimators_column_numeric"))) {
         abort(paste0("For now, only bucketized_column and indicator_column is supported but got: ", column_repr(col),
                      " (numeric columns are accepted too)"))
       }
@@ -212,19 +213,22 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
   }
   quantile_sketch_epsilon <- check_number(quantile_sketch_epsilon, "quantile_sketch_epsilon", min = 1 / 65533,
                                           max = 1, exclusive_max = TRUE)
-  list(kind = "boosted_trees",
-       n_batches_per_layer = check_whole(n_batches_per_layer, "n_batches_per_layer", null_ok = FALSE,
-                                         max = .Machine$integer.max),
-       n_trees = check_whole(n_trees, "n_trees", null_ok = FALSE, max = 1e6),
-       max_depth = check_whole(max_depth, "max_depth", null_ok = FALSE, max = 20),
-       learning_rate = learning_rate,
-       l1_regularization = number(l1_regularization, "l1_regularization"),
-       l2_regularization = number(l2_regularization, "l2_regularization"),
-       tree_complexity = tree_complexity,
-       min_node_weight = number(min_node_weight, "min_node_weight"),
-       center_bias = center_bias, pruning_mode = pruning_mode,
-       quantile_sketch_epsilon = quantile_sketch_epsilon)
+  new_model_spec("boosted_trees",
+                 n_batches_per_layer = check_whole(n_batches_per_layer, "n_batches_per_layer", null_ok = FALSE,
+                                                   max = .Machine$integer.max),
+                 n_trees = check_whole(n_trees, "n_trees", null_ok = FALSE, max = 1e6),
+                 max_depth = check_whole(max_depth, "max_depth", null_ok = FALSE, max = 20),
+                 learning_rate = learning_rate,
+                 l1_regularization = number(l1_regularization, "l1_regularization"),
+                 l2_regularization = number(l2_regularization, "l2_regularization"),
+                 tree_complexity = tree_complexity,
+                 min_node_weight = number(min_node_weight, "min_node_weight"),
+                 center_bias = center_bias, pruning_mode = pruning_mode,
+                 quantile_sketch_epsilon = quantile_sketch_epsilon)
 }
+
+# Whether `object` is a boosted trees estimator.
+is_boosted_trees <- function(object) inherits(estimator_model(object$spec), "cppestimators_model_boosted_trees")
 
 #' Feature importance of boosted trees
 #'
@@ -254,7 +258,7 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
 #' boosted_trees_feature_importance(est)
 boosted_trees_feature_importance <- function(object, normalize = FALSE) {
   check_estimator(object)
-  if (!identical(object$spec$model$kind, "boosted_trees")) {
+  if (!is_boosted_trees(object)) {
     abort(paste0("`object` must be a boosted trees estimator, not ", object$spec$name, "()."))
   }
   check_flag(normalize, "normalize")
@@ -278,14 +282,14 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
 # (oov1, ... for its out-of-vocabulary buckets), "x_indicator[3]" otherwise.
 importance_labels <- function(names, columns) {
   for (col in columns) {
-    if (!identical(col$kind, "indicator")) next
+    if (!inherits(col, "cppestimators_column_indicator")) next
     prefix <- paste0(col$name, ":")
     hit <- startsWith(names, prefix)
     if (!any(hit)) next
     ids <- suppressWarnings(as.integer(substring(names[hit], nchar(prefix) + 1L)))
     if (anyNA(ids)) next
     inner <- col$categorical_column
-    n_words <- if (inner$kind %in% c("vocabulary_list", "vocabulary_file")) length(inner$vocabulary) else 0L
+    n_words <- if (is_vocabulary_column(inner)) length(inner$vocabulary) else 0L
     labels <- weight_labels(col, max(ids + 1L, n_words))
     names[hit] <- labels[ids + 1L]
   }

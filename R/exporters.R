@@ -189,9 +189,7 @@ exporter_run <- function(exporters, object, ptr) {
   run$exporters <- exporters
   run$made <- data.frame(exporter = character(), step = numeric(), path = character(),
                          stringsAsFactors = FALSE)
-  run$best <- lapply(exporters, function(e) {
-    if (identical(e$kind, "best")) best_in_events(e, object$spec$model_dir) else NULL
-  })
+  run$best <- lapply(exporters, exporter_start, model_dir = object$spec$model_dir)
   base <- file.path(object$spec$model_dir, "export")
   export_one <- function(i, step) {
     e <- run$exporters[[i]]
@@ -207,12 +205,8 @@ exporter_run <- function(exporters, object, ptr) {
     out <- character()
     for (i in seq_along(run$exporters)) {
       e <- run$exporters[[i]]
-      wanted <- switch(e$kind,
-        best = is.null(run$best[[i]]) || better(e$compare_fn, run$best[[i]], current),
-        latest = TRUE,
-        final = final)
-      if (!wanted) next
-      if (identical(e$kind, "best")) run$best[[i]] <- current
+      if (!exports_at(e, run$best[[i]], current, final)) next
+      if (inherits(e, "cppestimators_exporter_best")) run$best[[i]] <- current
       out <- c(out, export_one(i, step))
     }
     out
@@ -226,6 +220,32 @@ exporter_run <- function(exporters, object, ptr) {
   }
   run
 }
+
+# What an exporter of a training call starts from: for best_exporter(), the
+# best evaluation of earlier calls (best_in_events()); NULL for the others.
+exporter_start <- function(exporter, model_dir) UseMethod("exporter_start")
+
+#' @export
+exporter_start.default <- function(exporter, model_dir) NULL
+
+#' @export
+exporter_start.cppestimators_exporter_best <- function(exporter, model_dir) best_in_events(exporter, model_dir)
+
+# Whether the exporter exports at the evaluation `current` (a named list of
+# metrics with global_step); `best`: the best evaluation so far (of a best
+# exporter), `final`: whether the evaluation is the final one.
+exports_at <- function(exporter, best, current, final) UseMethod("exports_at")
+
+#' @export
+exports_at.cppestimators_exporter_best <- function(exporter, best, current, final) {
+  is.null(best) || better(exporter$compare_fn, best, current)
+}
+
+#' @export
+exports_at.cppestimators_exporter_latest <- function(exporter, best, current, final) TRUE
+
+#' @export
+exports_at.cppestimators_exporter_final <- function(exporter, best, current, final) final
 
 better <- function(compare_fn, best, current) {
   res <- compare_fn(best_eval_result = best, current_eval_result = current)

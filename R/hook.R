@@ -1,6 +1,8 @@
 # The hook protocol of the R layer. A hook is a list: its `kind` (the name
 # the engine's hook registry, hooks/registry.h, builds it from) and its
-# fields, with what differs between kinds kept by the hook itself:
+# fields, of class cppestimators_hook_<kind> (by default) and
+# cppestimators_hook; R finds hooks by class, and what differs between
+# kinds is kept by the hook itself:
 # - traits, set by its constructor through new_hook(): `training_only`
 #   (refused by evaluate() and predict()), `runs_r_code` (its errors are
 #   reported as the hook's), `roles` (what other hooks look for, such as
@@ -23,11 +25,10 @@ hook_trait <- function(hook, trait) attr(hook, "hook_traits", exact = TRUE)[[tra
 
 hook_has_role <- function(hook, role) role %in% hook_trait(hook, "roles")
 
-# The hooks among `hooks` of kind `kind`, and whether there is one.
-hooks_of_kind <- function(hooks, kind) {
-  which(vapply(hooks, function(h) identical(h$kind, kind), TRUE))
-}
-has_hook_kind <- function(hooks, kind) length(hooks_of_kind(hooks, kind)) > 0L
+# The positions of the hooks among `hooks` of class `class`, and whether
+# there is one.
+hooks_of_class <- function(hooks, class) which(vapply(hooks, inherits, TRUE, class))
+has_hook_class <- function(hooks, class) length(hooks_of_class(hooks, class)) > 0L
 
 # A hook's name for messages: hook_progress_bar, EstimatorSessionRunHook, ...
 hook_label <- function(hook) sub("^cppestimators_", "", class(hook)[1])
@@ -94,9 +95,9 @@ normalize_hooks <- function(hooks) {
   hooks
 }
 
-# Appends each default hook unless one of its kind was given.
+# Appends each default hook unless one of its class was given.
 with_defaults <- function(hooks, defaults) {
-  for (d in defaults) if (!has_hook_kind(hooks, d$kind)) hooks <- c(hooks, list(d))
+  for (d in defaults) if (!has_hook_class(hooks, class(d)[1])) hooks <- c(hooks, list(d))
   hooks
 }
 

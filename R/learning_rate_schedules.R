@@ -87,8 +87,12 @@
 #' learning_rate_piecewise_constant(boundaries = c(100, 200), values = c(0.1, 0.01, 0.001))
 NULL
 
+# A schedule: its kind (the schedule the engine builds) and its arguments,
+# of class cppestimators_learning_rate_<kind> and
+# cppestimators_learning_rate_schedule.
 new_schedule <- function(kind, ...) {
-  structure(list(kind = kind, ...), class = "cppestimators_learning_rate_schedule")
+  structure(list(kind = kind, ...),
+            class = c(paste0("cppestimators_learning_rate_", kind), "cppestimators_learning_rate_schedule"))
 }
 
 check_schedule_steps <- function(x, arg) check_number(x, arg, min = 0, exclusive_min = TRUE)
@@ -193,10 +197,15 @@ learning_rate_linear_cosine_decay <- function(learning_rate, decay_steps, num_pe
 
 is_schedule <- function(x) inherits(x, "cppestimators_learning_rate_schedule")
 
-# The rate a schedule starts at (step 0).
-schedule_initial_rate <- function(s) {
-  if (identical(s$kind, "piecewise_constant")) s$values[1] else s$learning_rate
-}
+# The rate a schedule starts at (step 0): its `learning_rate`, or the first
+# of a piecewise constant schedule's values.
+schedule_initial_rate <- function(s) UseMethod("schedule_initial_rate")
+
+#' @export
+schedule_initial_rate.cppestimators_learning_rate_schedule <- function(s) s$learning_rate
+
+#' @export
+schedule_initial_rate.cppestimators_learning_rate_piecewise_constant <- function(s) s$values[1]
 
 # A learning rate for messages and printing: a number, or the schedule's kind.
 format_learning_rate <- function(lr) {

@@ -100,7 +100,7 @@ model_description_text <- function(object) {
 }
 
 describe_model <- function(spec) {
-  model <- spec$model %||% list(kind = "linear")
+  model <- estimator_model(spec)
   cols <- spec$feature_columns
   cols <- cols[order(vapply(cols, function(c) c$name, ""), method = "radix")]
   fields <- intersect(structural_fields, names(model))

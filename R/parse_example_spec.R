@@ -185,19 +185,52 @@ flatten_feature_columns <- function(x) {
   abort(sprintf("All feature_columns must be _FeatureColumn instances. Given: %s", describe(x)))
 }
 
-# The parse spec of one column (a named list), as TF's _parse_example_spec.
-column_parse_spec <- function(col) {
-  one <- function(key, feature) stats::setNames(list(feature), key)
-  switch(col$kind,
-    numeric = one(col$key, fixed_len_feature(col$shape, col$dtype, col$default_value)),
-    vocabulary_list = , vocabulary_file = , hash_bucket = one(col$key, var_len_feature(col$dtype)),
-    identity = one(col$key, var_len_feature("int64")),
-    raw = one(col$key, var_len_feature("string")),
-    bucketized = column_parse_spec(col$source_column),
-    crossed = do.call(c, lapply(col$keys, column_parse_spec)),
-    embedding = , indicator = column_parse_spec(col$categorical_column),
-    weighted = c(column_parse_spec(col$categorical_column),
-                 one(col$weight_feature_key, var_len_feature(col$dtype))),
-    abort(sprintf("The %s column '%s' has no parse spec.", col$kind, col$name))
-  )
+# The parse spec of one column (a named list), as TF's _parse_example_spec:
+# a method per column class.
+column_parse_spec <- function(col) UseMethod("column_parse_spec")
+
+# The parse spec of one feature.
+parse_spec_of <- function(key, feature) stats::setNames(list(feature), key)
+
+#' @export
+column_parse_spec.default <- function(col) {
+  # a raw feature key of a crossed column
+  if (!inherits(col, "cppestimators_feature_column")) return(parse_spec_of(col$key, var_len_feature("string")))
+  abort(sprintf("The %s column '%s' has no parse spec.", col$kind, col$name))
+}
+
+#' @export
+column_parse_spec.cppestimators_column_numeric <- function(col) {
+  parse_spec_of(col$key, fixed_len_feature(col$shape, col$dtype, col$default_value))
+}
+
+#' @export
+column_parse_spec.cppestimators_column_vocabulary_list <- function(col) {
+  parse_spec_of(col$key, var_len_feature(col$dtype))
+}
+
+#' @export
+column_parse_spec.cppestimators_column_vocabulary_file <- column_parse_spec.cppestimators_column_vocabulary_list
+
+#' @export
+column_parse_spec.cppestimators_column_hash_bucket <- column_parse_spec.cppestimators_column_vocabulary_list
+
+#' @export
+column_parse_spec.cppestimators_column_identity <- function(col) parse_spec_of(col$key, var_len_feature("int64"))
+
+#' @export
+column_parse_spec.cppestimators_column_bucketized <- function(col) column_parse_spec(col$source_column)
+
+#' @export
+column_parse_spec.cppestimators_column_crossed <- function(col) do.call(c, lapply(col$keys, column_parse_spec))
+
+#' @export
+column_parse_spec.cppestimators_column_indicator <- function(col) column_parse_spec(col$categorical_column)
+
+#' @export
+column_parse_spec.cppestimators_column_embedding <- column_parse_spec.cppestimators_column_indicator
+
+#' @export
+column_parse_spec.cppestimators_column_weighted <- function(col) {
+  c(column_parse_spec(col$categorical_column), parse_spec_of(col$weight_feature_key, var_len_feature(col$dtype)))
 }

@@ -24,6 +24,14 @@
 #'   `tf_estimator`).
 #' @keywords internal
 #' @export
+#' @examples
+#' # what parsnip's fit() and predict() call with a "cppestimators" engine
+#' est <- fit_cppestimators(mtcars[c("drat", "wt")], mtcars$mpg, model = "linear_reg",
+#'                          epochs = 2, model_dir = tempfile(), seed = 1)
+#' predict_cppestimators(est, mtcars[1:3, c("drat", "wt")])
+#' cls <- fit_cppestimators(iris[1:4], iris$Species, model = "multinom_reg", epochs = 2,
+#'                          model_dir = tempfile(), seed = 1)
+#' predict_cppestimators(cls, iris[c(1, 51, 101), 1:4], type = "class")
 fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidden_units = NULL,
                               dropout = NULL, epochs = NULL, activation_fn = NULL,
                               learning_rate = NULL, n_trees = NULL, max_depth = NULL,

@@ -1,46 +1,23 @@
+# Sessions: one run of the engine's loop over an input (run_session()), the
+# hold of a train() call on model_dir (open_training()), and what a session
+# reads of the input (resolve_input()).
+
 # One session of the estimator over the input, with hooks. R errors raised by
 # R closure hooks come back naming the hook and phase.
-# `ptr`: run on this engine as it is (evaluation during training), without
-# looking at model_dir.
+# `ptr`: run on this engine as it is, without looking at model_dir: the
+# engine of train(), which open_training() brought up to date, or of an
+# evaluation during training.
 run_session <- function(...) with_error_class(run_session_impl(...))
 
 run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
                              checkpoint_path = NULL, ptr = NULL, in_order = FALSE) {
-  own <- FALSE
   if (!is.null(ptr)) {
     # the caller's engine, as it is
   } else if (is.null(checkpoint_path)) {
     ptr <- estimator_ptr(object)
     sync_from_model_dir(object, ptr)
-    own <- TRUE
   } else {
     ptr <- engine_for_checkpoint(object, checkpoint_path)
-  }
-  if (own && mode == "train") {
-    if (isTRUE(object$state$busy)) {
-      abort("this estimator is already training: train() cannot be called from one of its own hooks.")
-    }
-    dir <- object$spec$model_dir
-    if (!is.null(dir)) {
-      # a hook_global_step_waiter() waits for another process's training
-      # before the lock is taken, then starts from what it trained
-      waited <- wait_for_global_step(hooks, ptr, dir)
-      if (!identical(waited, hooks)) {
-        hooks <- waited
-        sync_from_model_dir(object, ptr)
-      }
-      unlock <- lock_model_dir(dir, object$spec$config$lock_timeout_secs %||% 10)
-      on.exit(unlock(), add = TRUE)
-      # what another process trained while this one waited for the lock
-      sync_from_model_dir(object, ptr)
-      remove_stale_temporaries(dir)
-      check_model_dir(object, write = TRUE)
-    }
-    object$state$busy <- TRUE
-    on.exit(object$state$busy <- FALSE, add = TRUE)
-  }
-  if (mode == "train") {
-    on.exit(note_synced(object), add = TRUE)
   }
   data <- resolve_input(input_fn, object, mode, in_order = in_order)
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
@@ -72,6 +49,59 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   if (mode == "eval") res$metrics <- cpp_session_metrics(ses)
   if (mode == "infer") res$predictions <- cpp_session_predictions(ses, predict_keys)
   res
+}
+
+# The hold of a train() call on model_dir, taken before the call reads the
+# engine's global step: it waits for what the hooks wait for (another
+# process's training, hook_wait()), takes the model_dir lock, then brings
+# the engine up to date with model_dir (sync_from_model_dir()) - the one
+# look at model_dir's checkpoints of the call, whose result, the engine's
+# state, the rest of the call uses. Returns `hooks` (the hooks as they run
+# after waiting), `run(input_fn, hooks)`, which runs the training session
+# on the engine, and `close()` (once; train() also calls it on exit), which
+# records the checkpoint the session wrote (note_synced()) and releases the
+# lock. For train() called from one of the estimator's own hooks nothing is
+# waited for, locked or read, and run() refuses.
+open_training <- function(object, ptr, hooks) with_error_class(open_training_impl(object, ptr, hooks))
+
+open_training_impl <- function(object, ptr, hooks) {
+  st <- object$state
+  dir <- object$spec$model_dir
+  busy <- isTRUE(st$busy)
+  unlock <- function() invisible()
+  if (!busy) {
+    if (!is.null(dir)) {
+      # a hook_global_step_waiter() waits for another process's training
+      # before the lock is taken; the sync below starts from what it trained
+      hooks <- wait_for_global_step(hooks, ptr, dir)
+      unlock <- lock_model_dir(dir, object$spec$config$lock_timeout_secs %||% 10)
+    }
+    held <- FALSE
+    on.exit(if (!held) unlock(), add = TRUE)
+    sync_from_model_dir(object, ptr)
+    held <- TRUE
+  }
+  ran <- FALSE
+  closed <- FALSE
+  run <- function(input_fn, hooks) {
+    if (busy) abort("this estimator is already training: train() cannot be called from one of its own hooks.")
+    if (!is.null(dir)) {
+      remove_stale_temporaries(dir)
+      check_model_dir(object, write = TRUE)
+    }
+    ran <<- TRUE
+    st$busy <- TRUE
+    on.exit(st$busy <- FALSE, add = TRUE)
+    run_session(object, input_fn, "train", hooks, ptr = ptr)
+  }
+  close <- function() {
+    if (closed) return(invisible())
+    closed <<- TRUE
+    on.exit(unlock(), add = TRUE)
+    if (ran) with_error_class(note_synced(object))
+    invisible()
+  }
+  list(hooks = hooks, run = run, close = close)
 }
 
 # With run_config(tf_random_seed =), the shuffling of a session depends only
@@ -148,4 +178,73 @@ signal_hook_error <- function(e, ses, hooks) {
 # The global step in a checkpoint's name ("<dir>/model.ckpt-<step>.ckpt").
 checkpoint_step <- function(path) {
   suppressWarnings(as.numeric(sub("^.*-([0-9]+)(\\.ckpt)?$", "\\1", basename(path))))
+}
+
+# The data a session reads, for one estimator and mode: the features its
+# columns use, as the input holds them (normalizer_fn applied once), the
+# labels as doubles (vocabulary applied) and the weight column's values.
+resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
+  check_choice(mode, "mode", session_modes)
+  input_fn <- as_input_fn(input_fn, estimator)
+  if (inherits(input_fn, "cppestimators_dataset_input_fn")) return(list(stream = TRUE, input = input_fn))
+  plan <- column_plan(estimator)
+  features <- mark_checked(plan, input_fn, session_features(estimator, plan, input_fn$features))
+  read <- if (identical(names(input_fn$features), plan$keys)) input_fn$features else input_fn$features[plan$keys]
+  seen <- check_seen_data(estimator, read, input_fn$labels, mode)
+  labels <- NULL
+  if (mode != "infer") {
+    if (is.null(input_fn$labels)) {
+      abort("`input_fn` has no response: train() and evaluate() need one (set `response`).")
+    }
+    labels <- map_labels(input_fn$labels, estimator, input_fn$response)
+  }
+  shuffle <- input_fn$shuffle
+  if (identical(shuffle, "auto")) shuffle <- mode != "infer"
+  list(features = features, labels = labels, weights = input_weights(estimator, input_fn, mode),
+       batch_size = input_fn$batch_size, shuffle = shuffle && !in_order,
+       num_epochs = input_fn$num_epochs %||% -1, input = input_fn, seen = seen)
+}
+
+# engine_features() without a loop over the columns in R: the input's own
+# vectors, selected by name, when every leaf's feature is there and no
+# numeric one is a classed vector (a Date, say, which check_not_time()
+# refuses); only the columns with a normalizer_fn run R code. Anything else
+# goes through engine_features(), which gives the same result or error.
+session_features <- function(estimator, plan, features) {
+  plain <- plan$numeric & !plan$normalized
+  if (identical(names(features), plan$keys) && !any(plan$normalized)) {
+    # exactly the keys, in order (a data frame given to train() and the others)
+    return(if (cpp_any_object(features[plan$plain_at])) engine_features(estimator$spec$feature_columns, features) else
+      features[seq_along(features)])
+  }
+  present <- plan$leaf_keys %in% names(features)
+  if (!all(present) || cpp_any_object(features[plan$leaf_keys[plain]]) ||
+      anyDuplicated(plan$engine_keys[plan$normalized])) {
+    return(engine_features(estimator$spec$feature_columns, features))
+  }
+  if (!any(plan$normalized)) return(features[plan$keys])
+  keep <- !duplicated(plan$engine_keys)
+  out <- features[plan$leaf_keys[keep]]
+  names(out) <- plan$engine_keys[keep]
+  at <- cumsum(keep)
+  for (i in which(plan$normalized & keep)) {
+    out[at[i]] <- list(engine_features(plan$leaves[i], features)[[1L]])
+  }
+  out
+}
+
+# The input_fn() object behind what the user passed: the object itself, the
+# function it returns for an estimator, or a function of 0 or 1 arguments
+# returning one of those (as tfestimators' normalize_input_fn accepted).
+as_input_fn <- function(input_fn, estimator) {
+  for (depth in 1:3) {
+    if (inherits(input_fn, "cppestimators_input_fn")) return(input_fn)
+    if (inherits(attr(input_fn, "input_fn"), "cppestimators_input_fn")) return(attr(input_fn, "input_fn"))
+    if (!is.function(input_fn)) break
+    nargs <- length(formals(input_fn))
+    input_fn <- if (nargs == 0L) input_fn() else if (nargs == 1L) input_fn(estimator) else
+      abort("'input_fn' should accept 0 or 1 arguments")
+  }
+  abort(paste0("`input_fn` must be made by input_fn() or numpy_input_fn() (or be a function returning one), not ",
+               describe(input_fn), "."))
 }

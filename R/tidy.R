@@ -74,13 +74,25 @@ generics::augment
 #' @rdname tidy.tf_estimator
 #' @export
 tidy.tf_estimator <- function(x, normalize = FALSE, optimizer_state = FALSE, ...) {
-  kind <- (x$spec$model %||% list(kind = "linear"))$kind
-  if (identical(kind, "linear")) return(tidy_linear(x))
-  if (identical(kind, "boosted_trees")) {
-    imp <- boosted_trees_feature_importance(x, normalize = normalize)
-    return(data.frame(term = names(imp) %||% character(), importance = unname(as.numeric(imp)),
-                      stringsAsFactors = FALSE))
-  }
+  tidy_model(estimator_model(x$spec), x, normalize = normalize, optimizer_state = optimizer_state)
+}
+
+# tidy() of the estimator `x` by its model spec `model`: a linear model's
+# weights, boosted trees' feature importances, the variables of the others.
+tidy_model <- function(model, x, normalize, optimizer_state) UseMethod("tidy_model")
+
+#' @export
+tidy_model.cppestimators_model_linear <- function(model, x, normalize, optimizer_state) tidy_linear(x)
+
+#' @export
+tidy_model.cppestimators_model_boosted_trees <- function(model, x, normalize, optimizer_state) {
+  imp <- boosted_trees_feature_importance(x, normalize = normalize)
+  data.frame(term = names(imp) %||% character(), importance = unname(as.numeric(imp)),
+             stringsAsFactors = FALSE)
+}
+
+#' @export
+tidy_model.default <- function(model, x, normalize, optimizer_state) {
   check_flag(optimizer_state, "optimizer_state")
   tidy_variables(x, optimizer_state)
 }
@@ -122,18 +134,18 @@ tidy_linear <- function(x) {
 # The category of each of a column's `n` weight rows: NA for numeric
 # values, vocabulary words (then oov1, oov2, ...), bucket intervals, else ids.
 weight_categories <- function(col, n) {
-  kind <- col$kind
-  if (identical(kind, "numeric")) return(rep(NA_character_, n))
-  if (kind %in% c("indicator", "weighted") && !is.null(col$categorical_column)) {
+  if (inherits(col, "cppestimators_column_numeric")) return(rep(NA_character_, n))
+  if (inherits(col, c("cppestimators_column_indicator", "cppestimators_column_weighted")) &&
+      !is.null(col$categorical_column)) {
     return(weight_categories(col$categorical_column, n))
   }
-  if (kind %in% c("vocabulary_list", "vocabulary_file")) {
+  if (is_vocabulary_column(col)) {
     words <- as.character(col$vocabulary)
     if (length(words) && n >= length(words)) {
       return(c(words, if (n > length(words)) paste0("oov", seq_len(n - length(words)))))
     }
   }
-  if (identical(kind, "bucketized") && n == length(col$boundaries) + 1L) {
+  if (inherits(col, "cppestimators_column_bucketized") && n == length(col$boundaries) + 1L) {
     b <- as.character(col$boundaries)
     return(paste0(c("(-Inf", paste0("[", b)), ",", c(b, "Inf"), ")"))
   }

@@ -65,14 +65,18 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
     check_method_dots(dots_names(...), "train", train.tf_estimator)
   }
   ptr <- estimator_ptr(object)
-  sync_from_model_dir(object, ptr)
+  # the call's one look at model_dir: under its lock, the engine brought up
+  # to date with the newest checkpoint (whoever wrote it)
+  training <- open_training(object, ptr, hooks)
+  on.exit(training$close(), add = TRUE)
   if (!is.null(max_steps) && cpp_estimator_global_step(ptr) >= max_steps) {
     message(sprintf("Skipping training since max_steps has already saved (global step %s >= max_steps %s).",
                     format(cpp_estimator_global_step(ptr)), format(max_steps)))
     return(invisible(new_history(NULL)))
   }
-  hooks <- training_hooks(object, hooks, steps, max_steps, listeners)
-  run <- run_session(object, input_fn, "train", hooks)
+  hooks <- training_hooks(object, training$hooks, steps, max_steps, listeners, ptr)
+  run <- training$run(input_fn, hooks)
+  training$close()
   exports <- finish_hooks(hooks, run)
   note_training(object, input_fn, run)
   invisible(new_history(run$history, model_dir = object$spec$model_dir,
@@ -83,14 +87,14 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
 # counter, the user's hooks (then the history saver and progress bar unless
 # given, then the stop-at-step hook), the NaN check, the loss logger; each
 # prepared for this call (hook_prepare()).
-training_hooks <- function(object, hooks, steps, max_steps, listeners) {
+training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = estimator_ptr(object)) {
   cfg <- object$spec$config
   verbose <- isTRUE(getOption("cppestimators.verbose", FALSE))
   given <- hooks
   first <- list()
   # a saver of another directory runs beside model_dir's own: resuming from
   # model_dir needs model_dir's checkpoints
-  savers <- given[hooks_of_kind(given, "checkpoint_saver")]
+  savers <- given[hooks_of_class(given, "cppestimators_hook_checkpoint_saver")]
   if (!any(vapply(savers, function(h) same_dir(h$checkpoint_dir, object$spec$model_dir), TRUE)) &&
       (!is.null(cfg$save_checkpoints_steps) || !is.null(cfg$save_checkpoints_secs))) {
     first <- c(first, list(new_hook("checkpoint_saver", list(
@@ -110,7 +114,7 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   }
   hooks <- with_defaults(c(first, hooks), list(hook_history_saver(10), hook_progress_bar()))
   if (length(listeners)) {
-    saver <- hooks_of_kind(hooks, "checkpoint_saver")
+    saver <- hooks_of_class(hooks, "cppestimators_hook_checkpoint_saver")
     if (length(saver) == 0L) {
       abort(paste("There should be a CheckpointSaverHook to use saving_listeners. Please set one of the",
                   "RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs."))
@@ -120,14 +124,14 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners) {
   if (!is.null(steps) || !is.null(max_steps)) {
     hooks <- c(hooks, list(new_hook("stop_at_step", list(num_steps = steps, last_step = max_steps))))
   }
-  if (!has_hook_kind(given, "nan_tensor")) hooks <- c(hooks, list(hook_nan_tensor()))
+  if (!has_hook_class(given, "cppestimators_hook_nan_tensor")) hooks <- c(hooks, list(hook_nan_tensor()))
   if (verbose && !is.null(cfg$log_step_count_steps)) {
     hooks <- c(hooks, list(new_hook("logging_tensor", list(
       tags = c("loss", "step"), names = c("loss", "global_step"),
       every_n_iter = cfg$log_step_count_steps, every_n_secs = NULL, at_end = FALSE,
       formatter = NULL), runs_r_code = TRUE)))
   }
-  prepare_hooks(hooks, object, "train", "Training", steps, ptr = estimator_ptr(object))
+  prepare_hooks(hooks, object, "train", "Training", steps, ptr = ptr)
 }
 
 check_steps <- function(x, arg) {

@@ -57,7 +57,7 @@
 #' attr(nodes, "growing")
 boosted_trees_ensemble <- function(object) {
   check_estimator(object)
-  if (!identical(object$spec$model$kind, "boosted_trees")) {
+  if (!is_boosted_trees(object)) {
     abort(paste0("`object` must be a boosted trees estimator, not ", object$spec$name, "()."))
   }
   ptr <- estimator_ptr(object)

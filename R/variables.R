@@ -57,7 +57,7 @@ variable_value <- function(object, names = NULL, ...) {
 #' @rdname variable_names
 #' @export
 coef.tf_estimator <- function(object, ...) {
-  if (!identical((object$spec$model %||% list(kind = "linear"))$kind, "linear")) {
+  if (!inherits(estimator_model(object$spec), "cppestimators_model_linear")) {
     abort(paste0("coef() gives the weights of linear estimators; use variable_value() for ", object$spec$name, "()."))
   }
   check_dots(dots_names(...), "coef", character())
@@ -86,14 +86,15 @@ coef.tf_estimator <- function(object, ...) {
 # (an indicator column's from its vocabulary column, as in
 # boosted_trees_feature_importance()).
 weight_labels <- function(col, n) {
-  if (n == 1L && identical(col$kind, "numeric")) return(col$name)
-  vocab_col <- if (identical(col$kind, "indicator")) col$categorical_column else col
-  words <- if (vocab_col$kind %in% c("vocabulary_list", "vocabulary_file")) as.character(vocab_col$vocabulary)
+  numeric <- inherits(col, "cppestimators_column_numeric")
+  if (n == 1L && numeric) return(col$name)
+  vocab_col <- if (inherits(col, "cppestimators_column_indicator")) col$categorical_column else col
+  words <- if (is_vocabulary_column(vocab_col)) as.character(vocab_col$vocabulary)
   if (length(words) && n >= length(words)) {
     oov <- if (n > length(words)) paste0("oov", seq_len(n - length(words)))
     return(paste0(col$name, "[", c(words, oov), "]"))
   }
-  paste0(col$name, "[", seq_len(n) - 1L + (col$kind == "numeric"), "]")
+  paste0(col$name, "[", seq_len(n) - 1L + numeric, "]")
 }
 
 # Unknown variable names: TensorFlow's "Variable not found", with the

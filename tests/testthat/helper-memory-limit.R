@@ -1,5 +1,5 @@
 # Running R code in a child process whose memory is capped, for the
-# out-of-memory acceptance test (test-stream-memory.R).
+# out-of-memory acceptance test (test-stream_memory.R).
 #
 # The mechanism is an address-space limit (RLIMIT_AS, set with prlimit, or
 # `ulimit -v` when prlimit is missing). A cgroup memory limit would cap the

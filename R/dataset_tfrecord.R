@@ -78,6 +78,13 @@ write_tfrecord <- function(data, path) {
 #'   `cppestimators_dataset`).
 #' @seealso [write_tfrecord()]
 #' @export
+#' @examples
+#' path <- tempfile(fileext = ".tfrecord")
+#' write_tfrecord(data.frame(x = c(0.5, 1.5, 2.5), label = c(0L, 1L, 1L)), path)
+#' ds <- tfrecord_dataset(path, list(x = fixed_len_feature(1, "float32"),
+#'                                   label = fixed_len_feature(1, "int64")))
+#' ds
+#' dataset_collect(ds)
 tfrecord_dataset <- function(filenames, features, chunk_size = 1024L) {
   if (!is.character(filenames) || length(filenames) == 0L || anyNA(filenames)) {
     abort(paste0("`filenames` must be a character vector of files, not ", describe(filenames), "."))

@@ -199,6 +199,14 @@ print.cppestimators_record_spec <- function(x, ...) {
 #'   `cppestimators_dataset`).
 #' @seealso [dataset_collect()].
 #' @export
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' write.csv(mtcars[, c("mpg", "drat", "cyl")], path, row.names = FALSE)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' ds
+#' head(dataset_collect(ds))
+#' # an input function streaming the file in batches of 8
+#' input_fn(ds, features = c(drat, cyl), response = mpg, batch_size = 8)
 text_line_dataset <- function(filenames, record_spec, parallel_records = NULL) {
   if (!is.character(filenames) || length(filenames) == 0L || anyNA(filenames)) {
     abort(sprintf("`filenames` must be a character vector of file paths, not %s.", describe(filenames)))
