@@ -18,6 +18,7 @@
 #include <string>
 
 #include <cppestimators/hooks/hook.h>
+#include <cppestimators/session/session.h>
 
 #include "fetch.h"
 #include "r_utils.h"

@@ -10,6 +10,9 @@
 
 #include <cppestimators/cppestimators.h>
 #include <cppestimators/features/registry.h>
+#include <cppestimators/hooks/eval_records.h>
+#include <cppestimators/hooks/history_saver.h>
+#include <cppestimators/hooks/hook_env.h>
 #include <cppestimators/hooks/registry.h>
 #include <cppestimators/model/heads/registry.h>
 #include <cppestimators/model/optimizers/registry.h>

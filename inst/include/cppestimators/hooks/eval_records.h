@@ -4,12 +4,15 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../model/heads/metric_accumulator.h"
-#include "../session/session.h"
 
 namespace cppestimators {
+
+class Session;
+struct RunContext;
 
 struct EvalRecord {
   std::int64_t step;
@@ -25,10 +28,7 @@ class EvalObserver {
 
 class EvalRecords {
  public:
-  void add(EvalRecord record, Session& s, RunContext* ctx) {
-    records_.push_back(std::move(record));
-    for (EvalObserver* o : observers_) o->on_evaluation(records_.back(), s, ctx);
-  }
+  void add(EvalRecord record, Session& s, RunContext* ctx);
   void observe(EvalObserver* o) { observers_.push_back(o); }
   const std::vector<EvalRecord>& records() const { return records_; }
   void clear() { records_.clear(); }

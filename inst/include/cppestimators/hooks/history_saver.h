@@ -6,13 +6,15 @@
 // when it was not recorded, so a history is never empty.
 #pragma once
 #include <cstdint>
-#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "hook.h"
-#include "hook_env.h"
 
 namespace cppestimators {
+
+class HookEnv;
+struct Spec;
 
 struct History {
   std::vector<double> mean_losses, total_losses;
@@ -25,55 +27,23 @@ struct BatchLosses {
   double mean, total;
 };
 
-inline BatchLosses batch_losses(const Session& s) {
-  const int d = s.head().per_example_dim(), m = s.rows() * d;
-  const float* pe = s.per_example_losses();
-  const float* w = s.weights();
-  double sum = 0.0, weights = m;
-  if (w == nullptr) {
-    for (int i = 0; i < m; ++i) sum += pe[i];
-  } else {
-    weights = 0.0;
-    for (int i = 0; i < m; ++i) {
-      sum += static_cast<double>(w[i / d]) * pe[i];
-      weights += w[i / d];
-    }
-  }
-  return BatchLosses{weights > 0 ? sum / weights : 0.0, sum};
-}
+BatchLosses batch_losses(const Session& s);
 
 class HistorySaverHook : public Hook {
  public:
-  explicit HistorySaverHook(std::int64_t every_n_step) : every_(every_n_step) {
-    if (every_ <= 0) throw std::invalid_argument("`every_n_step` must be a positive integer");
-  }
-  HistorySaverHook(const Spec& s, HookEnv&) : HistorySaverHook(s.int_or("every_n_step", 10)) {}
-  std::string kind() const override { return "hook_history_saver"; }
-  const History* recorded_history() const override { return &history_; }
+  explicit HistorySaverHook(std::int64_t every_n_step);
+  HistorySaverHook(const Spec& s, HookEnv&);
+  std::string kind() const override;
+  const History* recorded_history() const override;
 
-  void begin(Session&) override {
-    iter_ = 0;
-    last_recorded_ = false;
-    history_ = History();
-  }
-  void after_run(RunContext& ctx) override {
-    ++iter_;
-    last_recorded_ = (iter_ % every_ == 0);
-    if (last_recorded_) record(*ctx.session);
-  }
-  void end(Session& s) override {
-    if (iter_ > 0 && !last_recorded_) record(s);
-  }
+  void begin(Session&) override;
+  void after_run(RunContext& ctx) override;
+  void end(Session& s) override;
 
   const History& history() const { return history_; }
 
  private:
-  void record(const Session& s) {
-    const BatchLosses b = batch_losses(s);
-    history_.mean_losses.push_back(b.mean);
-    history_.total_losses.push_back(b.total);
-    history_.steps.push_back(s.global_step());
-  }
+  void record(const Session& s);
 
   std::int64_t every_;
   std::int64_t iter_ = 0;

@@ -8,12 +8,12 @@
 #pragma once
 #include <string>
 
-#include "../session/session.h"
-
 namespace cppestimators {
 
 class EvalRecords;
 struct History;
+class Session;
+struct RunContext;
 
 class Hook {
  public:
@@ -22,15 +22,15 @@ class Hook {
   virtual std::string kind() const = 0;
 
   // Roles. An evaluator publishes the results of its evaluations.
-  virtual EvalRecords* evaluation_records() { return nullptr; }
+  virtual EvalRecords* evaluation_records();
   // A history saver publishes the training history it records.
-  virtual const History* recorded_history() const { return nullptr; }
+  virtual const History* recorded_history() const;
 
-  virtual void begin(Session&) {}
-  virtual void after_create_session(Session&) {}
-  virtual void before_run(RunContext&) {}
-  virtual void after_run(RunContext&) {}
-  virtual void end(Session&) {}
+  virtual void begin(Session&);
+  virtual void after_create_session(Session&);
+  virtual void before_run(RunContext&);
+  virtual void after_run(RunContext&);
+  virtual void end(Session&);
 };
 
 }  // namespace cppestimators

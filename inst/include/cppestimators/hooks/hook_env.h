@@ -7,20 +7,19 @@
 #pragma once
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "../io/summary_writers.h"
 #include "../model/heads/metric_accumulator.h"
-#include "../services.h"
-#include "../session/tensors.h"
 #include "../spec.h"
 #include "hook.h"
 
 namespace cppestimators {
 
 class CheckpointListener;
+class Services;
+struct TensorValue;
 
 // An in-memory evaluation of the session's current weights.
 using EvaluationFn = std::function<MetricList(Session&)>;
@@ -34,41 +33,27 @@ class HookEnv {
   virtual Services& services() = 0;
   // The summary sink of `dir` for this run (one writer per directory), or
   // null when the spec has no such field or it is empty.
-  EventFileSink* events(const Spec& spec, const std::string& field) {
-    const std::string dir = spec.str_or(field, "");
-    return dir.empty() ? nullptr : writers().get(dir);
-  }
+  EventFileSink* events(const Spec& spec, const std::string& field);
   virtual SummaryWriters& writers() = 0;
 
   // Host callables named by a spec's handles. The defaults say the host has
   // none; an R-backed environment overrides them.
-  virtual TensorFormatter formatter(const Spec& spec, const std::string& field) {
-    if (spec.has_handle(field)) unsupported("a formatter");
-    return nullptr;
-  }
-  virtual EvaluationFn evaluation(const Spec& spec, const std::string& field) {
-    if (spec.has_handle(field)) unsupported("an evaluation");
-    throw std::invalid_argument("internal: the spec of '" + spec.kind + "' lacks '" + field + "'");
-  }
-  virtual std::unique_ptr<CheckpointListener> checkpoint_listener(const Spec&) {
-    unsupported("a checkpoint listener");
-  }
+  virtual TensorFormatter formatter(const Spec& spec, const std::string& field);
+  virtual EvaluationFn evaluation(const Spec& spec, const std::string& field);
+  virtual std::unique_ptr<CheckpointListener> checkpoint_listener(const Spec&);
   // A hook whose callbacks all live in the host (session_run_hook() in R).
-  virtual std::unique_ptr<Hook> custom_hook(const Spec&) { unsupported("a custom hook"); }
+  virtual std::unique_ptr<Hook> custom_hook(const Spec&);
 
  private:
-  [[noreturn]] static void unsupported(const std::string& what) {
-    throw std::invalid_argument("this environment cannot run " + what + " of the host");
-  }
+  [[noreturn]] static void unsupported(const std::string& what);
 };
 
 // An environment without host callables, for engine tests and embedders.
 class PlainHookEnv : public HookEnv {
  public:
-  explicit PlainHookEnv(Services& svc, std::string hostname = "localhost")
-      : svc_(svc), writers_(std::move(hostname)) {}
-  Services& services() override { return svc_; }
-  SummaryWriters& writers() override { return writers_; }
+  explicit PlainHookEnv(Services& svc, std::string hostname = "localhost");
+  Services& services() override;
+  SummaryWriters& writers() override;
 
  private:
   Services& svc_;

@@ -2,9 +2,7 @@
 // The first call always triggers; then every `every_steps` steps, or on the
 // first step at least `every_secs` seconds after the last trigger.
 #pragma once
-#include <cmath>
 #include <cstdint>
-#include <stdexcept>
 
 namespace cppestimators {
 
@@ -12,16 +10,13 @@ class SecondOrStepTimer {
  public:
   // Exactly one of every_secs (> 0) and every_steps (> 0) is set; the other
   // is negative. Both negative: a timer that never triggers.
-  SecondOrStepTimer(double every_secs, std::int64_t every_steps)
-      : every_secs_(every_secs), every_steps_(every_steps) {
-    if (every_secs >= 0 && every_steps >= 0)
-      throw std::invalid_argument("Can not provide both every_secs and every_steps.");
-  }
+  SecondOrStepTimer(double every_secs, std::int64_t every_steps);
   bool never() const { return every_secs_ < 0 && every_steps_ < 0; }
   // Whether should_trigger() looks at the clock (callers skip reading it otherwise).
   bool by_time() const { return every_secs_ >= 0; }
   void reset() { triggered_ = false; }
 
+  // inline: called after every step by each periodic hook
   bool should_trigger(std::int64_t step, double now) const {
     if (never()) return false;
     if (!triggered_) return true;
@@ -31,13 +26,7 @@ class SecondOrStepTimer {
   }
 
   // Records a trigger; elapsed_* are NaN / -1 on the first trigger.
-  void update(std::int64_t step, double now, double* elapsed_secs, std::int64_t* elapsed_steps) {
-    if (elapsed_secs) *elapsed_secs = triggered_ ? now - last_time_ : NAN;
-    if (elapsed_steps) *elapsed_steps = triggered_ ? step - last_step_ : -1;
-    triggered_ = true;
-    last_step_ = step;
-    last_time_ = now;
-  }
+  void update(std::int64_t step, double now, double* elapsed_secs, std::int64_t* elapsed_steps);
   bool triggered() const { return triggered_; }
   std::int64_t last_step() const { return last_step_; }
 
