@@ -9,23 +9,24 @@
 // data row what earlier steps found; a layer grows from accumulated
 // statistics by the split rules of split.h.
 #pragma once
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "../../features/feature_batch.h"
-#include "../../parallel.h"
 #include "../parameter.h"
-#include "histograms.h"
-#include "quantiles.h"
-#include "split.h"
 
 namespace cppestimators {
+
+struct FeatureBatch;
+
 namespace trees {
+
+struct Accumulator;
+class Bucketizer;
+struct Feature;
+struct Regularization;
 
 // A session's per-row caches for walking the trees, sized once.
 struct RowCache {
@@ -50,37 +51,13 @@ struct RowCache {
   int all_base_trees = -2, all_node_tree = -2;
 
   // Writes the values every row shares into the per-row arrays.
-  void spell_out() {
-    if (all_base_trees == -2) return;
-    std::fill(base_trees.begin(), base_trees.end(), all_base_trees);
-    std::fill(node_tree.begin(), node_tree.end(), all_node_tree);
-    std::fill(have_bins.begin(), have_bins.end(), 1);
-    all_base_trees = all_node_tree = -2;
-  }
+  void spell_out();
 
   // Every row unseen again (the rows now hold other examples).
-  void forget_rows() {
-    all_base_trees = all_node_tree = -2;
-    std::fill(have_bins.begin(), have_bins.end(), 0);
-    std::fill(base.begin(), base.end(), 0.0);
-    std::fill(base_trees.begin(), base_trees.end(), 0);
-    std::fill(node_of.begin(), node_of.end(), 0);
-    std::fill(node_tree.begin(), node_tree.end(), -1);
-  }
+  void forget_rows();
 
   void allocate(std::size_t data_rows, std::size_t features, bool narrow, int max_rows,
-                int classes = 1) {
-    if (narrow)
-      bins8.assign(data_rows * features, 0);
-    else
-      bins16.assign(data_rows * features, 0);
-    have_bins.assign(data_rows, 0);
-    base.assign(data_rows * static_cast<std::size_t>(classes), 0.0);
-    base_trees.assign(data_rows, 0);
-    node_of.assign(data_rows, 0);
-    node_tree.assign(data_rows, -1);
-    node.assign(static_cast<std::size_t>(max_rows), 0);
-  }
+                int classes = 1);
 };
 
 class Ensemble {
@@ -88,20 +65,11 @@ class Ensemble {
   enum StateField { kFinished, kLayer, kAttempted, kBatches, kBoundariesReady, kStateSize };
 
   Ensemble() = default;
-  Ensemble(int n_trees, int max_depth, int classes = 1)
-      : n_trees_(n_trees),
-        max_depth_(max_depth),
-        classes_(classes),
-        nodes_((std::int64_t{1} << (max_depth + 1)) - 1) {}
+  Ensemble(int n_trees, int max_depth, int classes = 1);
 
   // The variables: n_trees x nodes each (the values n_trees x nodes x K),
   // and the state (kStateSize).
-  void attach(Parameter& feature, Parameter& threshold, Parameter& value, Parameter& gain) {
-    feature_ = &feature;
-    threshold_ = &threshold;
-    value_ = &value;
-    gain_ = &gain;
-  }
+  void attach(Parameter& feature, Parameter& threshold, Parameter& value, Parameter& gain);
   void attach_state(Parameter& state) { state_ = &state; }
 
   int n_trees() const { return n_trees_; }
@@ -138,83 +106,7 @@ class Ensemble {
   // the finished trees' leaves plus the node each row reaches in the tree
   // being grown, which `cache.node` keeps for the histograms.
   void forward(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache,
-               int session_threads, float* logits) const {
-    const int rows = batch.rows;
-    const float version = state(kBoundariesReady);
-    if (version !=
-        cache.bins_version) {  // buckets of numeric features changed: recompute every row's
-      cache.spell_out();
-      std::fill(cache.have_bins.begin(), cache.have_bins.end(), 0);
-      cache.bins_version = version;
-    }
-    const int finished = static_cast<int>(finished_trees());
-    const int current = finished < n_trees_ ? finished : -1;
-    if (attempted_layers() < cache.attempted_seen) {  // the ensemble was restored to an earlier one
-      cache.spell_out();
-      std::fill(cache.base_trees.begin(), cache.base_trees.end(), 0);
-      std::fill(cache.base.begin(), cache.base.end(), 0.0);
-      std::fill(cache.node_tree.begin(), cache.node_tree.end(), -1);
-    }
-    cache.attempted_seen = attempted_layers();
-    if (current >= 0 && classes_ == 1) {
-      const std::size_t at = static_cast<std::size_t>(current) * static_cast<std::size_t>(nodes_);
-      cache.tree_feature.resize(static_cast<std::size_t>(nodes_));
-      cache.tree_threshold.resize(static_cast<std::size_t>(nodes_));
-      cache.tree_value.resize(static_cast<std::size_t>(nodes_));
-      for (std::size_t i = 0; i < static_cast<std::size_t>(nodes_); ++i) {
-        const float f = feature_->value[at + i];
-        cache.tree_feature[i] = f >= 0.0f ? static_cast<int>(f) : -1;
-        cache.tree_threshold[i] = static_cast<int>(std::floor(threshold_->value[at + i]));
-        cache.tree_value[i] = value_->value[at + i];
-      }
-    }
-    const int threads = rows >= 4096 ? session_threads : 1;
-    if (classes_ == 1 && batch.whole_in_order && cache.all_base_trees != -2) {
-      // every row in order again: the shared state moves on for all of them
-      parallel_for(threads, threads, [&](int t) {
-        const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-        if (buckets.narrow())
-          walk_all_rows(cache, cache.bins8.data(), buckets.features().size(), r0, r1, finished,
-                        current, logits);
-        else
-          walk_all_rows(cache, cache.bins16.data(), buckets.features().size(), r0, r1, finished,
-                        current, logits);
-      });
-      cache.all_base_trees = finished;
-      cache.all_node_tree = current;
-      return;
-    }
-    cache.spell_out();
-    const std::size_t n = cache.have_bins.size();
-    // A data row's caches are written by one thread only: when no row
-    // appears twice, the threads take ranges of the batch; otherwise ranges
-    // of row ids, each thread looking through the whole batch.
-    const bool distinct = batch.distinct_rows;
-    parallel_for(threads, threads, [&](int t) {
-      const std::size_t lo = distinct ? 0 : n * static_cast<std::size_t>(t) / threads,
-                        hi = distinct ? n : n * static_cast<std::size_t>(t + 1) / threads;
-      const int r0 = distinct ? rows * t / threads : 0,
-                r1 = distinct ? rows * (t + 1) / threads : rows;
-      if (classes_ > 1) {
-        if (buckets.narrow())
-          walk_rows_classes(batch, buckets, cache, cache.bins8.data(), r0, r1, lo, hi, finished,
-                            current, logits);
-        else
-          walk_rows_classes(batch, buckets, cache, cache.bins16.data(), r0, r1, lo, hi, finished,
-                            current, logits);
-      } else if (buckets.narrow()) {
-        walk_rows(batch, buckets, cache, cache.bins8.data(), r0, r1, lo, hi, finished, current,
-                  logits);
-      } else {
-        walk_rows(batch, buckets, cache, cache.bins16.data(), r0, r1, lo, hi, finished, current,
-                  logits);
-      }
-    });
-    if (classes_ == 1 && batch.whole_in_order) {  // every row now shares its state
-      cache.all_base_trees = finished;
-      cache.all_node_tree = current;
-    }
-  }
+               int session_threads, float* logits) const;
 
   // The nodes each row reaches (in cache.node_of: row r is data row r) and
   // the logits, for a batch of every row in order after a pass that was
@@ -222,167 +114,38 @@ class Ensemble {
   // node_of is a node of tree cache.all_node_tree.
   template <class B>
   void walk_all_rows(RowCache& cache, const B* all_bins, std::size_t n_feats, int r0, int r1,
-                     int finished, int current, float* logits) const {
-    const int had = cache.all_base_trees, tree = cache.all_node_tree;
-    const int* feat = cache.tree_feature.data();
-    const int* thr = cache.tree_threshold.data();
-    const float* val = cache.tree_value.data();
-    int* node_of = cache.node_of.data();
-    double* base = cache.base.data();
-    for (int r = r0; r < r1; ++r) {
-      const B* bins = all_bins + static_cast<std::size_t>(r) * n_feats;
-      for (int k = had; k < finished; ++k)  // from the node reached while it grew
-        base[r] += value_->value[leaf(k, bins, k == tree ? surviving(k, node_of[r]) : 0)];
-      float cur = 0.0f;
-      int node = -1;
-      if (current >= 0) {
-        node = current == tree ? node_of[r] : 0;
-        const int from = node;
-        for (int f; (f = feat[node]) >= 0;)
-          node = 2 * node + 1 + (static_cast<int>(bins[f]) > thr[node]);
-        if (node != from || current != tree) node_of[r] = node;
-        cur = val[node];
-      }
-      logits[r] = static_cast<float>(base[r] + cur);
-    }
-    if (current < 0)  // every tree finished: no row is in a tree being grown
-      std::fill(cache.node.begin() + r0, cache.node.begin() + r1, -1);
-  }
+                     int finished, int current, float* logits) const;
 
   // The node each batch row reached in the tree being grown (after forward()).
-  const int* nodes_reached(const FeatureBatch& batch, const RowCache& cache) const {
-    return classes_ == 1 && batch.whole_in_order && cache.all_base_trees != -2 &&
-                   cache.all_node_tree >= 0
-               ? cache.node_of.data()
-               : cache.node.data();
-  }
+  const int* nodes_reached(const FeatureBatch& batch, const RowCache& cache) const;
 
   // One layer of `tree` from the accumulated statistics of
   // `batches_per_layer` batches (averaged), then the state moves on.
   void grow_layer(int tree, int layer, int threads, const Accumulator& acc,
                   const Bucketizer& buckets, const Regularization& reg, float learning_rate,
-                  int batches_per_layer) {
-    const std::vector<Feature>& feats = buckets.features();
-    const int total_bins = buckets.total_bins();
-    const int first = (1 << layer) - 1, slots = 1 << layer;
-    const float per = static_cast<float>(batches_per_layer);
-    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
-    float* feature = feature_->value.data() + base;
-    float* threshold = threshold_->value.data() + base;
-    float* value = value_->value.data() + base;
-    float* gain = gain_->value.data() + base;
-    // the nodes' best splits, nodes split over the threads (each writes its own children)
-    std::vector<unsigned char> split(static_cast<std::size_t>(slots), 0);
-    const int t_count = slots >= 4 ? std::max(1, threads) : 1;
-    if (classes_ > 1) {
-      grow_classes(tree, layer, t_count, acc, buckets, reg, learning_rate, per, split);
-      finish_layer(tree, layer, split);
-      return;
-    }
-    parallel_for(t_count, t_count, [&](int part) {
-      for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
-        const int node = first + s;
-        if (node > 0 && feature[(node - 1) / 2] < 0.0f)
-          continue;  // its parent did not split: no such node
-        const float* st = acc.bins(s, total_bins);
-        Split best;
-        for (std::size_t f = 0; f < feats.size(); ++f)
-          offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets,
-                        reg, best);
-        if (best.feature < 0) continue;
-        if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
-        feature[node] = static_cast<float>(best.feature);
-        threshold[node] = static_cast<float>(best.bucket);
-        gain[node] = best.gain;
-        value[2 * node + 1] = value[node] + learning_rate * best.left_weight;
-        value[2 * node + 2] = value[node] + learning_rate * best.right_weight;
-        split[static_cast<std::size_t>(s)] = 1;
-      }
-    });
-    finish_layer(tree, layer, split);
-  }
+                  int batches_per_layer);
 
   // TF's post-pruning of a finished tree: from the bottom up, a split whose
   // gain is negative and whose children are both leaves becomes a leaf
   // again, with the value it had before it split (its children go).
-  void post_prune(int tree) {
-    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
-    float* feature = feature_->value.data() + base;
-    float* threshold = threshold_->value.data() + base;
-    const std::int64_t k = classes_;
-    float* value = value_->value.data() + base * static_cast<std::size_t>(k);  // K per node
-    float* gain = gain_->value.data() + base;
-    // children come after their parent in heap order: a backward pass
-    // visits every node after its subtree
-    for (std::int64_t n = nodes_ / 2 - 1; n >= 0; --n) {
-      if (feature[n] < 0.0f || !(gain[n] < 0.0f)) continue;
-      const std::int64_t l = 2 * n + 1, r = 2 * n + 2;
-      if (feature[l] >= 0.0f || feature[r] >= 0.0f) continue;
-      for (std::int64_t c : {l, r}) {
-        for (std::int64_t j = 0; j < k; ++j) value[c * k + j] = 0.0f;
-        gain[c] = 0.0f;
-        threshold[c] = 0.0f;
-      }
-      feature[n] = -1.0f;
-      threshold[n] = 0.0f;
-      gain[n] = 0.0f;
-    }
-  }
+  void post_prune(int tree);
 
   // TF's BoostedTreesCenterBias on tree 0's root: the leaf weight of the
   // mean gradient and hessian is added to the bias (set to it the first
   // time); returns whether centering goes on (the change is more than 1% of
   // the bias before it).
-  bool center_bias(float mean_gradient, float mean_hessian, const Regularization& reg, bool first) {
-    const float logits = leaf_fit(mean_gradient, mean_hessian, reg).weight;
-    float& root = value_->value[0];
-    if (first) {
-      root = logits;
-      return true;
-    }
-    const float current = root;
-    const bool more = std::abs(logits / current) > 0.01f;
-    root = current + logits;
-    return more;
-  }
+  bool center_bias(float mean_gradient, float mean_hessian, const Regularization& reg, bool first);
 
   enum Pruning { kNoPruning = 0, kPrePruning = 1, kPostPruning = 2 };
   void set_pruning(Pruning p) { pruning_ = p; }
 
   // Each feature's summed split gains over the trees grown so far.
-  std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const {
-    std::vector<double> sum(feats.size(), 0.0);
-    const int trees =
-        static_cast<int>(std::min<double>(finished_trees() + 1, static_cast<double>(n_trees_)));
-    for (int t = 0; t < trees; ++t)
-      for (std::int64_t n = 0; n < nodes_; ++n) {
-        const std::size_t i = static_cast<std::size_t>(t * nodes_ + n);
-        const int f = static_cast<int>(feature_->value[i]);
-        if (f >= 0) sum[static_cast<std::size_t>(f)] += gain_->value[i];
-      }
-    std::vector<std::pair<std::string, double>> out;
-    for (std::size_t f = 0; f < feats.size(); ++f) out.emplace_back(feats[f].name, sum[f]);
-    return out;
-  }
+  std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const;
 
  private:
   // After a layer's nodes split where they could (`split` per slot), the
   // state moves on.
-  void finish_layer(int tree, int layer, const std::vector<unsigned char>& split) {
-    const bool grew = std::find(split.begin(), split.end(), 1) != split.end();
-    set_state(kBatches, 0.0f);
-    set_state(kAttempted, state(kAttempted) + 1.0f);
-    // A layer where no node split leaves the tree as it is: the attempt
-    // counts and the same nodes are tried again with the next statistics,
-    // as in TF (so pre-pruning may end training by the attempts' limit).
-    if (!grew) return;
-    set_state(kLayer, static_cast<float>(layer + 1));
-    if (layer + 1 >= max_depth_) {
-      if (pruning_ == kPostPruning) post_prune(tree);
-      set_state(kFinished, state(kFinished) + 1.0f);
-      set_state(kLayer, 0.0f);
-    }
-  }
+  void finish_layer(int tree, int layer, const std::vector<unsigned char>& split);
 
   // grow_layer()'s splits for K logits: per class sums, K leaf values per
   // node (a node that splits does so for every class, on the gain summed
@@ -390,155 +153,32 @@ class Ensemble {
   // trees.
   void grow_classes(int tree, int layer, int t_count, const Accumulator& acc,
                     const Bucketizer& buckets, const Regularization& reg, float learning_rate,
-                    float per, std::vector<unsigned char>& split) {
-    const std::vector<Feature>& feats = buckets.features();
-    const int total_bins = buckets.total_bins(), k = classes_;
-    const std::size_t kk = static_cast<std::size_t>(k);
-    const int first = (1 << layer) - 1, slots = 1 << layer;
-    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
-    float* feature = feature_->value.data() + base;
-    float* threshold = threshold_->value.data() + base;
-    float* value = value_->value.data() + base * kk;
-    float* gain = gain_->value.data() + base;
-    parallel_for(t_count, t_count, [&](int part) {
-      std::vector<float> scratch(kClassScratch * kk);
-      ClassSplit best;
-      best.left_weight.assign(kk, 0.0f);
-      best.right_weight.assign(kk, 0.0f);
-      for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
-        const int node = first + s;
-        if (node > 0 && feature[(node - 1) / 2] < 0.0f)
-          continue;  // its parent did not split: no such node
-        const float* st = acc.bins(s, total_bins);
-        best.feature = -1;
-        for (std::size_t f = 0; f < feats.size(); ++f)
-          offer_feature_classes(static_cast<int>(f),
-                                st + 2 * kk * static_cast<std::size_t>(feats[f].bin_offset), per,
-                                feats[f].buckets, k, reg, scratch.data(), best);
-        if (best.feature < 0) continue;
-        if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
-        feature[node] = static_cast<float>(best.feature);
-        threshold[node] = static_cast<float>(best.bucket);
-        gain[node] = best.gain;
-        const std::size_t left = (2 * static_cast<std::size_t>(node) + 1) * kk, right = left + kk,
-                          self = static_cast<std::size_t>(node) * kk;
-        for (std::size_t c = 0; c < kk; ++c) {
-          value[left + c] = value[self + c] + learning_rate * best.left_weight[c];
-          value[right + c] = value[self + c] + learning_rate * best.right_weight[c];
-        }
-        split[static_cast<std::size_t>(s)] = 1;
-      }
-    });
-  }
+                    float per, std::vector<unsigned char>& split);
 
   // walk_rows() for K logits: per data row K base values, per batch row K
   // logits (row-major).
   template <class B>
   void walk_rows_classes(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache,
                          B* all_bins, int r0, int r1, std::size_t lo, std::size_t hi, int finished,
-                         int current, float* logits) const {
-    const std::size_t n_feats = buckets.features().size();
-    const std::size_t k = static_cast<std::size_t>(classes_);
-    const float* values = value_->value.data();
-    for (int r = r0; r < r1; ++r) {
-      const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
-      if (id < lo || id >= hi) continue;
-      B* bins = all_bins + id * n_feats;
-      if (!cache.have_bins[id]) {
-        buckets.fill(batch, r, bins);
-        cache.have_bins[id] = 1;
-      }
-      double* base = cache.base.data() + id * k;
-      for (int t = cache.base_trees[id]; t < finished; ++t) {
-        const std::size_t at = leaf(
-            t, bins, cache.node_tree[id] == t ? static_cast<std::size_t>(cache.node_of[id]) : 0);
-        for (std::size_t c = 0; c < k; ++c) base[c] += values[at * k + c];
-      }
-      cache.base_trees[id] = finished;
-      float* out = logits + static_cast<std::size_t>(r) * k;
-      int node = -1;
-      if (current >= 0) {
-        const int from = cache.node_tree[id] == current ? cache.node_of[id] : 0;
-        const std::size_t at = leaf(current, bins, static_cast<std::size_t>(from));
-        node = static_cast<int>(at - static_cast<std::size_t>(current) *
-                                         static_cast<std::size_t>(nodes_));
-        cache.node_of[id] = node;
-        cache.node_tree[id] = current;
-        for (std::size_t c = 0; c < k; ++c)
-          out[c] = static_cast<float>(base[c] + values[at * k + c]);
-      } else {
-        for (std::size_t c = 0; c < k; ++c) out[c] = static_cast<float>(base[c]);
-      }
-      cache.node[static_cast<std::size_t>(r)] = node;
-    }
-  }
+                         int current, float* logits) const;
 
   // forward() for batch rows [r0, r1) whose data row lies in [lo, hi).
   template <class B>
   void walk_rows(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache, B* all_bins,
                  int r0, int r1, std::size_t lo, std::size_t hi, int finished, int current,
-                 float* logits) const {
-    const std::size_t n_feats = buckets.features().size();
-    const int* feat = cache.tree_feature.data();
-    const int* thr = cache.tree_threshold.data();
-    const float* val = cache.tree_value.data();
-    for (int r = r0; r < r1; ++r) {
-      const std::size_t id = static_cast<std::size_t>(batch.row_ids[r]);
-      if (id < lo || id >= hi) continue;
-      B* bins = all_bins + id * n_feats;
-      if (!cache.have_bins[id]) {
-        buckets.fill(batch, r, bins);
-        cache.have_bins[id] = 1;
-      }
-      if (cache.base_trees[id] < finished) {
-        for (int k = cache.base_trees[id]; k < finished;
-             ++k)  // from the node reached while it grew
-          cache.base[id] += value_->value[leaf(
-              k, bins, cache.node_tree[id] == k ? surviving(k, cache.node_of[id]) : 0)];
-        cache.base_trees[id] = finished;
-      }
-      float cur = 0.0f;
-      int node = -1;
-      if (current >= 0) {
-        // resume from the node the row reached at the last step in this tree
-        // (thresholds are bucket ids: whole numbers, compared as integers)
-        const bool resume = cache.node_tree[id] == current;
-        node = resume ? cache.node_of[id] : 0;
-        const int from = node;
-        for (int f; (f = feat[node]) >= 0;)
-          node = 2 * node + 1 + (static_cast<int>(bins[f]) > thr[node]);
-        if (node != from) cache.node_of[id] = node;  // (unchanged lines stay clean)
-        if (!resume) {
-          cache.node_of[id] = node;
-          cache.node_tree[id] = current;
-        }
-        cur = val[node];
-      }
-      cache.node[static_cast<std::size_t>(r)] = node;
-      logits[r] = static_cast<float>(cache.base[id] + cur);
-    }
-  }
+                 float* logits) const;
 
   // Node n of `tree`, or its nearest ancestor that post-pruning left.
-  std::size_t surviving(int tree, int n) const {
-    while (n > 0 && !node_exists(tree, n)) n = (n - 1) / 2;
-    return static_cast<std::size_t>(n);
-  }
+  // (inline, defined in ensemble.cpp, its one user: the tree walks call it
+  // per row)
+  inline std::size_t surviving(int tree, int n) const;
 
   // The flat index of the node a row with buckets `bins` reaches in `tree`
   // from node `n` (the direction taken without a branch: rows go either way
-  // at random).
+  // at random). (inline, defined in ensemble.cpp, its one user: the tree
+  // walks call it per row and tree)
   template <class B>
-  std::size_t leaf(int tree, const B* bins, std::size_t n = 0) const {
-    const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
-    const float* feature = feature_->value.data() + base;
-    const float* threshold = threshold_->value.data() + base;
-    while (feature[n] >= 0.0f) {
-      const int f = static_cast<int>(feature[n]);
-      n = 2 * n + 1 + static_cast<std::size_t>(static_cast<float>(bins[f]) > threshold[n]);
-    }
-    return base + n;
-  }
+  inline std::size_t leaf(int tree, const B* bins, std::size_t n = 0) const;
 
   int n_trees_ = 100, max_depth_ = 6, classes_ = 1;
   Pruning pruning_ = kNoPruning;

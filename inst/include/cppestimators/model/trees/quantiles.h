@@ -7,18 +7,15 @@
 // 1 / quantile_sketch_epsilon), kept with the model as two variables (the
 // boundaries and how many each feature has).
 #pragma once
-#include <algorithm>
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "../../features/feature_batch.h"
 #include "../../features/feature_set.h"
-#include "../../parallel.h"
+#include "../../features/transform.h"
 #include "../parameter.h"
-#include "quantile_sketch.h"
 
 namespace cppestimators {
 namespace trees {
@@ -28,7 +25,8 @@ namespace trees {
 // index: a value equal to a boundary is in that boundary's bucket), a value
 // above the last boundary in the last boundary's bucket. A binary search
 // whose steps are selects, not branches, so that unpredictable values cost
-// no mispredictions.
+// no mispredictions. (inline: called per row and feature by
+// Bucketizer::fill())
 inline int bucket_of(const float* boundaries, int count, float x) {
   if (count <= 0) return 0;
   const float* base = boundaries;
@@ -58,59 +56,19 @@ struct Feature {
 class Bucketizer {
  public:
   // The features of the columns `uses` accepts (by name).
+  // (inline: a template on the caller's filter; each column's features are
+  // found by add_column())
   template <class Uses>
   void build(const FeatureSet& columns, Uses uses, double epsilon = 0.01) {
-    epsilon_ = epsilon;
-    num_quantiles_ = quantiles_for(epsilon);
-    capacity_ = num_quantiles_ + 1;
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      const FeatureTransform& c = columns.column(i);
-      if (!uses(c.name())) continue;
-      const std::string ctor = c.constructor();
-      Feature f;
-      f.name = c.name();
-      if (ctor == "column_numeric()") {
-        for (int k = 0; k < c.dense_width(); ++k) {
-          f.kind = Feature::Numeric;
-          f.name = c.dense_width() == 1 ? c.name() : c.name() + "[" + std::to_string(k) + "]";
-          f.source = columns.dense_offset(i) + k;
-          f.numeric = numeric_count_++;
-          f.buckets = capacity_;
-          push(f);
-        }
-      } else if (ctor == "column_bucketized()") {
-        f.kind = Feature::Bucketized;
-        f.source = columns.sparse_slot(i);
-        f.buckets = static_cast<int>(c.num_buckets());
-        push(f);
-      } else if (ctor == "column_indicator()") {
-        if (c.num_buckets() > 100000)
-          throw std::invalid_argument("boosted trees: the indicator column '" + c.name() +
-                                      "' has more than 100000 categories");
-        for (int k = 0; k < static_cast<int>(c.num_buckets()); ++k) {
-          f.kind = Feature::Indicator;
-          f.name = c.name() + ":" + std::to_string(k);
-          f.source = columns.sparse_slot(i);
-          f.category = k;
-          f.buckets = 2;
-          push(f);
-        }
-      } else {
-        throw std::invalid_argument(
-            "For now, only bucketized_column and indicator_column is supported but got: " + ctor +
-            " '" + c.name() + "' (numeric columns are accepted too)");
-      }
-    }
-    if (feats_.empty())
-      throw std::invalid_argument("boosted trees need at least one feature column");
+    start_build(epsilon);
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      if (uses(columns.column(i).name())) add_column(columns, i);
+    finish_build();
   }
 
   // The variables holding the numeric features' boundaries
   // (numeric features x boundary_capacity()) and their counts.
-  void attach(Parameter& boundaries, Parameter& counts) {
-    boundaries_ = &boundaries;
-    counts_ = &counts;
-  }
+  void attach(Parameter& boundaries, Parameter& counts);
 
   const std::vector<Feature>& features() const { return feats_; }
   const std::vector<int>& bin_offsets() const {
@@ -125,47 +83,10 @@ class Bucketizer {
   // 200,000, else 200,000 evenly spaced ones, in their order, as one batch),
   // read from `block` or gathered through `binding`.
   void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-           const DenseRows* block, int threads) {
-    const std::int64_t m = std::min<std::int64_t>(n, 200000);
-    const int width = columns.dense_width();
-    std::vector<std::vector<float>> values(static_cast<std::size_t>(numeric_count_));
-    for (auto& v : values) v.reserve(static_cast<std::size_t>(m));
-    const int chunk = 4096;
-    std::vector<int> rows(chunk);
-    std::vector<float> dense(static_cast<std::size_t>(chunk) * width);
-    for (std::int64_t i0 = 0; i0 < m; i0 += chunk) {
-      const int count = static_cast<int>(std::min<std::int64_t>(chunk, m - i0));
-      for (int k = 0; k < count; ++k)
-        rows[static_cast<std::size_t>(k)] = static_cast<int>((i0 + k) * n / m);
-      if (block == nullptr) columns.gather_dense(binding, rows.data(), count, dense.data());
-      for (int k = 0; k < count; ++k) {
-        const float* row = block != nullptr ? block->row(rows[static_cast<std::size_t>(k)])
-                                            : dense.data() + static_cast<std::size_t>(k) * width;
-        for (const Feature& f : feats_)
-          if (f.kind == Feature::Numeric)
-            values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
-      }
-    }
-    // each feature's sketch on its own (features split over the threads)
-    parallel_for(numeric_count_, std::max(1, threads), [&](int j) {
-      const std::vector<float> found =
-          sketch_boundaries(values[static_cast<std::size_t>(j)], epsilon_, num_quantiles_);
-      float* b = boundaries_->value.data() + static_cast<std::size_t>(j) * capacity_;
-      int count = 0;
-      for (float x : found) {
-        if (!std::isfinite(x)) continue;  // checkpoints hold finite values
-        if (count == capacity_) {         // never seen: the sketch keeps about num_quantiles
-          b[capacity_ - 1] = found.back();
-          break;
-        }
-        b[count++] = x;
-      }
-      for (int k = count; k < capacity_; ++k) b[k] = 0.0f;  // unused
-      counts_->value[static_cast<std::size_t>(j)] = static_cast<float>(count);
-    });
-  }
+           const DenseRows* block, int threads);
 
   // Buckets of batch row r, one per feature.
+  // (inline: called per row by the tree walk, Ensemble::forward())
   template <class B>
   void fill(const FeatureBatch& batch, int r, B* out) const {
     const float* dense = nullptr;
@@ -194,15 +115,13 @@ class Bucketizer {
   }
 
  private:
-  void push(Feature f) {
-    if (f.buckets > 65535)
-      throw std::invalid_argument("boosted trees: a feature has more than 65535 buckets");
-    if (f.buckets > 256) narrow_ = false;
-    f.bin_offset = total_bins_;
-    bin_offsets_.push_back(total_bins_);
-    total_bins_ += f.buckets;
-    feats_.push_back(std::move(f));
-  }
+  // build()'s steps: the settings, the features of column i, the check
+  // that some column gave features.
+  void start_build(double epsilon);
+  void add_column(const FeatureSet& columns, std::size_t i);
+  void finish_build() const;
+
+  void push(Feature f);
 
   std::vector<Feature> feats_;
   std::vector<int> bin_offsets_;

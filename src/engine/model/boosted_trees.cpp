@@ -1,0 +1,213 @@
+#include <cppestimators/model/boosted_trees.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cppestimators/model/heads/head.h>
+
+namespace cppestimators {
+
+BoostedTreesModel::BoostedTreesModel(const Spec& spec, int units) : Model(spec, units) {
+  if (units < 1) throw std::invalid_argument("boosted trees need at least one logit");
+  const int k = units;
+  const int n_trees = whole(spec, "n_trees", 1);
+  const int max_depth = whole(spec, "max_depth", 1);
+  batches_per_layer_ = whole(spec, "n_batches_per_layer", 1);
+  learning_rate_ = static_cast<float>(spec.num_or("learning_rate", 0.1));
+  reg_.l1 = static_cast<float>(spec.num_or("l1_regularization", 0.0));
+  reg_.l2 = static_cast<float>(spec.num_or("l2_regularization", 0.0));
+  reg_.tree_complexity = static_cast<float>(spec.num_or("tree_complexity", 0.0));
+  reg_.min_node_weight = static_cast<float>(spec.num_or("min_node_weight", 0.0));
+  const double epsilon = spec.num_or("quantile_sketch_epsilon", 0.01);
+  if (!(epsilon > 0.0 && epsilon < 1.0) || trees::quantiles_for(epsilon) > 65533)
+    throw std::invalid_argument("quantile_sketch_epsilon must be in (0, 1) and at least 1/65533");
+  const std::string pruning = spec.str_or("pruning_mode", "none");
+  if (pruning != "none" && pruning != "pre" && pruning != "post")
+    throw std::invalid_argument("pruning_mode mode must be one of: none, post, pre");
+  center_bias_ = spec.flag_or("center_bias", false);
+  if (max_depth > 20) throw std::invalid_argument("max_depth must be at most 20");
+  const std::int64_t nodes = (std::int64_t{1} << (max_depth + 1)) - 1;
+  if (static_cast<double>(n_trees) * nodes > static_cast<double>(1 << 24))
+    throw std::invalid_argument(
+        "n_trees x 2^(max_depth + 1) must be at most 2^24 tree nodes (got n_trees = " +
+        std::to_string(n_trees) + ", max_depth = " + std::to_string(max_depth) +
+        "); lower one of them");
+  if (k > 1 && center_bias_)
+    throw std::invalid_argument(
+        "center_bias needs one logit: it is not supported with n_classes > 2");
+  ensemble_ = trees::Ensemble(n_trees, max_depth, k);
+  ensemble_.set_pruning(pruning == "pre"    ? trees::Ensemble::kPrePruning
+                        : pruning == "post" ? trees::Ensemble::kPostPruning
+                                            : trees::Ensemble::kNoPruning);
+  buckets_.build(
+      features_, [this](const std::string& name) { return uses(name); }, epsilon);
+  const int t = n_trees, n = static_cast<int>(nodes);
+  Parameter& feature = add_var("tree_feature", {t, n}, -1.0);
+  Parameter& threshold = add_var("tree_threshold", {t, n}, 0.0);
+  // one logit keeps the shapes of one-logit checkpoints; K logits add a class dimension
+  Parameter& value =
+      add_var("tree_value", k == 1 ? std::vector<int>{t, n} : std::vector<int>{t, n, k}, 0.0);
+  Parameter& gain = add_var("tree_gain", {t, n}, 0.0);
+  ensemble_.attach(feature, threshold, value, gain);
+  const int slots = 1 << (max_depth - 1);  // nodes of the deepest layer grown
+  accumulator_.stats = &add_var("accumulator_stats", {slots, buckets_.total_bins() * 2 * k}, 0.0);
+  accumulator_.totals = &add_var("accumulator_totals", {slots, 2 * k}, 0.0);
+  accumulator_.classes = k;
+  const int numeric = std::max(1, buckets_.numeric_count());
+  // without numeric features, the shape models saved before the sketch had
+  const int width = buckets_.numeric_count() > 0 ? buckets_.boundary_capacity() : 255;
+  Parameter& boundaries = add_var("bucket_boundaries", {numeric, width}, 0.0);
+  Parameter& counts = add_var("bucket_counts", {numeric}, 0.0);
+  buckets_.attach(boundaries, counts);
+  ensemble_.attach_state(add_var("state", {trees::Ensemble::kStateSize}, 0.0));
+  // (centering done, centering steps taken): only with center_bias,
+  // so that models without it keep their variables
+  if (center_bias_) centering_ = &add_var("center_bias", {2}, 0.0);
+  set_training(boosting_);
+}
+
+std::string BoostedTreesModel::kind() const { return "boosted_trees"; }
+
+std::vector<std::string> BoostedTreesModel::groups() const { return {"boosted_trees"}; }
+
+bool BoostedTreesModel::reads_dense_rows_by_index() const { return true; }
+
+void BoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int64_t n,
+                                      const DenseRows* block, Mode mode, int threads) {
+  if (mode != Mode::Train || buckets_.numeric_count() == 0 ||
+      ensemble_.state(trees::Ensemble::kBoundariesReady) != 0.0f || n == 0)
+    return;
+  buckets_.fit(features_, binding, n, block, threads);
+  ensemble_.set_state(trees::Ensemble::kBoundariesReady, 1.0f);
+}
+
+void BoostedTreesModel::rows_replaced(Workspace& base) {
+  static_cast<Work&>(base).rows.forget_rows();
+}
+
+std::unique_ptr<Workspace> BoostedTreesModel::new_workspace(const FeatureBatch& batch, int max_rows,
+                                                            int threads) const {
+  auto ws = std::make_unique<Work>();
+  ws->threads = std::max(1, threads);
+  const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
+  const int k = ensemble_.classes();
+  ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows, k);
+  ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1),
+                    buckets_.total_bins(), k);
+  return ws;
+}
+
+void BoostedTreesModel::forward(const FeatureBatch& batch, Mode, Workspace& base,
+                                float* logits) const {
+  Work& ws = static_cast<Work&>(base);
+  ensemble_.forward(batch, buckets_, ws.rows, ws.threads, logits);
+}
+
+const std::vector<Gradient>& BoostedTreesModel::backward(const FeatureBatch&, const float*,
+                                                         Workspace& base) {
+  static_cast<Work&>(base).grads.clear();
+  return static_cast<Work&>(base).grads;
+}
+
+BoostedTreesModel::Boosting::Boosting(BoostedTreesModel& model) : m_(model) {}
+
+StepStats BoostedTreesModel::Boosting::compute(const FeatureBatch& batch, const float* logits,
+                                               const float* dlogits, const Head& head,
+                                               Workspace& base) {
+  if (m_.training_finished()) return {};
+  Work& ws = static_cast<Work&>(base);
+  const trees::Ensemble& e = m_.ensemble_;
+  const int layer = static_cast<int>(e.state(trees::Ensemble::kLayer));
+  const int tree = static_cast<int>(e.finished_trees());
+  const int first = (1 << layer) - 1, slots = 1 << layer;
+  const int threads = batch.rows >= 4096 ? ws.threads : 1;
+  const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
+  const float* g = dlogits;
+  // the binary head's gradients are TF's closed form, computed with the histograms
+  ws.hist.closed_form = closed_form(head) && batch.labels != nullptr;
+  if (!ws.hist.closed_form && g == nullptr)
+    throw std::logic_error("internal: boosted trees need the head's gradients");
+  const int* reached = e.nodes_reached(batch, ws.rows);
+  StepStats stats = m_.buckets_.narrow()
+                        ? ws.hist.compute(batch, logits, g, head, reached, ws.rows.bins8.data(),
+                                          m_.buckets_, first, slots, threads, exists)
+                        : ws.hist.compute(batch, logits, g, head, reached, ws.rows.bins16.data(),
+                                          m_.buckets_, first, slots, threads, exists);
+  if (m_.centering()) {  // the batch's mean gradient and hessian (every row at the root)
+    double* tot = ws.hist.sums.data() + trees::node_stride(m_.buckets_.total_bins()) - 2;
+    tot[0] = static_cast<float>(tot[0]) / static_cast<float>(batch.rows);
+    tot[1] = static_cast<float>(tot[1]) / static_cast<float>(batch.rows);
+  }
+  return stats;
+}
+
+bool BoostedTreesModel::Boosting::closed_form(const Head& head) { return head.name() == "binary"; }
+
+bool BoostedTreesModel::Boosting::needs_head_gradients(const Head& head) const {
+  return !closed_form(head);
+}
+
+void BoostedTreesModel::Boosting::apply(const StepStats& stats, const Optimizers&,
+                                        Workspace& base) {
+  if (stats.sums == nullptr || m_.training_finished()) return;
+  const Work& ws = static_cast<const Work&>(base);
+  trees::Ensemble& e = m_.ensemble_;
+  const int layer = static_cast<int>(e.state(trees::Ensemble::kLayer));
+  const int tree = static_cast<int>(e.finished_trees());
+  const int first = (1 << layer) - 1, slots = 1 << layer;
+  const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
+  m_.accumulator_.add(stats, m_.buckets_.total_bins(), first, slots,
+                      std::max(1, ws.hist.threads_used), e.state(trees::Ensemble::kBatches) == 0.0f,
+                      exists);
+  e.set_state(trees::Ensemble::kBatches, e.state(trees::Ensemble::kBatches) + 1.0f);
+  if (e.state(trees::Ensemble::kBatches) < static_cast<float>(m_.batches_per_layer_)) return;
+  if (m_.centering()) {
+    m_.center(static_cast<float>(m_.batches_per_layer_));
+    return;
+  }
+  e.grow_layer(tree, layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_, m_.learning_rate_,
+               m_.batches_per_layer_);
+}
+
+bool BoostedTreesModel::Boosting::finished() const { return m_.training_finished(); }
+
+bool BoostedTreesModel::Boosting::loss_is_batch_mean() const { return true; }
+
+std::vector<std::pair<std::string, double>> BoostedTreesModel::Boosting::importances() const {
+  return m_.ensemble_.importances(m_.buckets_.features());
+}
+
+void BoostedTreesModel::center(float per) {
+  const float* tot = accumulator_.node(0);
+  const float g = per == 1.0f ? tot[0] : tot[0] / per, h = per == 1.0f ? tot[1] : tot[1] / per;
+  const bool more = ensemble_.center_bias(g, h, reg_, centering_->value[1] == 0.0f);
+  centering_->value[1] += 1.0f;
+  if (!more) centering_->value[0] = 1.0f;
+  ensemble_.set_state(trees::Ensemble::kBatches, 0.0f);
+}
+
+int BoostedTreesModel::whole(const Spec& spec, const char* name, double min) {
+  const double v = spec.num_or(name, min);
+  if (!(v >= min) || v != std::floor(v) || v > 1e9)
+    throw std::invalid_argument(
+        std::string(name) + " must be a whole number >= " + std::to_string(static_cast<int>(min)));
+  return static_cast<int>(v);
+}
+
+Parameter& BoostedTreesModel::add_var(const std::string& name, std::vector<int> shape,
+                                      double init) {
+  Parameter p = Parameter::single("boosted_trees/" + name, std::move(shape));
+  p.init = Init::Constant;
+  p.init_scale = init;
+  p.trainable = false;
+  return add(std::move(p));
+}
+
+}  // namespace cppestimators
