@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <cppestimators/io/atomic_file.h>
+
 #include "test-helpers.h"
 
 namespace fs = std::filesystem;

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <cppestimators/io/checkpoint.h>
+#include <cppestimators/io/crc32c.h>
+
 #include "test-helpers.h"
 
 namespace fs = std::filesystem;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <cppestimators/io/checkpoint.h>
+
 #include "test-helpers.h"
 
 namespace fs = std::filesystem;

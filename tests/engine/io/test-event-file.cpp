@@ -14,6 +14,8 @@
 
 #include <cppestimators/io/crc32c.h>
 #include <cppestimators/io/event_file.h>
+#include <cppestimators/io/event_proto.h>
+#include <cppestimators/io/tfrecord.h>
 
 #include "test-helpers.h"
 

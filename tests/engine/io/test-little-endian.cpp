@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include <cppestimators/io/little_endian.h>
+
 #include "test-helpers.h"
 
 using namespace cppestimators::testing;

@@ -24,6 +24,9 @@ static_assert(std::numeric_limits<float>::is_iec559 && sizeof(float) == 4,
 static_assert(std::numeric_limits<double>::is_iec559 && sizeof(double) == 8,
               "io/ stores IEEE 754 binary64 doubles");
 
+// The codec's one-liners (bit patterns, store_/put_/load_) stay inline:
+// they are called per value by the checkpoint and event codecs.
+
 // --- bit patterns (memcpy, without implementation-defined casts) --------------
 
 inline std::uint32_t float_bits(float f) {
@@ -100,8 +103,7 @@ inline float load_f32(const void* p) { return float_from_bits(load_u32(p)); }
 // Callers usually catch it and rethrow with their own wording and file name.
 class TruncatedInput : public std::runtime_error {
  public:
-  explicit TruncatedInput(const std::string& field)
-      : std::runtime_error(field + " overruns the input"), field_(field) {}
+  explicit TruncatedInput(const std::string& field);
   const std::string& field() const { return field_; }
 
  private:
@@ -112,8 +114,10 @@ class TruncatedInput : public std::runtime_error {
 // bytes remain first, so a damaged length cannot make it read out of bounds.
 class LittleEndianReader {
  public:
-  LittleEndianReader(const char* data, std::size_t size, std::size_t pos = 0)
-      : data_(data), size_(size), pos_(pos) {}
+  LittleEndianReader(const char* data, std::size_t size, std::size_t pos = 0);
+
+  // The accessors and reads below stay inline: called per value (a
+  // checkpoint's dims and floats).
 
   std::size_t pos() const { return pos_; }
   std::size_t remaining() const { return size_ - pos_; }

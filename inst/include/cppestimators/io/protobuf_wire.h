@@ -20,6 +20,7 @@ constexpr std::uint32_t tag_key(int field, int wire) {
   return (static_cast<std::uint32_t>(field) << 3) | static_cast<std::uint32_t>(wire);
 }
 
+// inline: called per value by the event and Example encoders
 inline std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
   while (v >= 0x80u) {
@@ -29,6 +30,7 @@ inline std::size_t varint_size(std::uint64_t v) {
   return n;
 }
 
+// inline: called per value by the event and Example encoders
 inline void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80u) {
     out.push_back(static_cast<char>((v & 0x7Fu) | 0x80u));
@@ -37,13 +39,11 @@ inline void put_varint(std::string& out, std::uint64_t v) {
   out.push_back(static_cast<char>(v));
 }
 
-inline void put_string_field(std::string& out, int field, const std::string& s) {
-  put_varint(out, tag_key(field, kLengthDelimited));
-  put_varint(out, s.size());
-  out.append(s);
-}
+void put_string_field(std::string& out, int field, const std::string& s);
 
 // Bounds-checked protobuf reader over [p, end). Every method returns false on malformed input.
+// The constructor, the accessors and the reads of one value stay inline:
+// the Example parser makes a sub-reader per field and reads per value.
 class WireReader {
  public:
   WireReader(const unsigned char* p, const unsigned char* end) : p_(p), end_(end) {}
@@ -89,39 +89,9 @@ class WireReader {
     p_ += n;
     return true;
   }
-  bool string(std::string& s) {
-    WireReader sub(nullptr, nullptr);
-    if (!bytes(sub)) return false;
-    s.assign(reinterpret_cast<const char*>(sub.p_), static_cast<std::size_t>(sub.end_ - sub.p_));
-    return true;
-  }
+  bool string(std::string& s);
   // Skips the value of a field whose key was just read, including (deprecated) groups.
-  bool skip(int field, int wire, int depth = 0) {
-    std::uint64_t u64;
-    std::uint32_t u32;
-    WireReader sub(nullptr, nullptr);
-    switch (wire) {
-      case kVarint:
-        return varint(u64);
-      case kFixed64:
-        return fixed64(u64);
-      case kLengthDelimited:
-        return bytes(sub);
-      case kFixed32:
-        return fixed32(u32);
-      case kStartGroup: {
-        if (depth > 64) return false;
-        for (;;) {
-          int f, w;
-          if (!key(f, w)) return false;
-          if (w == kEndGroup) return f == field;
-          if (!skip(f, w, depth + 1)) return false;
-        }
-      }
-      default:
-        return false;  // unmatched end group or wire types 6, 7
-    }
-  }
+  bool skip(int field, int wire, int depth = 0);
 
  private:
   const unsigned char* p_;

@@ -15,28 +15,13 @@ namespace cppestimators {
 namespace event_detail {
 
 // Reserves the 12-byte record header at the end of `out`; returns its position.
-inline std::size_t begin_record(std::string& out) {
-  const std::size_t start = out.size();
-  out.append(12, '\0');
-  return start;
-}
+std::size_t begin_record(std::string& out);
 
 // Fills in the header reserved by begin_record() and appends the data CRC.
-inline void end_record(std::string& out, std::size_t start) {
-  const std::size_t data_start = start + 12;
-  const std::uint64_t len = out.size() - data_start;
-  char* header = &out[start];
-  detail::store_u64(header, len);
-  detail::store_u32(header + 8, mask_crc(crc32c(header, 8)));
-  const std::uint32_t data_crc = mask_crc(crc32c(out.data() + data_start, len));
-  detail::put_u32(out, data_crc);
-}
+void end_record(std::string& out, std::size_t start);
 
 // The error about the record at `offset` of `path`: "<path>: <what> at offset <offset>".
-inline std::runtime_error record_error(const std::string& path, const char* what,
-                                       std::size_t offset) {
-  return std::runtime_error(path + ": " + what + " at offset " + std::to_string(offset));
-}
+std::runtime_error record_error(const std::string& path, const char* what, std::size_t offset);
 
 // Calls on_record(data, length, offset) for every record of `bytes` (the contents of `path`),
 // in order, after checking its framing and both CRCs. Throws record_error() with
@@ -76,13 +61,6 @@ void for_each_record(const std::string& bytes, const std::string& path, OnRecord
 }  // namespace event_detail
 
 // `data` wrapped in TFRecord framing (length, masked length CRC, data, masked data CRC).
-inline std::string frame_record(const std::string& data) {
-  std::string out;
-  out.reserve(data.size() + 16);
-  const std::size_t start = event_detail::begin_record(out);
-  out.append(data);
-  event_detail::end_record(out, start);
-  return out;
-}
+std::string frame_record(const std::string& data);
 
 }  // namespace cppestimators
