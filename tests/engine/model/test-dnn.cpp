@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <cppestimators/model/layers/activation.h>
+
 #include "test-helpers.h"
 
 using namespace cppestimators;

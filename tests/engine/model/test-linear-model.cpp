@@ -6,6 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <cppestimators/model/embedding_lookup.h>
+#include <cppestimators/model/optimizers/optimizer.h>
+#include <cppestimators/model/optimizers/registry.h>
+#include <cppestimators/model/parameter.h>
+#include <cppestimators/model/sparse_grad.h>
+
 #include "test-helpers.h"
 
 using namespace cppestimators;

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <cppestimators/model/boosted_trees.h>
+#include <cppestimators/model/estimator_io.h>
+
 #include "test-helpers.h"
 
 using namespace cppestimators;

@@ -8,74 +8,32 @@
 #include <string>
 #include <vector>
 
+#include "../features/feature_batch.h"
+#include "../spec.h"
 #include "dnn_model.h"
 #include "linear_model.h"
+#include "mode.h"
+#include "model.h"
+#include "parameter.h"
 
 namespace cppestimators {
 
 class CombinedModel : public Model {
  public:
-  CombinedModel(const Spec& spec, int units) : Model(spec, units) {
-    linear_ = part<LinearModel>(spec, "linear");
-    dnn_ = part<DnnModel>(spec, "dnn");
-    if (groups_.empty())
-      throw std::invalid_argument(
-          "Either linear_feature_columns or dnn_feature_columns must be defined.");
-  }
+  CombinedModel(const Spec& spec, int units);
 
-  std::string kind() const override { return "combined"; }
-  std::vector<std::string> groups() const override { return groups_; }
-  bool reads_dense_rows_by_index() const override { return true; }
-  std::vector<Parameter*> parameters() override {
-    std::vector<Parameter*> out;
-    for (Model* part : parts())
-      for (Parameter* p : part->parameters()) out.push_back(p);
-    return out;
-  }
+  std::string kind() const override;
+  std::vector<std::string> groups() const override;
+  bool reads_dense_rows_by_index() const override;
+  std::vector<Parameter*> parameters() override;
 
   std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
-                                           int threads) const override {
-    auto ws = std::make_unique<Work>();
-    ws->threads = threads;
-    if (linear_) ws->linear = linear_->new_workspace(batch, max_rows, threads);
-    if (dnn_) ws->dnn = dnn_->new_workspace(batch, max_rows, threads);
-    ws->logits.assign(static_cast<std::size_t>(max_rows) * units_, 0.0f);
-    return ws;
-  }
+                                           int threads) const override;
 
-  void forward(const FeatureBatch& batch, Mode mode, Workspace& base,
-               float* logits) const override {
-    Work& ws = static_cast<Work&>(base);
-    if (!ws.seeded && ws.dnn) {  // the session seeds the outer workspace after creating it
-      ws.dnn->rng = ws.rng;
-      ws.seeded = true;
-    }
-    if (ws.dnn) ws.dnn->kernel = ws.kernel;  // likewise the session's kernel
-    if (linear_) linear_->forward(batch, mode, *ws.linear, logits);
-    if (!dnn_) return;
-    if (!linear_) {
-      dnn_->forward(batch, mode, *ws.dnn, logits);
-      return;
-    }
-    dnn_->forward(batch, mode, *ws.dnn, ws.logits.data());
-    const std::size_t m = static_cast<std::size_t>(batch.rows) * units_;
-    for (std::size_t i = 0; i < m; ++i) logits[i] += ws.logits[i];
-  }
+  void forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const override;
 
   const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
-                                        Workspace& base) override {
-    Work& ws = static_cast<Work&>(base);
-    ws.grads.clear();
-    if (linear_) {
-      const auto& g = linear_->backward(batch, dlogits, *ws.linear);
-      ws.grads.insert(ws.grads.end(), g.begin(), g.end());
-    }
-    if (dnn_) {
-      const auto& g = dnn_->backward(batch, dlogits, *ws.dnn);
-      ws.grads.insert(ws.grads.end(), g.begin(), g.end());
-    }
-    return ws.grads;
-  }
+                                        Workspace& base) override;
 
  private:
   struct Work : Workspace {
@@ -87,22 +45,8 @@ class CombinedModel : public Model {
   // The part of kind `kind` on the columns named in "<kind>_columns" (none
   // when the spec has no such list), with the next parameter group.
   template <class T>
-  std::unique_ptr<T> part(const Spec& spec, const std::string& kind) {
-    if (!spec.strs.count(kind + "_columns")) return nullptr;
-    Spec p = spec;
-    p.kind = kind;
-    p.strs["use_columns"] = spec.strings(kind + "_columns");
-    auto model = std::make_unique<T>(p, units_);
-    model->set_group(static_cast<int>(groups_.size()));
-    groups_.push_back(kind);
-    return model;
-  }
-  std::vector<Model*> parts() const {
-    std::vector<Model*> out;
-    if (linear_) out.push_back(linear_.get());
-    if (dnn_) out.push_back(dnn_.get());
-    return out;
-  }
+  std::unique_ptr<T> part(const Spec& spec, const std::string& kind);
+  std::vector<Model*> parts() const;
 
   std::unique_ptr<LinearModel> linear_;
   std::unique_ptr<DnnModel> dnn_;

@@ -5,230 +5,36 @@
 // inverted dropout; then the logits layer. Kernels are Glorot-uniform, biases
 // zero, embedding tables truncated normal; variables live under "dnn/".
 #pragma once
-#include <Eigen/Core>
-#include <algorithm>
-#include <cmath>
-#include <cstring>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "../math/gemm.h"
+#include "../features/feature_batch.h"
+#include "../spec.h"
 #include "embedding_lookup.h"
 #include "layers/activation.h"
+#include "mode.h"
 #include "model.h"
+#include "parameter.h"
 
 namespace cppestimators {
 
 class DnnModel : public Model {
  public:
-  DnnModel(const Spec& spec, int units)
-      : Model(spec, units),
-        act_(spec.str_or("activation_fn", "relu")),
-        dropout_(spec.num_or("dropout", 0.0)) {
-    features_.require_dense("a DNN", use_);
-    for (double h : spec.numbers("hidden_units")) {
-      if (!(h >= 1)) throw std::invalid_argument("hidden_units must be positive whole numbers");
-      hidden_.push_back(static_cast<int>(h));
-    }
-    if (hidden_.empty()) throw std::invalid_argument("hidden_units must not be empty");
-    if (!(dropout_ >= 0.0 && dropout_ < 1.0))
-      throw std::invalid_argument("dropout must be in [0, 1)");
-    const std::string input_scope = "dnn/input_from_feature_columns/input_layer/";
-    for (std::size_t i = 0; i < features_.size(); ++i) {
-      const FeatureTransform& c = features_.column(i);
-      if (!uses(c.name())) continue;
-      Input in;
-      in.column = static_cast<int>(i);
-      in.offset = input_width_;
-      if (c.role() == ColumnRole::Dense) {
-        in.kind = Input::Dense;
-        in.width = c.dense_width();
-        in.source = features_.dense_offset(i);
-      } else if (c.role() == ColumnRole::Embedding) {
-        const EmbeddingParams& ep = *c.embedding();
-        Parameter table = Parameter::single(input_scope + c.name() + "/embedding_weights",
-                                            {static_cast<int>(c.num_buckets()), ep.dimension});
-        table.init = Init::TruncatedNormal;
-        table.init_scale = ep.init_stddev;
-        table.trainable = ep.trainable;
-        in.kind = Input::Embedded;
-        in.width = ep.dimension;
-        in.source = features_.sparse_slot(i);
-        in.lookup = std::make_shared<EmbeddingLookup>(ep, &add(std::move(table)));
-      } else {  // bucketized (one-hot) or indicator (multi-hot)
-        in.kind = Input::Hot;
-        in.width = static_cast<int>(c.num_buckets());
-        in.source = features_.sparse_slot(i);
-      }
-      input_width_ += in.width;
-      inputs_.push_back(in);
-    }
-    int fan_in = input_width_;
-    for (std::size_t k = 0; k <= hidden_.size(); ++k) {
-      const bool logits = k == hidden_.size();
-      const int out = logits ? units_ : hidden_[k];
-      const std::string scope =
-          logits ? "dnn/logits/" : "dnn/hiddenlayer_" + std::to_string(k) + "/";
-      Parameter w = Parameter::single(scope + "kernel", {fan_in, out});
-      w.init = Init::GlorotUniform;
-      w.init_scale = std::sqrt(6.0 / (fan_in + out));
-      kernels_.push_back(&add(std::move(w)));
-      biases_.push_back(&add(Parameter::single(scope + "bias", {out})));
-      fan_in = logits ? out : out * act_.width_factor();
-    }
-  }
+  DnnModel(const Spec& spec, int units);
 
-  std::string kind() const override { return "dnn"; }
-  std::vector<std::string> groups() const override { return {"dnn"}; }
+  std::string kind() const override;
+  std::vector<std::string> groups() const override;
   int input_width() const { return input_width_; }
 
   std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
-                                           int threads) const override {
-    auto ws = std::make_unique<Work>();
-    ws->threads = std::max(1, threads);
-    const std::size_t rows = static_cast<std::size_t>(max_rows);
-    ws->x.assign(rows * input_width_, 0.0f);
-    ws->dx.assign(has_trainable_embedding() ? rows * input_width_ : 0, 0.0f);
-    for (std::size_t k = 0; k < hidden_.size(); ++k) {
-      const std::size_t h = static_cast<std::size_t>(hidden_[k]);
-      ws->z.emplace_back(rows * h, 0.0f);
-      ws->a.emplace_back(rows * h * act_.width_factor(), 0.0f);
-      ws->out.emplace_back(dropout_ > 0.0 ? rows * h * act_.width_factor() : 0, 0.0f);
-      ws->kept.emplace_back(dropout_ > 0.0 ? rows * h * act_.width_factor() : 0, 0);
-    }
-    std::size_t widest = static_cast<std::size_t>(std::max(units_, input_width_));
-    for (int h : hidden_)
-      widest = std::max(widest, static_cast<std::size_t>(h) * act_.width_factor());
-    ws->da.assign(rows * widest, 0.0f);
-    ws->dz.assign(rows * widest, 0.0f);
-    ws->dz2.assign(rows * widest, 0.0f);
-    for (std::size_t k = 0; k < kernels_.size(); ++k) {
-      ws->gw.emplace_back(kernels_[k]->value.size(), 0.0f);
-      ws->gb.emplace_back(biases_[k]->value.size(), 0.0f);
-    }
-    ws->emb.resize(inputs_.size());
-    for (std::size_t i = 0; i < inputs_.size(); ++i) {
-      const Input& in = inputs_[i];
-      if (in.kind != Input::Embedded) continue;
-      in.lookup->reserve(ws->emb[i].scratch, batch.sparse[static_cast<std::size_t>(in.source)]);
-      ws->emb[i].values.assign(rows * in.width, 0.0f);
-    }
-    ws->grads.reserve(params_.size());
-    return ws;
-  }
+                                           int threads) const override;
 
-  void forward(const FeatureBatch& batch, Mode mode, Workspace& base,
-               float* logits) const override {
-    Work& ws = static_cast<Work&>(base);
-    const int rows = batch.rows;
-    build_input(batch, ws);
-    const float* prev = ws.x.data();
-    int fan_in = input_width_;
-    for (std::size_t k = 0; k < hidden_.size(); ++k) {
-      const int h = hidden_[k];
-      dense(prev, rows, fan_in, k, ws.z[k].data(), ws, ws.a[k].data());
-      prev = ws.a[k].data();
-      fan_in = h * act_.width_factor();
-      if (mode == Mode::Train && dropout_ > 0.0) {  // inverted dropout, training only
-        const float keep = static_cast<float>(1.0 - dropout_), scale = 1.0f / keep;
-        const std::size_t m = static_cast<std::size_t>(rows) * fan_in;
-        float* o = ws.out[k].data();
-        unsigned char* kept = ws.kept[k].data();
-        for (std::size_t i = 0; i < m; ++i) {
-          kept[i] = ws.rng.uniform() < keep;
-          o[i] = kept[i] ? ws.a[k][i] * scale : 0.0f;
-        }
-        prev = o;
-      }
-    }
-    ws.last_dropout = mode == Mode::Train && dropout_ > 0.0;
-    dense(prev, rows, fan_in, hidden_.size(), logits, ws);
-  }
+  void forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const override;
 
   const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
-                                        Workspace& base) override {
-    Work& ws = static_cast<Work&>(base);
-    const int rows = batch.rows;
-    ws.grads.clear();
-    const float* dz = dlogits;
-    int out = units_;
-    for (std::size_t k = kernels_.size(); k-- > 0;) {
-      const int fan_in = k == 0 ? input_width_ : hidden_[k - 1] * act_.width_factor();
-      const float* in = k == 0 ? ws.x.data() : layer_output(ws, k - 1);
-      const int threads = threads_for(ws, rows, fan_in, out);
-      // the kernel's gradient X^T dZ, its columns (or, for narrow layers, its
-      // rows) split over the threads: every value is computed as on one
-      // thread, so the thread count does not change the result
-      const bool by_columns = out >= fan_in;
-      parallel_for(threads, threads, [&](int t) {
-        const int span = by_columns ? out : fan_in;
-        const int c0 = span * t / threads, c = span * (t + 1) / threads - c0;
-        if (c == 0) return;
-        if (by_columns)
-          gemm::multiply(ws.kernel, true, false, fan_in, c, rows, in, fan_in, dz + c0, out,
-                         ws.gw[k].data() + c0, out, false);
-        else
-          gemm::multiply(ws.kernel, true, false, c, out, rows, in + c0, fan_in, dz, out,
-                         ws.gw[k].data() + static_cast<std::size_t>(c0) * out, out, false);
-      });
-      float* gb = ws.gb[k].data();  // the bias gradient: dZ's rows summed, in row order
-      std::fill(gb, gb + out, 0.0f);
-      for (int r = 0; r < rows; ++r) {
-        const float* row = dz + static_cast<std::size_t>(r) * out;
-#pragma omp simd
-        for (int j = 0; j < out; ++j) gb[j] += row[j];
-      }
-      ws.grads.push_back(dense_gradient(*kernels_[k], ws.gw[k]));
-      ws.grads.push_back(dense_gradient(*biases_[k], ws.gb[k]));
-      if (k == 0 && ws.dx.empty()) break;
-      float* da = k == 0 ? ws.dx.data() : ws.da.data();
-      const float* W = kernels_[k]->value.data();
-      // the input's gradient dZ W^T, then (below the first layer) through the
-      // dropout mask and the activation of hidden layer k - 1, rows split over
-      // the threads
-      const int h = k == 0 ? 0 : hidden_[k - 1];
-      // two buffers in turn: a thread writes the next gradient while another
-      // may still read this one
-      float* next_dz = dz == ws.dz.data() ? ws.dz2.data() : ws.dz.data();
-      parallel_for(threads, threads, [&](int t) {
-        const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
-        if (n == 0) return;
-        float* da_rows = da + static_cast<std::size_t>(r0) * fan_in;
-        gemm::multiply(ws.kernel, false, true, n, fan_in, out,
-                       dz + static_cast<std::size_t>(r0) * out, out, W, out, da_rows, fan_in,
-                       false);
-        if (k == 0) return;
-        const std::size_t first = static_cast<std::size_t>(r0) * fan_in,
-                          m = static_cast<std::size_t>(n) * fan_in;
-        if (ws.last_dropout) {
-          const float scale = static_cast<float>(1.0 / (1.0 - dropout_));
-          const unsigned char* kept = ws.kept[k - 1].data() + first;
-          for (std::size_t i = 0; i < m; ++i) da_rows[i] = kept[i] ? da_rows[i] * scale : 0.0f;
-        }
-        act_.backward(ws.z[k - 1].data() + static_cast<std::size_t>(r0) * h,
-                      ws.a[k - 1].data() + first, da_rows, n, h,
-                      next_dz + static_cast<std::size_t>(r0) * h);
-      });
-      if (k == 0) break;
-      dz = next_dz;
-      out = h;
-    }
-    // embeddings: the gradient of their slice of the input
-    for (std::size_t i = 0; i < inputs_.size(); ++i) {
-      const Input& in = inputs_[i];
-      if (in.kind != Input::Embedded || !in.lookup->trainable()) continue;
-      EmbeddedWork& e = ws.emb[i];
-      for (int r = 0; r < rows; ++r)
-        std::memcpy(e.values.data() + static_cast<std::size_t>(r) * in.width,
-                    ws.dx.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
-                    in.width * sizeof(float));
-      ws.grads.emplace_back();
-      in.lookup->backward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch,
-                          e.values.data(), ws.grads.back());
-    }
-    return ws.grads;
-  }
+                                        Workspace& base) override;
 
  private:
   struct Input {
@@ -250,78 +56,21 @@ class DnnModel : public Model {
     bool last_dropout = false;
   };
 
-  bool has_trainable_embedding() const {
-    for (const Input& in : inputs_)
-      if (in.kind == Input::Embedded && in.lookup->trainable()) return true;
-    return false;
-  }
-  static const float* layer_output(const Work& ws, std::size_t k) {
-    return ws.last_dropout ? ws.out[k].data() : ws.a[k].data();
-  }
+  bool has_trainable_embedding() const;
+  static const float* layer_output(const Work& ws, std::size_t k);
 
   // The input layer of the batch into ws.x (rows x input_width).
-  void build_input(const FeatureBatch& batch, Work& ws) const {
-    const int rows = batch.rows;
-    std::fill(ws.x.begin(), ws.x.begin() + static_cast<std::ptrdiff_t>(rows) * input_width_, 0.0f);
-    for (std::size_t i = 0; i < inputs_.size(); ++i) {
-      const Input& in = inputs_[i];
-      if (in.kind == Input::Dense) {
-        for (int r = 0; r < rows; ++r) {
-          const float* src =
-              batch.dense_rows != nullptr
-                  ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
-                  : batch.dense_block->row(batch.dense_index[r]);
-          std::memcpy(ws.x.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
-                      src + in.source, in.width * sizeof(float));
-        }
-      } else if (in.kind == Input::Hot) {
-        const SparseIds& ids = batch.sparse[static_cast<std::size_t>(in.source)];
-        for (int r = 0; r < rows; ++r)
-          for (int k = ids.begin(r); k < ids.end(r); ++k)
-            ws.x[static_cast<std::size_t>(r) * input_width_ + in.offset +
-                 static_cast<std::size_t>(ids.id(k))] += ids.weight(k);
-      } else {
-        EmbeddedWork& e = ws.emb[i];
-        in.lookup->forward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch,
-                           e.values.data());
-        for (int r = 0; r < rows; ++r)
-          std::memcpy(ws.x.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
-                      e.values.data() + static_cast<std::size_t>(r) * in.width,
-                      in.width * sizeof(float));
-      }
-    }
-  }
+  void build_input(const FeatureBatch& batch, Work& ws) const;
 
   // out = in W_k + b_k, rows split over threads when the product is large;
   // each row starts as the bias and the product is added to it
   // When `activated` is given, the activation of each row goes there too.
   void dense(const float* in, int rows, int fan_in, std::size_t k, float* out, const Work& ws,
-             float* activated = nullptr) const {
-    const int units = static_cast<int>(biases_[k]->value.size());
-    const int threads = threads_for(ws, rows, fan_in, units);
-    const float* W = kernels_[k]->value.data();
-    const float* b = biases_[k]->value.data();
-    parallel_for(threads, threads, [&](int t) {
-      const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
-      if (n == 0) return;
-      float* Z = out + static_cast<std::size_t>(r0) * units;
-      for (int r = 0; r < n; ++r)
-        std::memcpy(Z + static_cast<std::size_t>(r) * units, b, units * sizeof(float));
-      gemm::multiply(ws.kernel, false, false, n, units, fan_in,
-                     in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z, units, true);
-      if (activated != nullptr)
-        act_.forward(Z, n, units,
-                     activated + static_cast<std::size_t>(r0) * units * act_.width_factor());
-    });
-  }
+             float* activated = nullptr) const;
 
   // Threads for a product of rows x fan_in x units multiply-adds: one unless
   // it is large enough to pay for waking the others.
-  static int threads_for(const Work& ws, int rows, int fan_in, int units) {
-    const double macs = static_cast<double>(rows) * fan_in * units;
-    if (ws.threads <= 1 || rows < 2 * ws.threads || macs < kParallelMacs) return 1;
-    return ws.threads;
-  }
+  static int threads_for(const Work& ws, int rows, int fan_in, int units);
   static constexpr double kParallelMacs = 1 << 18;
 
   Activation act_;

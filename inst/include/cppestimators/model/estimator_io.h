@@ -1,9 +1,6 @@
 // An estimator's state as checkpoint tensors, and back.
 #pragma once
-#include <cmath>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "../io/checkpoint.h"
 #include "estimator.h"
@@ -12,50 +9,12 @@ namespace cppestimators {
 
 // Copies every variable and the global step into `out` (reusing its
 // buffers); returns false when a value is not finite.
-inline bool snapshot(const Estimator& est, CheckpointData& out) {
-  const auto& vars = est.variables();
-  out.global_step = est.global_step();
-  out.tensors.resize(vars.size());
-  bool finite = true;
-  for (std::size_t i = 0; i < vars.size(); ++i) {
-    const VariableRef& v = vars[i];
-    TensorRecord& t = out.tensors[i];
-    t.name = v.name;
-    t.shape.assign(v.shape.begin(), v.shape.end());
-    t.data.assign(v.data, v.data + v.size);
-    for (float x : t.data) finite = finite && std::isfinite(x);
-  }
-  return finite;
-}
+bool snapshot(const Estimator& est, CheckpointData& out);
 
 // Restores every variable and the global step; all-or-nothing: the state is
 // unchanged when the checkpoint does not match the estimator. The
 // learning-rate scale is optional on both sides: a checkpoint without it
 // means 1, and one with it makes the estimator use it.
-inline void restore(Estimator& est, const CheckpointData& in, const std::string& source) {
-  const TensorRecord* scale = nullptr;
-  for (const auto& t : in.tensors)
-    if (t.name == Estimator::kScaleName && t.data.size() == 1) scale = &t;
-  const auto& vars = est.variables();
-  std::vector<const TensorRecord*> found(vars.size(), nullptr);
-  for (std::size_t i = 0; i < vars.size(); ++i) {
-    const VariableRef& v = vars[i];
-    if (v.name == Estimator::kScaleName) continue;
-    for (const auto& t : in.tensors)
-      if (t.name == v.name) found[i] = &t;
-    if (found[i] == nullptr)
-      throw std::runtime_error(source + ": checkpoint does not match this estimator: variable '" +
-                               v.name + "' is missing");
-    const std::vector<std::int64_t> shape(v.shape.begin(), v.shape.end());
-    if (found[i]->shape != shape || found[i]->data.size() != v.size)
-      throw std::runtime_error(source + ": checkpoint does not match this estimator: variable '" +
-                               v.name + "' has another shape");
-  }
-  for (std::size_t i = 0; i < vars.size(); ++i)
-    if (found[i] != nullptr) std::copy(found[i]->data.begin(), found[i]->data.end(), vars[i].data);
-  if (scale != nullptr) est.use_learning_rate_scale();
-  est.set_learning_rate_scale(scale != nullptr ? scale->data[0] : 1.0);
-  est.set_global_step(in.global_step);
-}
+void restore(Estimator& est, const CheckpointData& in, const std::string& source);
 
 }  // namespace cppestimators

@@ -5,16 +5,6 @@ namespace cppestimators {
 
 enum class Mode { Train, Eval, Predict };
 
-inline const char* mode_name(Mode m) {
-  switch (m) {
-    case Mode::Train:
-      return "train";
-    case Mode::Eval:
-      return "eval";
-    case Mode::Predict:
-      return "infer";
-  }
-  return "";
-}
+const char* mode_name(Mode m);
 
 }  // namespace cppestimators

@@ -5,17 +5,17 @@
 // during training) never share scratch space.
 #pragma once
 #include <Eigen/Core>
-#include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "../data/rng.h"
+#include "../features/feature_batch.h"
 #include "../features/feature_set.h"
 #include "../math/gemm.h"
-#include "../parallel.h"
+#include "../spec.h"
 #include "mode.h"
 #include "parameter.h"
 #include "training_strategy.h"
@@ -39,9 +39,7 @@ class Model {
  public:
   // `spec`: the model's spec, with its feature columns and, optionally,
   // "use_columns": the names of the ones this model uses (default: all).
-  Model(const Spec& spec, int units) : features_(spec.children("feature_columns")), units_(units) {
-    if (spec.strs.count("use_columns")) use_ = spec.strings("use_columns");
-  }
+  Model(const Spec& spec, int units);
   virtual ~Model() = default;
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -53,7 +51,7 @@ class Model {
                                                    int threads) const = 0;
   // Whether the model reads a batch's dense values by row index (see
   // FeatureBatch) rather than as one contiguous block.
-  virtual bool reads_dense_rows_by_index() const { return false; }
+  virtual bool reads_dense_rows_by_index() const;
   // logits: rows x units, row-major.
   virtual void forward(const FeatureBatch& batch, Mode mode, Workspace& ws,
                        float* logits) const = 0;
@@ -65,12 +63,12 @@ class Model {
   // Called when a session over `n` rows starts, before its first step, with
   // the data's binding and cached dense block (or null), and the threads
   // the session may use.
-  virtual void begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/,
-                             const DenseRows* /*block*/, Mode /*mode*/, int /*threads*/) {}
+  virtual void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
+                             Mode mode, int threads);
 
   // Called when a streaming session moved to a new window of rows: row
   // indices now name other examples, so per-row caches are stale.
-  virtual void rows_replaced(Workspace& /*ws*/) {}
+  virtual void rows_replaced(Workspace& ws);
 
   // How the model trains (training_strategy.h): gradient steps through the
   // optimizers unless the model chose otherwise.
@@ -80,50 +78,20 @@ class Model {
   const FeatureSet& features() const { return features_; }
   int units() const { return units_; }
   // Every parameter of the model (a model made of parts lists theirs).
-  virtual std::vector<Parameter*> parameters() {
-    std::vector<Parameter*> out;
-    for (Parameter& p : params_) out.push_back(&p);
-    return out;
-  }
+  virtual std::vector<Parameter*> parameters();
   // Puts every parameter in optimizer group g (for a model used as a part).
-  void set_group(int g) {
-    for (Parameter* p : parameters()) p->group = g;
-  }
+  void set_group(int g);
   // Whether the model uses the feature column named `name` (a part of a
   // combined model sees every column but uses its own).
-  bool uses(const std::string& name) const {
-    return use_.empty() || std::find(use_.begin(), use_.end(), name) != use_.end();
-  }
+  bool uses(const std::string& name) const;
 
   // Initial values: zeros, or draws from `rng` (seeded by the run config).
-  void initialize(Rng& rng) {
-    for (Parameter* pp : parameters()) {
-      Parameter& p = *pp;
-      switch (p.init) {
-        case Init::Zeros:
-          std::fill(p.value.begin(), p.value.end(), 0.0f);
-          break;
-        case Init::TruncatedNormal:
-          for (float& v : p.value) v = static_cast<float>(rng.truncated_normal(p.init_scale));
-          break;
-        case Init::GlorotUniform:
-          for (float& v : p.value)
-            v = static_cast<float>((2.0 * rng.uniform() - 1.0) * p.init_scale);
-          break;
-        case Init::Constant:
-          std::fill(p.value.begin(), p.value.end(), static_cast<float>(p.init_scale));
-          break;
-      }
-    }
-  }
+  void initialize(Rng& rng);
 
  protected:
   // For a model trained otherwise than by gradient steps (boosted trees).
   void set_training(TrainingStrategy& t) { training_ = &t; }
-  Parameter& add(Parameter p) {
-    params_.push_back(std::move(p));
-    return params_.back();
-  }
+  Parameter& add(Parameter p);
   FeatureSet features_;
   int units_;
   std::vector<std::string> use_;
@@ -133,12 +101,5 @@ class Model {
   GradientStep gradient_step_{*this};
   TrainingStrategy* training_ = &gradient_step_;
 };
-
-inline StepStats GradientStep::compute(const FeatureBatch& batch, const float* /*logits*/,
-                                       const float* dlogits, const Head& /*head*/, Workspace& ws) {
-  StepStats stats;
-  stats.gradients = &model_.backward(batch, dlogits, ws);
-  return stats;
-}
 
 }  // namespace cppestimators

@@ -4,6 +4,7 @@
 // are dense (a buffer the size of the parameter) or sparse (distinct rows
 // with one gradient row each), as TF's IndexedSlices.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,16 +36,7 @@ struct Parameter {
   std::vector<std::vector<float>> slots;
 
   // A parameter seen as one variable of the given shape.
-  static Parameter single(const std::string& name, std::vector<int> shape, int group = 0) {
-    Parameter p;
-    std::size_t n = 1;
-    for (int d : shape) n *= static_cast<std::size_t>(d);
-    p.views.push_back({name, shape, 0, n});
-    p.value.assign(n, 0.0f);
-    p.row_width = shape.size() > 1 ? static_cast<std::size_t>(shape.back()) : n;
-    p.group = group;
-    return p;
-  }
+  static Parameter single(const std::string& name, std::vector<int> shape, int group = 0);
   std::size_t rows() const { return value.size() / row_width; }
 };
 
@@ -58,11 +50,6 @@ struct Gradient {
 };
 
 // A dense gradient of `p` held in `g` (p.value.size() values).
-inline Gradient dense_gradient(Parameter& p, const std::vector<float>& g) {
-  Gradient out;
-  out.param = &p;
-  out.dense = g.data();
-  return out;
-}
+Gradient dense_gradient(Parameter& p, const std::vector<float>& g);
 
 }  // namespace cppestimators

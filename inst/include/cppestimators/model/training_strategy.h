@@ -56,43 +56,28 @@ class TrainingStrategy {
   virtual void apply(const StepStats& stats, const Optimizers& optimizers, Workspace& ws) = 0;
 
   // Whether training has nothing left to do (boosting: every tree grown).
-  virtual bool finished() const { return false; }
+  virtual bool finished() const;
   // Whether the reported loss is the batch's mean (TF's SUM_OVER_BATCH_SIZE)
   // rather than its sum; the session then also scales the logit gradients.
-  virtual bool loss_is_batch_mean() const { return false; }
+  virtual bool loss_is_batch_mean() const;
   // Whether compute() reads the head's logit gradients (`dlogits`); when
   // not, the session computes only the loss and passes null.
-  virtual bool needs_head_gradients(const Head&) const { return true; }
+  virtual bool needs_head_gradients(const Head& head) const;
   // Named importances of the model's inputs learnt by training (boosting:
   // summed split gains); none for gradient steps.
-  virtual std::vector<std::pair<std::string, double>> importances() const { return {}; }
+  virtual std::vector<std::pair<std::string, double>> importances() const;
 };
 
 // Gradient steps: the model's backward pass, then each trainable parameter's
 // optimizer update (dense or by rows).
 class GradientStep : public TrainingStrategy {
  public:
-  explicit GradientStep(Model& model) : model_(model) {}
+  explicit GradientStep(Model& model);
 
   StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits,
-                    const Head& head,
-                    Workspace& ws) override;  // in model.h, after Model
+                    const Head& head, Workspace& ws) override;
 
-  void apply(const StepStats& stats, const Optimizers& optimizers, Workspace&) override {
-    if (stats.gradients == nullptr) return;
-    for (const Gradient& g : *stats.gradients) {
-      Parameter& p = *g.param;
-      if (!p.trainable) continue;
-      Optimizer& opt = *optimizers[static_cast<std::size_t>(p.group)];
-      float* slots[Optimizer::kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
-      for (std::size_t s = 0; s < p.slots.size(); ++s) slots[s] = p.slots[s].data();
-      if (g.sparse)
-        opt.apply_sparse(p.value.data(), slots, p.row_width, p.rows(), g.rows, g.values, g.count);
-      else
-        opt.apply_dense(p.value.data(), g.dense, slots, p.value.size());
-    }
-    for (auto& o : optimizers) o->finish_step();
-  }
+  void apply(const StepStats& stats, const Optimizers& optimizers, Workspace& ws) override;
 
  private:
   Model& model_;

@@ -7,7 +7,13 @@
 #include <vector>
 #include <stdexcept>
 
+#include <cppestimators/math/fast_math.h>
+#include <cppestimators/model/heads/binary.h>
+#include <cppestimators/model/heads/head.h>
+#include <cppestimators/model/heads/metric_accumulator.h>
+#include <cppestimators/model/heads/multi_class.h>
 #include <cppestimators/model/heads/registry.h>
+#include <cppestimators/model/heads/regression.h>
 
 using namespace cppestimators;
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <cppestimators/hooks/reduce_lr_on_plateau.h>
+#include <cppestimators/model/optimizers/learning_rate_schedule.h>
+#include <cppestimators/model/optimizers/optimizer.h>
 #include <cppestimators/model/optimizers/registry.h>
 
 #include "test-helpers.h"

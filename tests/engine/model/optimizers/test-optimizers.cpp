@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include <cppestimators/model/optimizers/optimizer.h>
 #include <cppestimators/model/optimizers/registry.h>
 
 #include "test-helpers.h"

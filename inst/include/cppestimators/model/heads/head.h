@@ -2,10 +2,10 @@
 // and evaluation metrics, as TF 1.x canned heads do. The training loss is the
 // SUM of the per-example losses over the batch, each multiplied by its
 // example's weight (TF's weight_column) when the caller gives weights. One
-// head per file in this folder; registry.h is the one place that maps names
-// to heads.
+// head per file in this folder; the head registry (registry.h, filled in
+// src/engine/model/heads/registry.cpp) is the one place that maps names to
+// heads.
 #pragma once
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,20 +31,12 @@ class Head {
   // Writes the per-example (unweighted) losses and, when dlogits is not null,
   // d(sum of w * loss)/d(logits). Returns the weighted summed loss.
   double loss(const float* logits, const float* labels, int rows, float* per_example,
-              float* dlogits, const float* weights = nullptr) const {
-    const double total = unweighted_loss(logits, labels, rows, per_example, dlogits);
-    if (weights == nullptr) return total;
-    return apply_weights(weights, rows, per_example, per_example_dim(), dlogits, logits_dim());
-  }
+              float* dlogits, const float* weights = nullptr) const;
   // Second derivative of each example's (weighted) loss with respect to its
   // logit (rows x logits_dim); false when the head has none (boosted trees
   // need it).
   bool hessian(const float* logits, const float* labels, int rows, float* out,
-               const float* weights = nullptr) const {
-    if (!unweighted_hessian(logits, labels, rows, out)) return false;
-    if (weights != nullptr) apply_weights(weights, rows, nullptr, 0, out, logits_dim());
-    return true;
-  }
+               const float* weights = nullptr) const;
   // The prediction keys this head emits, in TF's order.
   virtual std::vector<std::string> prediction_keys() const = 0;
   // The key the tensor named "predictions" returns.
@@ -61,28 +53,12 @@ class Head {
   // The head's own loss and second derivative, every example of weight 1.
   virtual double unweighted_loss(const float* logits, const float* labels, int rows,
                                  float* per_example, float* dlogits) const = 0;
-  virtual bool unweighted_hessian(const float* /*logits*/, const float* /*labels*/, int /*rows*/,
-                                  float* /*out*/) const {
-    return false;
-  }
+  virtual bool unweighted_hessian(const float* logits, const float* labels, int rows,
+                                  float* out) const;
   // Multiplies row i of `scaled` (rows x width) by weights[i]; returns the
   // sum of w_i times row i of `losses` (rows x loss_width, left as they are).
   static double apply_weights(const float* weights, int rows, const float* losses, int loss_width,
-                              float* scaled, int width) {
-    double total = 0.0;
-    for (int i = 0; i < rows; ++i) {
-      const float w = weights[i];
-      if (losses != nullptr) {
-        const float* li = losses + static_cast<std::size_t>(i) * loss_width;
-        for (int j = 0; j < loss_width; ++j) total += static_cast<double>(w) * li[j];
-      }
-      if (scaled != nullptr) {
-        float* si = scaled + static_cast<std::size_t>(i) * width;
-        for (int j = 0; j < width; ++j) si[j] *= w;
-      }
-    }
-    return total;
-  }
+                              float* scaled, int width);
 };
 
 }  // namespace cppestimators

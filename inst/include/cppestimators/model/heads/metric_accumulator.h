@@ -7,7 +7,6 @@
 // weights sum to 0; `loss` stays the unweighted mean over batches of each
 // batch's (weighted) training loss, as TF's Estimator reports it.
 #pragma once
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -20,50 +19,21 @@ using MetricList = std::vector<std::pair<std::string, double>>;
 
 class MetricAccumulator {
  public:
-  explicit MetricAccumulator(int per_example_dim) : per_example_dim_(per_example_dim) {}
+  explicit MetricAccumulator(int per_example_dim);
   virtual ~MetricAccumulator() = default;
   MetricAccumulator(const MetricAccumulator&) = delete;
   MetricAccumulator& operator=(const MetricAccumulator&) = delete;
 
-  void reset() {
-    batches_ = examples_ = 0;
-    batch_loss_sum_ = loss_elem_sum_ = loss_weight_sum_ = weight_sum_ = 0.0;
-    clear();
-  }
+  void reset();
 
   // One evaluation batch: logits [rows x logits_dim], labels [rows x label_dim],
   // per-example (unweighted) losses [rows x per_example_dim], the batch's
   // training loss, the examples' weights (one per row; null: all 1).
   void update(const float* logits, const float* labels, const float* per_example, int rows,
-              double batch_loss, const float* weights = nullptr) {
-    ++batches_;
-    batch_loss_sum_ += batch_loss;
-    const int pe = rows * per_example_dim_;
-    if (weights == nullptr) {
-      for (int i = 0; i < pe; ++i) loss_elem_sum_ += per_example[i];
-      loss_weight_sum_ += pe;
-      weight_sum_ += rows;
-    } else {
-      for (int i = 0; i < pe; ++i)
-        loss_elem_sum_ += static_cast<double>(weights[i / per_example_dim_]) * per_example[i];
-      double w = 0.0;
-      for (int i = 0; i < rows; ++i) w += weights[i];
-      loss_weight_sum_ += w * per_example_dim_;
-      weight_sum_ += w;
-    }
-    examples_ += rows;
-    accumulate(logits, labels, weights, rows);
-  }
+              double batch_loss, const float* weights = nullptr);
 
   // Every metric, names sorted.
-  MetricList result() const {
-    MetricList out;
-    out.emplace_back("average_loss", mean(loss_elem_sum_, loss_weight_sum_));
-    out.emplace_back("loss", mean(batch_loss_sum_, static_cast<double>(batches_)));
-    append(out);
-    std::sort(out.begin(), out.end());
-    return out;
-  }
+  MetricList result() const;
 
   std::int64_t batches() const { return batches_; }
 

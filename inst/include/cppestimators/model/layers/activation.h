@@ -3,11 +3,7 @@
 // width is 2 * units for crelu and units otherwise), and a gradient of the
 // output back to one of z.
 #pragma once
-#include <algorithm>
-#include <cmath>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace cppestimators {
@@ -27,159 +23,31 @@ enum class ActivationKind {
 
 class Activation {
  public:
-  static const std::vector<std::string>& names() {
-    static const std::vector<std::string> n = {"relu",       "relu6", "elu",      "selu",
-                                               "sigmoid",    "tanh",  "softplus", "softsign",
-                                               "leaky_relu", "crelu"};
-    return n;
-  }
-  explicit Activation(const std::string& name) {
-    const auto& n = names();
-    const auto it = std::find(n.begin(), n.end(), name);
-    if (it == n.end()) {
-      std::string known;
-      for (const auto& s : n) known += (known.empty() ? "" : ", ") + s;
-      throw std::invalid_argument(
-          "'" + name +
-          "' is not a known activation function in the 'tf$nn' module (known: " + known + ")");
-    }
-    kind_ = static_cast<ActivationKind>(it - n.begin());
-  }
+  static const std::vector<std::string>& names();
+  explicit Activation(const std::string& name);
   // Output values per unit: 2 for crelu (concatenation of relu(z), relu(-z)).
   int width_factor() const { return kind_ == ActivationKind::Crelu ? 2 : 1; }
 
   // z: rows x units; a: rows x (units * width_factor), row-major.
-  void forward(const float* z, int rows, int units, float* a) const {
-    if (kind_ == ActivationKind::Crelu) {
-      for (int r = 0; r < rows; ++r)
-        for (int j = 0; j < units; ++j) {
-          const float v = z[static_cast<std::size_t>(r) * units + j];
-          a[static_cast<std::size_t>(r) * 2 * units + j] = std::max(v, 0.0f);
-          a[static_cast<std::size_t>(r) * 2 * units + units + j] = std::max(-v, 0.0f);
-        }
-      return;
-    }
-    const std::size_t m = static_cast<std::size_t>(rows) * units;
-    dispatch([&](auto kind) {
-#pragma omp simd
-      for (std::size_t i = 0; i < m; ++i) a[i] = f<decltype(kind)::value>(z[i]);
-    });
-  }
+  void forward(const float* z, int rows, int units, float* a) const;
 
   // dz = da * d(activation)/dz, from z and a.
   void backward(const float* z, const float* a, const float* da, int rows, int units,
-                float* dz) const {
-    if (kind_ == ActivationKind::Crelu) {
-      for (int r = 0; r < rows; ++r)
-        for (int j = 0; j < units; ++j) {
-          const float v = z[static_cast<std::size_t>(r) * units + j];
-          const float* g = da + static_cast<std::size_t>(r) * 2 * units;
-          dz[static_cast<std::size_t>(r) * units + j] =
-              (v > 0.0f ? g[j] : 0.0f) - (v < 0.0f ? g[units + j] : 0.0f);
-        }
-      return;
-    }
-    const std::size_t m = static_cast<std::size_t>(rows) * units;
-    if (kind_ == ActivationKind::Relu) {  // the common case, as a select of loaded values so that
-                                          // it vectorizes
-#pragma omp simd
-      for (std::size_t i = 0; i < m; ++i) {
-        const float g = da[i];
-        dz[i] = z[i] > 0.0f ? g : 0.0f;
-      }
-      return;
-    }
-    dispatch([&](auto kind) {
-#pragma omp simd
-      for (std::size_t i = 0; i < m; ++i) dz[i] = da[i] * df<decltype(kind)::value>(z[i], a[i]);
-    });
-  }
+                float* dz) const;
 
  private:
   static constexpr float kSeluScale = 1.0507009873554805f, kSeluAlpha = 1.6732632423543772f;
   // Calls body(std::integral_constant<ActivationKind, kind_>()), so that each
   // loop is compiled for one activation (no branch per value).
+  // (Member templates defined in activation.cpp, where forward() and
+  // backward() instantiate them inside their loops.)
   template <class Body>
-  void dispatch(Body&& body) const {
-    using K = ActivationKind;
-    switch (kind_) {
-      case K::Relu:
-        return body(std::integral_constant<K, K::Relu>());
-      case K::Relu6:
-        return body(std::integral_constant<K, K::Relu6>());
-      case K::Elu:
-        return body(std::integral_constant<K, K::Elu>());
-      case K::Selu:
-        return body(std::integral_constant<K, K::Selu>());
-      case K::Sigmoid:
-        return body(std::integral_constant<K, K::Sigmoid>());
-      case K::Tanh:
-        return body(std::integral_constant<K, K::Tanh>());
-      case K::Softplus:
-        return body(std::integral_constant<K, K::Softplus>());
-      case K::Softsign:
-        return body(std::integral_constant<K, K::Softsign>());
-      case K::LeakyRelu:
-        return body(std::integral_constant<K, K::LeakyRelu>());
-      case K::Crelu:
-        return;
-    }
-  }
+  void dispatch(Body&& body) const;
   template <ActivationKind Kind>
-  static float f(float v) {
-    switch (Kind) {
-      case ActivationKind::Relu:
-        return std::max(v, 0.0f);
-      case ActivationKind::Relu6:
-        return std::min(std::max(v, 0.0f), 6.0f);
-      case ActivationKind::Elu:
-        return v > 0.0f ? v : std::expm1(v);
-      case ActivationKind::Selu:
-        return kSeluScale * (v > 0.0f ? v : kSeluAlpha * std::expm1(v));
-      case ActivationKind::Sigmoid:
-        return 1.0f / (1.0f + std::exp(-v));
-      case ActivationKind::Tanh:
-        return std::tanh(v);
-      case ActivationKind::Softplus:
-        return v > 20.0f ? v : std::log1p(std::exp(v));
-      case ActivationKind::Softsign:
-        return v / (1.0f + std::fabs(v));
-      case ActivationKind::LeakyRelu:
-        return v > 0.0f ? v : 0.2f * v;
-      case ActivationKind::Crelu:
-        break;
-    }
-    return v;
-  }
+  static float f(float v);
   // Derivative at z = v with output a.
   template <ActivationKind Kind>
-  static float df(float v, float a) {
-    switch (Kind) {
-      case ActivationKind::Relu:
-        return v > 0.0f ? 1.0f : 0.0f;
-      case ActivationKind::Relu6:
-        return (v > 0.0f && v < 6.0f) ? 1.0f : 0.0f;
-      case ActivationKind::Elu:
-        return v > 0.0f ? 1.0f : a + 1.0f;
-      case ActivationKind::Selu:
-        return v > 0.0f ? kSeluScale : a + kSeluScale * kSeluAlpha;
-      case ActivationKind::Sigmoid:
-        return a * (1.0f - a);
-      case ActivationKind::Tanh:
-        return 1.0f - a * a;
-      case ActivationKind::Softplus:
-        return 1.0f / (1.0f + std::exp(-v));
-      case ActivationKind::Softsign: {
-        const float d = 1.0f + std::fabs(v);
-        return 1.0f / (d * d);
-      }
-      case ActivationKind::LeakyRelu:
-        return v > 0.0f ? 1.0f : 0.2f;
-      case ActivationKind::Crelu:
-        break;
-    }
-    return 1.0f;
-  }
+  static float df(float v, float a);
   ActivationKind kind_ = ActivationKind::Relu;
 };
 

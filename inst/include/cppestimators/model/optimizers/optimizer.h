@@ -15,9 +15,9 @@
 // Adam's bias-corrected step included, uses that rate as TF uses a decayed
 // learning-rate tensor.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,16 +33,7 @@ class Optimizer {
 
   // `scope` prefixes the optimizer's own variables (Adam's beta powers) so
   // that two optimizers can live in one model: "" or e.g. "dnn/".
-  Optimizer(const Spec& spec, std::string scope)
-      : spec_(spec),
-        scope_(std::move(scope)),
-        lr_(static_cast<float>(spec.num("learning_rate"))),
-        base_lr_(spec.num("learning_rate")) {
-    if (!(lr_ > 0.0f)) throw std::invalid_argument("`learning_rate` must be a positive number");
-    if (spec.children("schedule").size() == 1)
-      schedule_ = std::make_unique<LearningRateSchedule>(spec.child("schedule"));
-    set_step(0, 1.0);
-  }
+  Optimizer(const Spec& spec, std::string scope);
   virtual ~Optimizer() = default;
 
   const std::string& name() const { return spec_.kind; }
@@ -50,44 +41,26 @@ class Optimizer {
   float learning_rate() const { return lr_; }
   bool has_schedule() const { return schedule_ != nullptr; }
   // The unscaled rate of the step starting at `global_step`.
-  double scheduled_rate(std::int64_t global_step) const {
-    return schedule_ ? schedule_->rate(global_step) : base_lr_;
-  }
-  void set_step(std::int64_t global_step, double scale) {
-    lr_ = static_cast<float>(scheduled_rate(global_step) * scale);
-  }
+  double scheduled_rate(std::int64_t global_step) const;
+  void set_step(std::int64_t global_step, double scale);
   // Suffixes of the slot variables ("<variable>/<suffix>", as TF names them).
-  virtual std::vector<std::string> slot_names() const { return {}; }
-  virtual std::vector<float> slot_initial_values() const { return {}; }
+  virtual std::vector<std::string> slot_names() const;
+  virtual std::vector<float> slot_initial_values() const;
   // Variables the optimizer keeps outside the slots, with scoped names.
-  virtual std::vector<std::pair<std::string, float*>> extra_variables() { return {}; }
-  virtual void reset_extra() {}
+  virtual std::vector<std::pair<std::string, float*>> extra_variables();
+  virtual void reset_extra();
 
   // param[0..n) -= update(grad, slots)
   virtual void apply_dense(float* param, const float* grad, float* const* slots, std::size_t n) = 0;
   // rows: distinct row indices; grad: count x width; param and slots: whole tables.
   virtual void apply_sparse(float* param, float* const* slots, std::size_t width,
-                            std::size_t /*table_rows*/, const std::int64_t* rows, const float* grad,
-                            std::size_t count) {
-    const std::size_t nslots = slot_names().size();
-    float* s[kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
-    constexpr std::size_t kAhead = 8;  // rows of large tables are far apart: prefetch
-    for (std::size_t k = 0; k < count; ++k) {
-      if (k + kAhead < count) {
-        const std::size_t next = static_cast<std::size_t>(rows[k + kAhead]) * width;
-        __builtin_prefetch(param + next, 1);
-        for (std::size_t i = 0; i < nslots; ++i) __builtin_prefetch(slots[i] + next, 1);
-      }
-      const std::size_t at = static_cast<std::size_t>(rows[k]) * width;
-      for (std::size_t i = 0; i < nslots; ++i) s[i] = slots[i] + at;
-      apply_dense(param + at, grad + k * width, s, width);
-    }
-  }
+                            std::size_t table_rows, const std::int64_t* rows, const float* grad,
+                            std::size_t count);
   // Called once after every parameter was updated in a step.
-  virtual void finish_step() {}
+  virtual void finish_step();
 
  protected:
-  float param(const char* field) const { return static_cast<float>(spec_.num(field)); }
+  float param(const char* field) const;
   Spec spec_;
   std::string scope_;
   float lr_;

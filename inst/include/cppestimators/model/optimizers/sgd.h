@@ -1,5 +1,7 @@
 // GradientDescentOptimizer: w -= lr * g.
 #pragma once
+#include <cstddef>
+
 #include "optimizer.h"
 
 namespace cppestimators {
@@ -7,9 +9,7 @@ namespace cppestimators {
 class SgdOptimizer : public Optimizer {
  public:
   using Optimizer::Optimizer;
-  void apply_dense(float* p, const float* g, float* const*, std::size_t n) override {
-    for (std::size_t i = 0; i < n; ++i) p[i] -= lr_ * g[i];
-  }
+  void apply_dense(float* p, const float* g, float* const* s, std::size_t n) override;
 };
 
 }  // namespace cppestimators

@@ -1,0 +1,127 @@
+#include <cppestimators/model/estimator.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <cppestimators/data/rng.h>
+#include <cppestimators/model/heads/registry.h>
+#include <cppestimators/model/optimizers/registry.h>
+#include <cppestimators/model/registry.h>
+
+namespace cppestimators {
+
+Estimator::Estimator(const EstimatorSpec& spec)
+    : spec_(spec),
+      head_(make_head(spec.head, spec.head_n)),
+      model_(make_model(spec.model, head_->logits_dim())) {
+  const auto groups = model_->groups();
+  groups_ = groups;
+  if (spec.optimizers.size() != groups.size())
+    throw std::invalid_argument("internal: the model has " + std::to_string(groups.size()) +
+                                " parameter groups but " + std::to_string(spec.optimizers.size()) +
+                                " optimizers were given");
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    optimizers_.push_back(
+        make_optimizer(spec.optimizers[g], groups.size() > 1 ? groups[g] + "/" : ""));
+  for (Parameter* pp : model_->parameters()) {
+    Parameter& p = *pp;
+    const Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
+    p.slots.clear();
+    if (p.trainable)
+      for (std::size_t s = 0; s < opt.slot_names().size(); ++s)
+        p.slots.emplace_back(p.value.size(), 0.0f);
+  }
+  build_variable_table();
+  initialize();
+}
+
+void Estimator::set_global_step(std::int64_t s) {
+  global_step_ = s;
+  update_learning_rates();
+}
+
+bool Estimator::group_learning_rate(std::string_view group, double& out) const {
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    if (groups_[g] == group) {
+      out = optimizers_[g]->learning_rate();
+      return true;
+    }
+  return false;
+}
+
+bool Estimator::has_schedule() const {
+  for (const auto& o : optimizers_)
+    if (o->has_schedule()) return true;
+  return false;
+}
+
+void Estimator::set_learning_rate_scale(double scale) {
+  lr_scale_ = static_cast<float>(scale);
+  update_learning_rates();
+}
+
+void Estimator::use_learning_rate_scale() {
+  if (scale_in_use_) return;
+  scale_in_use_ = true;
+  variables_.push_back({kScaleName, {}, &lr_scale_, 1, false});
+  sort_variables();
+}
+
+void Estimator::update_learning_rates() {
+  for (auto& o : optimizers_) o->set_step(global_step_, lr_scale_);
+}
+
+void Estimator::initialize() {
+  Rng rng(spec_.seed);
+  model_->initialize(rng);
+  for (Parameter* pp : model_->parameters()) {
+    Parameter& p = *pp;
+    if (p.slots.empty()) continue;
+    const auto init = optimizers_[static_cast<std::size_t>(p.group)]->slot_initial_values();
+    for (std::size_t s = 0; s < p.slots.size(); ++s)
+      std::fill(p.slots[s].begin(), p.slots[s].end(), init[s]);
+  }
+  for (auto& o : optimizers_) o->reset_extra();
+  global_step_ = 0;
+  lr_scale_ = 1.0f;
+  update_learning_rates();
+}
+
+void Estimator::train_step(const FeatureBatch& batch, const float* logits, const float* dlogits,
+                           Workspace& ws) {
+  TrainingStrategy& training = model_->training();
+  update_learning_rates();
+  training.apply(training.compute(batch, logits, dlogits, *head_, ws), optimizers_, ws);
+  ++global_step_;
+}
+
+const VariableRef* Estimator::find_variable(std::string_view name) const {
+  auto it = std::lower_bound(variables_.begin(), variables_.end(), name,
+                             [](const VariableRef& v, std::string_view n) { return v.name < n; });
+  return (it != variables_.end() && it->name == name) ? &*it : nullptr;
+}
+
+void Estimator::build_variable_table() {
+  for (Parameter* pp : model_->parameters()) {
+    Parameter& p = *pp;
+    const Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
+    const auto slots = opt.slot_names();
+    for (const ParamView& v : p.views) {
+      variables_.push_back({v.name, v.shape, p.value.data() + v.offset, v.size, p.trainable});
+      for (std::size_t s = 0; s < p.slots.size(); ++s)
+        variables_.push_back(
+            {v.name + "/" + slots[s], v.shape, p.slots[s].data() + v.offset, v.size, false});
+    }
+  }
+  for (auto& o : optimizers_)
+    for (auto& ev : o->extra_variables()) variables_.push_back({ev.first, {}, ev.second, 1, false});
+  sort_variables();
+}
+
+void Estimator::sort_variables() {
+  std::sort(variables_.begin(), variables_.end(),
+            [](const VariableRef& a, const VariableRef& b) { return a.name < b.name; });
+}
+
+}  // namespace cppestimators

@@ -1,0 +1,248 @@
+#include <cppestimators/model/linear_model.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include <cppestimators/features/feature_set.h>
+#include <cppestimators/features/transform.h>
+#include <cppestimators/parallel.h>
+
+namespace cppestimators {
+
+LinearModel::LinearModel(const Spec& spec, int units) : Model(spec, units) {
+  const std::string scope = kScope;
+  const int u = units_;
+  // one weight block over the batch's whole dense block; the rows of dense
+  // columns another part of a combined model uses stay zero
+  Parameter p;
+  p.value.assign(static_cast<std::size_t>(features_.dense_width()) * u, 0.0f);
+  p.row_width = static_cast<std::size_t>(u);
+  for (std::size_t i = 0; i < features_.size(); ++i) {
+    const FeatureTransform& c = features_.column(i);
+    if (c.role() != ColumnRole::Dense) continue;
+    const std::size_t offset = static_cast<std::size_t>(features_.dense_offset(i)) * u;
+    const std::size_t size = static_cast<std::size_t>(c.dense_width()) * u;
+    if (uses(c.name()))
+      p.views.push_back({scope + c.name() + "/weights", {c.dense_width(), u}, offset, size});
+    else
+      unused_dense_.push_back({offset, size});
+  }
+  if (!p.views.empty()) dense_ = &add(std::move(p));
+  for (std::size_t i = 0; i < features_.size(); ++i) {
+    const FeatureTransform& c = features_.column(i);
+    if (c.role() == ColumnRole::Dense || !uses(c.name())) continue;
+    const int slot = features_.sparse_slot(i);
+    const int buckets = static_cast<int>(c.num_buckets());
+    if (c.role() == ColumnRole::Embedding) {
+      const EmbeddingParams& ep = *c.embedding();
+      Parameter table =
+          Parameter::single(scope + c.name() + "/embedding_weights", {buckets, ep.dimension});
+      table.init = Init::TruncatedNormal;
+      table.init_scale = ep.init_stddev;
+      table.trainable = ep.trainable;
+      Parameter* t = &add(std::move(table));
+      Parameter* w = &add(Parameter::single(scope + c.name() + "/weights", {ep.dimension, u}));
+      embedded_.push_back({slot, EmbeddingLookup(ep, t), w});
+    } else {
+      Parameter* w = &add(Parameter::single(scope + c.name() + "/weights", {buckets, u}));
+      sparse_.push_back({slot, w});
+    }
+  }
+  bias_ = &add(Parameter::single(scope + "bias_weights", {u}));
+}
+
+std::string LinearModel::kind() const { return "linear"; }
+bool LinearModel::reads_dense_rows_by_index() const { return true; }
+std::vector<std::string> LinearModel::groups() const { return {"linear"}; }
+
+std::unique_ptr<Workspace> LinearModel::new_workspace(const FeatureBatch& batch, int max_rows,
+                                                      int threads) const {
+  auto ws = std::make_unique<Work>();
+  ws->threads = std::max(1, threads);
+  const std::size_t u = static_cast<std::size_t>(units_);
+  if (dense_) ws->g_dense.assign(dense_->value.size(), 0.0f);
+  // dense rows come by index from a cached block: a buffer of chunk_rows
+  // rows per thread (no chunk of a batch holds more)
+  ws->chunk_rows = std::min(kChunk, std::max(1, max_rows));
+  if (dense_ && batch.dense.empty())
+    ws->chunk.assign(
+        static_cast<std::size_t>(ws->threads) * ws->chunk_rows * features_.dense_width(), 0.0f);
+  if (dense_ && ws->threads > 1)
+    ws->partial.assign(static_cast<std::size_t>(ws->threads) * dense_->value.size(), 0.0f);
+  ws->g_bias.assign(u, 0.0f);
+  ws->sparse.resize(sparse_.size());
+  for (std::size_t c = 0; c < sparse_.size(); ++c)
+    ws->sparse[c].reserve(batch.sparse[static_cast<std::size_t>(sparse_[c].slot)].capacity(), u);
+  ws->embedded.resize(embedded_.size());
+  for (std::size_t c = 0; c < embedded_.size(); ++c) {
+    const Embedded& e = embedded_[c];
+    EmbeddedWork& w = ws->embedded[c];
+    const std::size_t d = static_cast<std::size_t>(e.lookup.dimension());
+    e.lookup.reserve(w.scratch, batch.sparse[static_cast<std::size_t>(e.slot)]);
+    w.out.assign(static_cast<std::size_t>(max_rows) * d, 0.0f);
+    w.dout.assign(static_cast<std::size_t>(max_rows) * d, 0.0f);
+    w.g_weights.assign(d * u, 0.0f);
+  }
+  ws->grads.reserve(params_.size());
+  return ws;
+}
+
+void LinearModel::forward(const FeatureBatch& batch, Mode, Workspace& base, float* logits) const {
+  Work& ws = static_cast<Work&>(base);
+  const int rows = batch.rows, u = units_;
+  ws.chunk_start = -1;  // a new batch
+  RowMap L(logits, rows, u);
+  const Eigen::Map<const Eigen::RowVectorXf> b(bias_->value.data(), u);
+  L = b.replicate(rows, 1);
+  if (dense_) {
+    // chunk by chunk of rows, the same arithmetic whether the rows are
+    // contiguous or copied from a cached block (so both give identical
+    // weights); large batches split their chunks over the threads
+    const int d = batch.dense_width;
+    const Split sp = split(ws, rows, d);
+    parallel_for(sp.threads, sp.threads, [&](int t) {
+      for (int c = sp.chunks * t / sp.threads; c < sp.chunks * (t + 1) / sp.threads; ++c) {
+        const int start = c * sp.rows, count = std::min(sp.rows, rows - start);
+        ConstRowMap X(dense_chunk(batch, start, count, ws, t, sp.threads == 1), count, d);
+        if (u == 1) {  // one output: a matrix-vector product
+          Eigen::Map<const Eigen::VectorXf> w(dense_->value.data(), d);
+          Eigen::Map<Eigen::VectorXf>(logits + start, count).noalias() += X * w;
+        } else {
+          ConstRowMap W(dense_->value.data(), d, u);
+          RowMap(logits + static_cast<std::size_t>(start) * u, count, u).noalias() += X * W;
+        }
+      }
+    });
+  }
+  for (const Sparse& c : sparse_) {
+    const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.slot)];
+    const float* W = c.weights->value.data();
+    // a large table's rows are scattered: ask for all of them before summing
+    for (int k = 0; k < ids.nnz(); ++k)
+      __builtin_prefetch(W + static_cast<std::size_t>(ids.id(k)) * u);
+    for (int r = 0; r < rows; ++r) {
+      float* l = logits + static_cast<std::size_t>(r) * u;
+      for (int k = ids.begin(r); k < ids.end(r); ++k) {
+        const float w = ids.weight(k);
+        const float* row = W + static_cast<std::size_t>(ids.id(k)) * u;
+        for (int j = 0; j < u; ++j) l[j] += w * row[j];
+      }
+    }
+  }
+  for (std::size_t c = 0; c < embedded_.size(); ++c) {
+    const Embedded& e = embedded_[c];
+    EmbeddedWork& w = ws.embedded[c];
+    const int d = e.lookup.dimension();
+    e.lookup.forward(batch.sparse[static_cast<std::size_t>(e.slot)], w.scratch, w.out.data());
+    ConstRowMap E(w.out.data(), rows, d);
+    ConstRowMap We(e.weights->value.data(), d, u);
+    L.noalias() += E * We;
+  }
+}
+
+const std::vector<Gradient>& LinearModel::backward(const FeatureBatch& batch, const float* dlogits,
+                                                   Workspace& base) {
+  Work& ws = static_cast<Work&>(base);
+  const int rows = batch.rows, u = units_;
+  ConstRowMap dL(dlogits, rows, u);
+  ws.grads.clear();
+  if (dense_) {
+    // each thread sums its chunks (last first: with one thread, the forward
+    // pass left that chunk in the buffer) into its own partial gradient;
+    // the partials are added in thread order, so a thread count gives one result
+    const int d = batch.dense_width;
+    const Split sp = split(ws, rows, d);
+    const int threads = sp.threads;
+    const std::size_t size = dense_->value.size();
+    parallel_for(threads, threads, [&](int t) {
+      float* g =
+          threads == 1 ? ws.g_dense.data() : ws.partial.data() + static_cast<std::size_t>(t) * size;
+      RowMap gW(g, d, u);
+      gW.setZero();
+      for (int c = sp.chunks * (t + 1) / threads - 1; c >= sp.chunks * t / threads; --c) {
+        const int start = c * sp.rows, count = std::min(sp.rows, rows - start);
+        ConstRowMap X(dense_chunk(batch, start, count, ws, t, threads == 1), count, d);
+        if (u == 1) {
+          Eigen::Map<Eigen::VectorXf>(g, d).noalias() +=
+              X.transpose() * Eigen::Map<const Eigen::VectorXf>(dlogits + start, count);
+        } else {
+          gW.noalias() += X.transpose() * dL.middleRows(start, count);
+        }
+      }
+    });
+    if (threads > 1) {
+      std::copy(ws.partial.begin(), ws.partial.begin() + static_cast<std::ptrdiff_t>(size),
+                ws.g_dense.begin());
+      for (int t = 1; t < threads; ++t)
+        for (std::size_t i = 0; i < size; ++i)
+          ws.g_dense[i] += ws.partial[static_cast<std::size_t>(t) * size + i];
+    }
+    for (const auto& range : unused_dense_)
+      std::fill_n(ws.g_dense.begin() + static_cast<std::ptrdiff_t>(range.first), range.second,
+                  0.0f);
+    ws.grads.push_back(dense_gradient(*dense_, ws.g_dense));
+  }
+  for (std::size_t c = 0; c < sparse_.size(); ++c) {
+    const SparseIds& ids = batch.sparse[static_cast<std::size_t>(sparse_[c].slot)];
+    SparseGrad& g = ws.sparse[c];
+    g.begin();
+    for (int r = 0; r < rows; ++r)
+      for (int k = ids.begin(r); k < ids.end(r); ++k) g.add(ids.id(k), r, ids.weight(k));
+    ws.grads.emplace_back();
+    g.finish(dlogits, *sparse_[c].weights, ws.grads.back());
+  }
+  for (std::size_t c = 0; c < embedded_.size(); ++c) {
+    const Embedded& e = embedded_[c];
+    EmbeddedWork& w = ws.embedded[c];
+    const int d = e.lookup.dimension();
+    ConstRowMap E(w.out.data(), rows, d);
+    ConstRowMap We(e.weights->value.data(), d, u);
+    RowMap gWe(w.g_weights.data(), d, u);
+    gWe.noalias() = E.transpose() * dL;
+    ws.grads.push_back(dense_gradient(*e.weights, w.g_weights));
+    if (e.lookup.trainable()) {
+      RowMap dE(w.dout.data(), rows, d);
+      dE.noalias() = dL * We.transpose();
+      ws.grads.emplace_back();
+      e.lookup.backward(batch.sparse[static_cast<std::size_t>(e.slot)], w.scratch, w.dout.data(),
+                        ws.grads.back());
+    }
+  }
+  Eigen::Map<Eigen::RowVectorXf> gb(ws.g_bias.data(), u);
+  gb.noalias() = dL.colwise().sum();
+  ws.grads.push_back(dense_gradient(*bias_, ws.g_bias));
+  return ws.grads;
+}
+
+const float* LinearModel::dense_chunk(const FeatureBatch& b, int start, int count, Work& ws, int t,
+                                      bool reuse) {
+  const std::size_t d = static_cast<std::size_t>(b.dense_width);
+  if (b.dense_rows != nullptr) return b.dense_rows + static_cast<std::size_t>(start) * d;
+  float* buf = ws.chunk.data() + static_cast<std::size_t>(t) * ws.chunk_rows * d;
+  if (reuse) {
+    if (ws.chunk_batch == &b && ws.chunk_index == b.dense_index && ws.chunk_start == start)
+      return buf;  // still there from the forward pass
+    ws.chunk_batch = &b;
+    ws.chunk_index = b.dense_index;
+    ws.chunk_start = start;
+  }
+  for (int r = 0; r < count; ++r)
+    std::memcpy(buf + static_cast<std::size_t>(r) * d, b.dense_block->row(b.dense_index[start + r]),
+                d * sizeof(float));
+  return buf;
+}
+
+LinearModel::Split LinearModel::split(const Work& ws, int rows, int d) {
+  Split sp{1, kChunk, 0};
+  if (ws.threads > 1 && rows > 1 && static_cast<std::size_t>(rows) * d >= kParallelValues) {
+    sp.threads = std::min(ws.threads, rows);
+    sp.rows = std::min(kChunk, (rows + sp.threads - 1) / sp.threads);
+  }
+  sp.chunks = (rows + sp.rows - 1) / sp.rows;
+  sp.threads = std::min(sp.threads, sp.chunks);
+  return sp;
+}
+
+}  // namespace cppestimators

@@ -1,0 +1,59 @@
+#include <cppestimators/model/model.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace cppestimators {
+
+Model::Model(const Spec& spec, int units)
+    : features_(spec.children("feature_columns")), units_(units) {
+  if (spec.strs.count("use_columns")) use_ = spec.strings("use_columns");
+}
+
+bool Model::reads_dense_rows_by_index() const { return false; }
+
+void Model::begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/,
+                          const DenseRows* /*block*/, Mode /*mode*/, int /*threads*/) {}
+
+void Model::rows_replaced(Workspace& /*ws*/) {}
+
+std::vector<Parameter*> Model::parameters() {
+  std::vector<Parameter*> out;
+  for (Parameter& p : params_) out.push_back(&p);
+  return out;
+}
+
+void Model::set_group(int g) {
+  for (Parameter* p : parameters()) p->group = g;
+}
+
+bool Model::uses(const std::string& name) const {
+  return use_.empty() || std::find(use_.begin(), use_.end(), name) != use_.end();
+}
+
+void Model::initialize(Rng& rng) {
+  for (Parameter* pp : parameters()) {
+    Parameter& p = *pp;
+    switch (p.init) {
+      case Init::Zeros:
+        std::fill(p.value.begin(), p.value.end(), 0.0f);
+        break;
+      case Init::TruncatedNormal:
+        for (float& v : p.value) v = static_cast<float>(rng.truncated_normal(p.init_scale));
+        break;
+      case Init::GlorotUniform:
+        for (float& v : p.value) v = static_cast<float>((2.0 * rng.uniform() - 1.0) * p.init_scale);
+        break;
+      case Init::Constant:
+        std::fill(p.value.begin(), p.value.end(), static_cast<float>(p.init_scale));
+        break;
+    }
+  }
+}
+
+Parameter& Model::add(Parameter p) {
+  params_.push_back(std::move(p));
+  return params_.back();
+}
+
+}  // namespace cppestimators

@@ -1,0 +1,42 @@
+#include <cppestimators/model/training_strategy.h>
+
+#include <cstddef>
+
+#include <cppestimators/model/model.h>
+
+namespace cppestimators {
+
+bool TrainingStrategy::finished() const { return false; }
+
+bool TrainingStrategy::loss_is_batch_mean() const { return false; }
+
+bool TrainingStrategy::needs_head_gradients(const Head&) const { return true; }
+
+std::vector<std::pair<std::string, double>> TrainingStrategy::importances() const { return {}; }
+
+GradientStep::GradientStep(Model& model) : model_(model) {}
+
+StepStats GradientStep::compute(const FeatureBatch& batch, const float* /*logits*/,
+                                const float* dlogits, const Head& /*head*/, Workspace& ws) {
+  StepStats stats;
+  stats.gradients = &model_.backward(batch, dlogits, ws);
+  return stats;
+}
+
+void GradientStep::apply(const StepStats& stats, const Optimizers& optimizers, Workspace&) {
+  if (stats.gradients == nullptr) return;
+  for (const Gradient& g : *stats.gradients) {
+    Parameter& p = *g.param;
+    if (!p.trainable) continue;
+    Optimizer& opt = *optimizers[static_cast<std::size_t>(p.group)];
+    float* slots[Optimizer::kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
+    for (std::size_t s = 0; s < p.slots.size(); ++s) slots[s] = p.slots[s].data();
+    if (g.sparse)
+      opt.apply_sparse(p.value.data(), slots, p.row_width, p.rows(), g.rows, g.values, g.count);
+    else
+      opt.apply_dense(p.value.data(), g.dense, slots, p.value.size());
+  }
+  for (auto& o : optimizers) o->finish_step();
+}
+
+}  // namespace cppestimators
