@@ -3,111 +3,80 @@
 // its transforms, and read back into R (dataset_collect()).
 #include <Rcpp.h>
 
-#include <cppestimators/data/prefetch_stream.h>
-#include <cppestimators/data/shuffle_stream.h>
-#include <cppestimators/data/stream_sources.h>
-#include <cppestimators/data/stream_transforms.h>
+#include <cppestimators/data/chunk.h>
+#include <cppestimators/data/csv_reader.h>
+#include <cppestimators/data/pipeline.h>
+#include <cppestimators/data/row_stream.h>
+#include <cppestimators/data/source_env.h>
+#include <cppestimators/data/stream_feed.h>
+#include <cppestimators/io/example_parse.h>
+#include <cppestimators/spec.h>
 
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "r_data.h"
 #include "r_stream.h"
 
 using namespace cppestimators;
 
 namespace {
 
-std::int64_t count_of(const Rcpp::List& op, const char* field) {
-  const double v = Rcpp::as<double>(op[field]);
-  return std::isfinite(v) ? static_cast<std::int64_t>(v) : -1;
+// The engine's view of a source description (R/dataset_pipeline.R,
+// engine_source()): its kind and its character fields (the files, the
+// column names). The rest, which only R reads (a record spec's defaults, a
+// parse spec, an R source's functions), RSourceEnv reads from the
+// description.
+Spec source_spec_from_r(const Rcpp::List& src) {
+  Spec s;
+  s.kind = Rcpp::as<std::string>(src["kind"]);
+  const Rcpp::CharacterVector names = src.names();
+  for (R_xlen_t i = 0; i < src.size(); ++i) {
+    const std::string field(names[i]);
+    SEXP v = src[i];
+    if (field != "kind" && TYPEOF(v) == STRSXP)
+      s.strs[field] = Rcpp::as<std::vector<std::string>>(v);
+  }
+  return s;
 }
 
-std::unique_ptr<RowStream> source_from_r(const Rcpp::List& src, std::vector<Rcpp::RObject>& host) {
-  const std::string kind = Rcpp::as<std::string>(src["kind"]);
-  if (kind == "csv") {
-    auto reader = csv_reader_from_r(
-        src["files"], src["names"], src["types"], src["defaults"], Rcpp::as<double>(src["skip"]),
-        Rcpp::as<std::string>(src["delim"]), Rcpp::as<bool>(src["header"]),
-        Rcpp::as<int>(src["threads"]), Rcpp::as<double>(src["block_size"]));
-    return std::make_unique<CsvStream>(std::move(reader),
-                                       Rcpp::as<std::vector<std::string>>(src["column_names"]));
-  }
-  if (kind == "tfrecord") {
-    auto reader = std::make_unique<ExampleReader>(Rcpp::as<std::vector<std::string>>(src["files"]),
-                                                  example_spec_from_r(src["spec"]));
-    return std::make_unique<ExampleStream>(std::move(reader));
-  }
-  if (kind == "r") return r_source_stream_from_r(src, host);
-  Rcpp::stop("internal: unknown dataset source '%s'", kind);
-}
+// What the engine's sources need from R, read from the description of the
+// dataset's source; the R functions an R source calls are kept in `host`.
+class RSourceEnv : public SourceEnv {
+ public:
+  RSourceEnv(Rcpp::List src, std::vector<Rcpp::RObject>& host) : src_(src), host_(host) {}
 
-// A row transform around `in`: one before dataset_batch(), or a prefetch
-// wherever it is placed.
-std::unique_ptr<RowStream> row_op(std::unique_ptr<RowStream> in, const Rcpp::List& op,
-                                  const std::string& kind, std::uint64_t seed) {
-  if (kind == "skip") return std::make_unique<SkipStream>(std::move(in), count_of(op, "count"));
-  if (kind == "take") {
-    const std::int64_t n = count_of(op, "count");
-    return n < 0 ? std::move(in) : std::make_unique<TakeStream>(std::move(in), n);
+  std::unique_ptr<CsvReader> csv_reader(const Spec&) override {
+    return csv_reader_from_r(src_["files"], src_["names"], src_["types"], src_["defaults"],
+                             Rcpp::as<double>(src_["skip"]), Rcpp::as<std::string>(src_["delim"]),
+                             Rcpp::as<bool>(src_["header"]), Rcpp::as<int>(src_["threads"]),
+                             Rcpp::as<double>(src_["block_size"]));
   }
-  if (kind == "repeat") return std::make_unique<RepeatStream>(std::move(in), count_of(op, "count"));
-  if (kind == "shuffle") {
-    // an NA seed: the one drawn from the session's (or R's) seed
-    const double s = Rcpp::as<double>(op["seed"]);
-    return std::make_unique<ShuffleStream>(
-        std::move(in), static_cast<std::int64_t>(Rcpp::as<double>(op["buffer_size"])),
-        std::isnan(s) ? seed : static_cast<std::uint64_t>(static_cast<std::int64_t>(s)),
-        Rcpp::as<bool>(op["reshuffle_each_iteration"]));
+  std::vector<FeatureSpec> example_features(const Spec&) override {
+    return example_spec_from_r(src_["spec"]);
   }
-  if (kind == "prefetch")
-    return std::make_unique<PrefetchStream>(std::move(in), Rcpp::as<int>(op["buffer_size"]));
-  Rcpp::stop("internal: unknown dataset transform '%s'", kind);
-}
+  std::unique_ptr<RowStream> host_source(const Spec&) override {
+    return r_source_stream_from_r(src_, host_);
+  }
+
+ private:
+  Rcpp::List src_;
+  std::vector<Rcpp::RObject>& host_;
+};
 
 }  // namespace
 
 Pipeline cppestimators::pipeline_from_r(Rcpp::List description, std::uint64_t seed,
                                         std::vector<Rcpp::RObject>& host) {
-  Pipeline p;
-  p.rows = source_from_r(description["source"], host);
+  Rcpp::List src = description["source"];
   Rcpp::List ops = description["ops"];
-  bool batched = false;
-  for (R_xlen_t i = 0; i < ops.size(); ++i) {
-    Rcpp::List op = ops[i];
-    const std::string kind = Rcpp::as<std::string>(op["kind"]);
-    // each transform draws its own seed from the session's
-    const std::uint64_t op_seed = seed * 6364136223846793005ULL + 1442695040888963407ULL * (i + 1);
-    if (kind == "batch") {
-      if (batched) Rcpp::stop("a dataset can be batched once: dataset_batch() is already applied");
-      batched = true;
-      p.plan.batch_size = Rcpp::as<int>(op["batch_size"]);
-      p.plan.drop_remainder = Rcpp::as<bool>(op["drop_remainder"]);
-      continue;
-    }
-    if (!batched || kind == "prefetch") {  // prefetching reads the rows ahead, wherever placed
-      p.rows = row_op(std::move(p.rows), op, kind, op_seed);
-      continue;
-    }
-    BatchOp b;
-    if (kind == "skip")
-      b.kind = BatchOp::Skip;
-    else if (kind == "take")
-      b.kind = BatchOp::Take;
-    else if (kind == "repeat")
-      b.kind = BatchOp::Repeat;
-    else
-      Rcpp::stop(
-          "dataset_%s() after dataset_batch() is not supported: apply it to the rows, "
-          "before dataset_batch()",
-          kind);
-    b.count = count_of(op, "count");
-    if (b.kind == BatchOp::Take && b.count < 0) continue;
-    p.plan.after.push_back(b);
-  }
-  return p;
+  std::vector<Spec> op_specs;
+  for (R_xlen_t i = 0; i < ops.size(); ++i) op_specs.push_back(spec_from_r(ops[i]));
+  RSourceEnv env(src, host);
+  return make_pipeline(source_spec_from_r(src), op_specs, seed, env);
 }
 
 // Every row the dataset yields (through its batching), at most `n`, as a

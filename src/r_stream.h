@@ -5,10 +5,12 @@
 #include <Rcpp.h>
 
 #include <cppestimators/data/csv_reader.h>
+#include <cppestimators/data/pipeline.h>
 #include <cppestimators/data/row_stream.h>
 #include <cppestimators/data/stream_feed.h>
 #include <cppestimators/io/example_parse.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,14 +38,11 @@ SEXP chunk_column_to_r(const Chunk& chunk, const ChunkColumn& c);
 std::unique_ptr<RowStream> r_source_stream_from_r(const Rcpp::List& src,
                                                   std::vector<Rcpp::RObject>& host);
 
-// glue_stream.cpp: the engine's pipeline for R's description of a dataset
-// (R/dataset_pipeline.R, engine_pipeline()): list(source = <source>, ops =
-// <list of ops>). `seed` seeds the transforms given no seed of their own;
-// R functions the pipeline calls are kept in `host`.
-struct Pipeline {
-  std::unique_ptr<RowStream> rows;  // the rows of one pass, through every row transform
-  BatchPlan plan;                   // dataset_batch() and what follows it
-};
+// glue_stream.cpp: the engine's pipeline (data/pipeline.h) for R's
+// description of a dataset (R/dataset_pipeline.R, engine_pipeline()):
+// list(source = <source>, ops = <list of ops>). `seed` seeds the transforms
+// given no seed of their own; R functions the pipeline calls are kept in
+// `host`.
 Pipeline pipeline_from_r(Rcpp::List description, std::uint64_t seed,
                          std::vector<Rcpp::RObject>& host);
 

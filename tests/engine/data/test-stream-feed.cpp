@@ -9,6 +9,7 @@
 
 #include <cppestimators/data/stream_feed.h>
 #include <cppestimators/data/stream_transforms.h>
+#include <cppestimators/spec.h>
 
 using namespace cppestimators;
 
@@ -74,6 +75,14 @@ std::vector<std::vector<int>> batches_of(StreamFeed& feed, bool* consistent) {
   return out;
 }
 
+// A batch transform as the host describes it (data/registry.h's kinds).
+Spec batch_op(const std::string& kind, double count) {
+  Spec s;
+  s.kind = kind;
+  s.nums["count"] = {count};
+  return s;
+}
+
 FeedColumns rows_only() {
   FeedColumns c;
   c.views = false;
@@ -101,7 +110,7 @@ context("StreamFeed") {
       "after dataset_batch(), each pass ends in a partial batch and transforms count batches") {
     BatchPlan plan;
     plan.batch_size = 4;
-    plan.after.push_back({BatchOp::Repeat, 2});
+    plan.after.push_back(batch_op("repeat", 2));
     StreamFeed feed(std::make_unique<Counting>(10, 3), plan, 99, 6, rows_only());
     bool ok = false;
     auto b = batches_of(feed, &ok);
@@ -119,7 +128,7 @@ context("StreamFeed") {
     // skip 1 batch, take 3, repeat twice: batches 1..3 of each pass
     BatchPlan st;
     st.batch_size = 2;
-    st.after = {{BatchOp::Skip, 1}, {BatchOp::Take, 3}, {BatchOp::Repeat, 2}};
+    st.after = {batch_op("skip", 1), batch_op("take", 3), batch_op("repeat", 2)};
     StreamFeed f3(std::make_unique<Counting>(20, 5), st, 99, 8, rows_only());
     b = batches_of(f3, &ok);
     expect_true(b.size() == 6u);
@@ -129,7 +138,7 @@ context("StreamFeed") {
   test_that("a forever-repeated empty input ends instead of looping") {
     BatchPlan plan;
     plan.batch_size = 4;
-    plan.after.push_back({BatchOp::Repeat, -1});
+    plan.after.push_back(batch_op("repeat", -1));
     StreamFeed feed(std::make_unique<Counting>(0, 3), plan, 99, 6, rows_only());
     expect_true(feed.next_batch() == 0);
     auto rep = std::make_unique<RepeatStream>(std::make_unique<Counting>(0, 3), -1);

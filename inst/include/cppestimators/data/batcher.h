@@ -7,10 +7,7 @@
 // round, while rows in order are read sequentially (several times faster
 // for models that read them by index, such as boosted trees).
 #pragma once
-#include <algorithm>
 #include <cstdint>
-#include <numeric>
-#include <stdexcept>
 #include <vector>
 
 #include "rng.h"
@@ -20,19 +17,8 @@ namespace cppestimators {
 class Batcher {
  public:
   // num_epochs < 0 repeats forever.
-  Batcher(std::int64_t n, int batch_size, std::int64_t num_epochs, bool shuffle, std::uint64_t seed)
-      : n_(n),
-        batch_size_(batch_size),
-        num_epochs_(num_epochs),
-        shuffle_(shuffle && !(n == batch_size || (num_epochs == 1 && n <= batch_size))),
-        rng_(seed),
-        order_(static_cast<std::size_t>(n)) {
-    if (n < 0) throw std::invalid_argument("number of rows must be >= 0");
-    if (batch_size <= 0) throw std::invalid_argument("`batch_size` must be a positive integer");
-    std::iota(order_.begin(), order_.end(), 0);
-    if (shuffle_) rng_.shuffle(order_);
-    exhausted_ = (n_ == 0 || num_epochs_ == 0);
-  }
+  Batcher(std::int64_t n, int batch_size, std::int64_t num_epochs, bool shuffle,
+          std::uint64_t seed);
 
   int batch_size() const { return batch_size_; }
   // Whether batches are shuffled (false when each batch is one whole epoch).
@@ -45,32 +31,7 @@ class Batcher {
   // around the end of an epoch).
   bool last_distinct() const { return last_distinct_; }
 
-  int next(int* out) {
-    int count = 0, segments = 0;
-    while (count < batch_size_ && !exhausted_) {
-      if (pos_ == n_) {
-        ++epoch_;
-        pos_ = 0;
-        if (num_epochs_ >= 0 && epoch_ >= num_epochs_) {
-          exhausted_ = true;
-          break;
-        }
-        if (shuffle_) rng_.shuffle(order_);
-      }
-      // the rest of this epoch's run that fits, in one copy
-      const std::int64_t take = std::min<std::int64_t>(batch_size_ - count, n_ - pos_);
-      std::copy(order_.begin() + static_cast<std::ptrdiff_t>(pos_),
-                order_.begin() + static_cast<std::ptrdiff_t>(pos_ + take), out + count);
-      count += static_cast<int>(take);
-      pos_ += take;
-      ++segments;
-    }
-    last_distinct_ = segments <= 1;
-    if (count > 0 && pos_ == n_ && num_epochs_ >= 0 && epoch_ + 1 >= num_epochs_) {
-      exhausted_ = true;  // the stream ends exactly here
-    }
-    return count;
-  }
+  int next(int* out);
 
  private:
   std::int64_t n_;

@@ -36,14 +36,8 @@ struct ChunkColumn {
   std::vector<std::int64_t> row_splits;  // ragged: n + 1 entries
 
   // Empties the column, keeping its buffers' capacity.
-  void clear() {
-    doubles.clear();
-    ints.clear();
-    text.clear();
-    offsets.assign(1, 0);
-    present.clear();
-    row_splits.assign(1, 0);
-  }
+  void clear();
+  // inline, as text_at(): called per value by the sources and transforms
   void push_text(std::string_view s, bool is_present) {
     text.insert(text.end(), s.begin(), s.end());
     offsets.push_back(static_cast<std::int64_t>(text.size()));
@@ -60,40 +54,12 @@ struct Chunk {
   std::int64_t n = 0;
   std::vector<ChunkColumn> columns;
 
-  void clear() {
-    n = 0;
-    for (auto& c : columns) c.clear();
-  }
-  const ChunkColumn* find(const std::string& key) const {
-    for (const auto& c : columns)
-      if (c.key == key) return &c;
-    return nullptr;
-  }
+  void clear();
+  const ChunkColumn* find(const std::string& key) const;
 
   // A view of column `c` (not ragged) for the feature columns; valid until the
   // chunk is refilled.
-  ColumnView view(const ChunkColumn& c) const {
-    ColumnView v;
-    v.key = c.key;
-    v.type = c.type;
-    v.n = n;
-    v.width = c.width;
-    if (c.type == ColumnType::Double) v.doubles = c.doubles.data();
-    if (c.type == ColumnType::Integer || c.type == ColumnType::Logical) v.ints = c.ints.data();
-    if (c.type == ColumnType::String) {
-      v.strings = &c;
-      v.read_string = &read_chunk_string;
-    }
-    return v;
-  }
-
- private:
-  static bool read_chunk_string(const void* column, std::int64_t i, std::string_view* out) {
-    const ChunkColumn& c = *static_cast<const ChunkColumn*>(column);
-    if (!c.present[static_cast<std::size_t>(i)]) return false;
-    *out = c.text_at(i);
-    return true;
-  }
+  ColumnView view(const ChunkColumn& c) const;
 };
 
 }  // namespace cppestimators

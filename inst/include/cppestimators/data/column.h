@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,21 +15,8 @@ namespace cppestimators {
 
 enum class ColumnType { Double, Integer, Logical, Factor, String };
 
-inline const char* column_type_name(ColumnType t) {
-  switch (t) {
-    case ColumnType::Double:
-      return "double";
-    case ColumnType::Integer:
-      return "integer";
-    case ColumnType::Logical:
-      return "logical";
-    case ColumnType::Factor:
-      return "a factor";
-    case ColumnType::String:
-      return "character";
-  }
-  return "";
-}
+// The type's name in messages ("double", "a factor", ...).
+const char* column_type_name(ColumnType t);
 
 // R's missing integer (also used for logicals and factor codes).
 constexpr int kNaInteger = std::numeric_limits<int>::min();
@@ -59,6 +45,7 @@ struct ColumnView {
   // scan them again.
   bool checked = false;
 
+  // inline, as the accessors below: called per value by the feature columns
   std::int64_t index(std::int64_t row, int j) const {
     return row + static_cast<std::int64_t>(j) * n;
   }
@@ -98,8 +85,6 @@ struct ColumnView {
 };
 
 // "feature 'x' (row 12)": rows are reported 1-based, as R users count.
-inline std::string where(const ColumnView& c, std::int64_t row) {
-  return "feature '" + c.key + "' (row " + std::to_string(row + 1) + ")";
-}
+std::string where(const ColumnView& c, std::int64_t row);
 
 }  // namespace cppestimators

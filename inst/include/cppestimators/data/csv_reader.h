@@ -10,18 +10,13 @@
 // largest block and chunk once and are reused: a steady stream allocates
 // nothing, apart from a record longer than a block growing the block.
 #pragma once
-#include <algorithm>
-#include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "../parallel.h"
 #include "chunk.h"
-#include "column.h"
 #include "csv_parse.h"
 
 namespace cppestimators {
@@ -49,22 +44,8 @@ struct CsvOptions {
 
 class CsvReader {
  public:
-  CsvReader(std::vector<std::string> files, CsvOptions options)
-      : files_(std::move(files)), opt_(std::move(options)) {
-    if (opt_.columns.empty()) throw std::invalid_argument("a CSV reader needs at least one column");
-    if (opt_.delim == '"' || opt_.delim == '\n' || opt_.delim == '\r')
-      throw std::invalid_argument("the delimiter cannot be a quote or a line break");
-    if (opt_.block_size < 4096) opt_.block_size = 4096;
-    if (opt_.threads < 1) opt_.threads = 1;
-    names_known_ = true;
-    for (const auto& c : opt_.columns)
-      if (c.name.empty()) names_known_ = false;
-    if (!names_known_ && !opt_.header)
-      throw std::invalid_argument("column names must be given when the files have no header");
-    fields_.resize(static_cast<std::size_t>(opt_.threads));
-    for (auto& f : fields_) f.resize(opt_.columns.size() + 1);
-  }
-  ~CsvReader() { close(); }
+  CsvReader(std::vector<std::string> files, CsvOptions options);
+  ~CsvReader();
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
 
@@ -72,37 +53,10 @@ class CsvReader {
 
   // Fills `chunk` with the next rows (up to max_rows); false at the end of
   // the last file, with chunk.n == 0.
-  bool next(Chunk& chunk, std::int64_t max_rows) {
-    if (max_rows < 1) throw std::invalid_argument("a chunk must hold at least one row");
-    std::int64_t rows = 0;
-    bool shaped = false;
-    while (rows < max_rows) {
-      if (rec_next_ == recs_.size() && !fill()) break;
-      if (!shaped) {
-        shape(chunk);
-        shaped = true;
-      }
-      const std::int64_t k = std::min<std::int64_t>(
-          max_rows - rows, static_cast<std::int64_t>(recs_.size() - rec_next_));
-      parse(chunk, rows, rec_next_, k);
-      rec_next_ += static_cast<std::size_t>(k);
-      rows += k;
-      chunk.n = rows;
-    }
-    if (!shaped) {
-      if (names_known_) shape(chunk);
-      chunk.n = 0;
-    }
-    return rows > 0;
-  }
+  bool next(Chunk& chunk, std::int64_t max_rows);
 
   // Back to the start of the first file.
-  void rewind() {
-    close();
-    next_file_ = 0;
-    recs_.clear();
-    rec_next_ = 0;
-  }
+  void rewind();
 
  private:
   struct Record {
@@ -117,170 +71,6 @@ class CsvReader {
     std::int64_t record = -1;
     std::string message;
   };
-
-  void close() {
-    if (fp_) std::fclose(fp_);
-    fp_ = nullptr;
-  }
-
-  std::string where(std::int64_t line) const {
-    return files_[file_] + ":" + std::to_string(line) + ": ";
-  }
-
-  // Chunk columns in the order of the spec, skipped columns left out.
-  void shape(Chunk& chunk) {
-    std::size_t kept = 0;
-    for (const auto& c : opt_.columns) kept += c.type != CsvType::Skip;
-    bool same = chunk.columns.size() == kept;
-    for (std::size_t j = 0, k = 0; same && j < opt_.columns.size(); ++j) {
-      const auto& c = opt_.columns[j];
-      if (c.type == CsvType::Skip) continue;
-      same = chunk.columns[k].key == c.name && chunk.columns[k].type == column_type(c.type);
-      ++k;
-    }
-    if (!same) {
-      chunk.columns.clear();
-      chunk.columns.resize(kept);
-      for (std::size_t j = 0, k = 0; j < opt_.columns.size(); ++j) {
-        if (opt_.columns[j].type == CsvType::Skip) continue;
-        chunk.columns[k].key = opt_.columns[j].name;
-        chunk.columns[k].type = column_type(opt_.columns[j].type);
-        ++k;
-      }
-    }
-    chunk.clear();
-  }
-
-  static ColumnType column_type(CsvType t) {
-    switch (t) {
-      case CsvType::Integer:
-        return ColumnType::Integer;
-      case CsvType::Logical:
-        return ColumnType::Logical;
-      case CsvType::String:
-        return ColumnType::String;
-      default:
-        return ColumnType::Double;
-    }
-  }
-
-  // Makes records available; false when every file has been read.
-  bool fill() {
-    for (;;) {
-      if (!fp_) {
-        if (next_file_ >= files_.size()) return false;
-        file_ = next_file_++;
-        open();
-      }
-      // Keep the unindexed tail, read a block after it, index it.
-      recs_.clear();
-      rec_next_ = 0;
-      if (scan_pos_ > 0) {
-        std::memmove(buf_.data(), buf_.data() + scan_pos_,
-                     static_cast<std::size_t>(len_ - scan_pos_));
-        len_ -= scan_pos_;
-        scan_pos_ = 0;
-      }
-      if (!eof_) {
-        const std::size_t need = static_cast<std::size_t>(len_) + opt_.block_size;
-        if (buf_.size() < need) buf_.resize(need);
-        const std::size_t got = std::fread(buf_.data() + len_, 1, opt_.block_size, fp_);
-        if (got < opt_.block_size) {
-          if (std::ferror(fp_))
-            throw std::runtime_error(files_[file_] + ": cannot read: " + std::strerror(errno));
-          eof_ = true;
-        }
-        len_ += static_cast<std::int64_t>(got);
-      }
-      if (file_start_) {  // a UTF-8 byte order mark is not part of the text
-        file_start_ = false;
-        if (len_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) scan_pos_ = 3;
-      }
-      scan();
-      drop_leading();
-      if (rec_next_ < recs_.size()) return true;
-      if (eof_ && scan_pos_ >= len_) close();  // on to the next file
-    }
-  }
-
-  void open() {
-    fp_ = std::fopen(files_[file_].c_str(), "rb");
-    if (!fp_) throw std::runtime_error(files_[file_] + ": cannot open: " + std::strerror(errno));
-    len_ = scan_pos_ = 0;
-    eof_ = false;
-    file_start_ = true;
-    line_ = 1;
-    skip_left_ = opt_.skip;
-    header_left_ = opt_.header;
-  }
-
-  // Indexes the complete records of buf_[scan_pos_, len_) (and, at the end
-  // of the file, a last record without a newline). Blank lines are skipped.
-  // A large block is indexed by all threads: a first pass counts each
-  // piece's quotes and newlines, so that each thread knows whether its piece
-  // starts inside a quoted field and on which line; each then indexes the
-  // records that start in its piece.
-  void scan() {
-    const std::int64_t bytes = len_ - scan_pos_;
-    const std::int64_t at_least = std::min<std::int64_t>(
-        std::int64_t{1} << 20, static_cast<std::int64_t>(opt_.block_size / 2));
-    const int threads = bytes >= at_least ? opt_.threads : 1;
-    if (threads == 1) {
-      const ScanEnd r = scan_from(scan_pos_, len_, line_, &recs_);
-      finish_scan(r);
-      return;
-    }
-    const std::size_t nt = static_cast<std::size_t>(threads);
-    if (pieces_.size() < nt) pieces_.resize(nt);
-    for (int t = 0; t < threads; ++t) {
-      Piece& pc = pieces_[static_cast<std::size_t>(t)];
-      pc.begin = scan_pos_ + bytes * t / threads;
-      pc.end = scan_pos_ + bytes * (t + 1) / threads;
-      pc.recs.clear();
-    }
-    const char* base = buf_.data();
-    parallel_for(threads, threads, [&](int t) {
-      Piece& pc = pieces_[static_cast<std::size_t>(t)];
-      csv::count_quotes_newlines(base + pc.begin, base + pc.end, &pc.quotes, &pc.newlines);
-    });
-    std::int64_t quotes = 0, line = line_;
-    for (int t = 0; t < threads; ++t) {
-      Piece& pc = pieces_[static_cast<std::size_t>(t)];
-      pc.in_quotes = quotes % 2 == 1;
-      pc.line = line;
-      quotes += pc.quotes;
-      line += pc.newlines;
-    }
-    parallel_for(threads, threads, [&](int t) {
-      Piece& pc = pieces_[static_cast<std::size_t>(t)];
-      std::int64_t p = pc.begin, ln = pc.line;
-      // To the first record that starts in this piece (maybe at its start).
-      if (t > 0 && !(base[p - 1] == '\n' && !pc.in_quotes)) {
-        bool in_quotes = pc.in_quotes;
-        for (; p < pc.end; ++p) {
-          const char c = base[p];
-          if (c == '"') in_quotes = !in_quotes;
-          if (c == '\n') {
-            ++ln;
-            if (!in_quotes) break;
-          }
-        }
-        ++p;
-      }
-      pc.result =
-          p < pc.end ? scan_from(p, pc.end, ln, &pc.recs) : ScanEnd{pc.end, ln, ScanEnd::Done};
-    });
-    recs_.clear();
-    for (int t = 0; t < threads; ++t) {
-      const Piece& pc = pieces_[static_cast<std::size_t>(t)];
-      recs_.insert(recs_.end(), pc.recs.begin(), pc.recs.end());
-      if (pc.result.status != ScanEnd::Done || t == threads - 1) {
-        finish_scan(pc.result);
-        return;
-      }
-    }
-  }
-
   struct ScanEnd {
     std::int64_t pos, line;
     enum Status { Done, Incomplete, Unclosed } status;
@@ -292,258 +82,50 @@ class CsvReader {
     std::vector<Record> recs;
   };
 
-  void finish_scan(const ScanEnd& r) {
-    if (r.status == ScanEnd::Unclosed)
-      throw std::runtime_error(where(r.line) +
-                               "a quoted field is not closed before the end of the file");
-    scan_pos_ = r.pos;
-    line_ = r.line;
-  }
+  void close();
+
+  std::string where(std::int64_t line) const;
+
+  // Chunk columns in the order of the spec, skipped columns left out.
+  void shape(Chunk& chunk);
+
+  // Makes records available; false when every file has been read.
+  bool fill();
+
+  void open();
+
+  // Indexes the complete records of buf_[scan_pos_, len_) (and, at the end
+  // of the file, a last record without a newline). Blank lines are skipped.
+  // A large block is indexed by all threads: a first pass counts each
+  // piece's quotes and newlines, so that each thread knows whether its piece
+  // starts inside a quoted field and on which line; each then indexes the
+  // records that start in its piece.
+  void scan();
+
+  void finish_scan(const ScanEnd& r);
 
   // Indexes the records starting in buf_[from, starts_end) (each read to its
   // end, which may lie past starts_end); returns where the next record
   // starts (or the incomplete one at the end of the buffer) and its line.
   ScanEnd scan_from(std::int64_t from, std::int64_t starts_end, std::int64_t line,
-                    std::vector<Record>* out) const {
-    const char* base = buf_.data();
-    const char* end = base + len_;
-    const char* p = base + from;
-    const char* last = base + starts_end;
-    while (p < last) {
-      const char* nl =
-          static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-      const char* lim = nl ? nl : end;
-      std::int64_t lines = 1;
-      if (std::memchr(p, '"', static_cast<std::size_t>(lim - p))) {
-        bool in_quotes = false;
-        const char* c = p;
-        for (; c < end; ++c) {
-          if (*c == '"')
-            in_quotes = !in_quotes;
-          else if (*c == '\n') {
-            if (!in_quotes) break;
-            ++lines;
-          }
-        }
-        nl = c < end ? c : nullptr;
-        if (!nl && eof_ && in_quotes) return ScanEnd{p - base, line, ScanEnd::Unclosed};
-      }
-      if (!nl && !eof_) return ScanEnd{p - base, line, ScanEnd::Incomplete};
-      const char* e = nl ? nl : end;
-      const char* stop = e;
-      if (stop > p && stop[-1] == '\r') --stop;
-      if (stop > p) out->push_back(Record{p - base, stop - base, line});
-      line += lines;
-      p = nl ? nl + 1 : end;
-    }
-    return ScanEnd{p - base, line, ScanEnd::Done};
-  }
+                    std::vector<Record>* out) const;
 
   // Skipped records and the header at the top of a file.
-  void drop_leading() {
-    while (rec_next_ < recs_.size() && (skip_left_ > 0 || header_left_)) {
-      if (skip_left_ > 0) {
-        --skip_left_;
-      } else {
-        header_left_ = false;
-        if (!names_known_) read_names(recs_[rec_next_]);
-      }
-      ++rec_next_;
-    }
-  }
+  void drop_leading();
 
-  void read_names(const Record& r) {
-    std::vector<csv::Field>& f = fields_[0];
-    const int ncol = static_cast<int>(opt_.columns.size());
-    const int got =
-        csv::split_record(buf_.data() + r.begin, buf_.data() + r.end, opt_.delim, f.data(), ncol);
-    if (got != ncol)
-      throw std::runtime_error(where(r.line) + "the header has " + std::to_string(got) +
-                               " fields, the record spec " + std::to_string(ncol) + " columns");
-    for (int j = 0; j < ncol; ++j) {
-      std::string s;
-      unescape(f[static_cast<std::size_t>(j)], &s);
-      if (opt_.columns[static_cast<std::size_t>(j)].name.empty())
-        opt_.columns[static_cast<std::size_t>(j)].name = s;
-    }
-    names_known_ = true;
-  }
-
-  template <class Out>
-  static void unescape(const csv::Field& f, Out* out) {
-    if (!f.escaped) {
-      out->insert(out->end(), f.begin, f.end);
-      return;
-    }
-    for (const char* c = f.begin; c < f.end; ++c) {
-      out->push_back(*c);
-      if (*c == '"' && c + 1 < f.end && c[1] == '"') ++c;
-    }
-  }
+  void read_names(const Record& r);
 
   // Parses records [first, first + k) of the index into chunk rows
   // [row0, row0 + k).
-  void parse(Chunk& chunk, std::int64_t row0, std::size_t first, std::int64_t k) {
-    const std::size_t rows = static_cast<std::size_t>(row0 + k);
-    for (auto& c : chunk.columns) {
-      if (c.type == ColumnType::Double) c.doubles.resize(rows);
-      if (c.type == ColumnType::Integer || c.type == ColumnType::Logical) c.ints.resize(rows);
-    }
-    const int threads = k >= 4096 ? std::min<int>(opt_.threads, static_cast<int>(k / 2048)) : 1;
-    // pieces of at least 1024 records, several per thread, taken by the
-    // threads as they finish one (a core shared with the training loop or
-    // another process slows one thread, not the chunk)
-    const int pieces =
-        threads > 1 ? std::max(threads, std::min<int>(threads * 4, static_cast<int>(k / 1024))) : 1;
-    if (parts_.size() < static_cast<std::size_t>(pieces))
-      parts_.resize(static_cast<std::size_t>(pieces));
-    if (failures_.size() < static_cast<std::size_t>(pieces))
-      failures_.resize(static_cast<std::size_t>(pieces));
-    std::size_t nstr = 0;
-    for (const auto& c : chunk.columns) nstr += c.type == ColumnType::String;
-    for (int t = 0; t < pieces; ++t) {
-      auto& part = parts_[static_cast<std::size_t>(t)];
-      if (part.size() < nstr) part.resize(nstr);
-      for (auto& s : part) {
-        s.text.clear();
-        s.lengths.clear();
-        s.present.clear();
-      }
-      failures_[static_cast<std::size_t>(t)].record = -1;
-    }
-    parallel_for_dynamic(pieces, threads, [&](int t) {
-      const std::int64_t a = k * t / pieces, b = k * (t + 1) / pieces;
-      parse_range(chunk, row0, first, a, b,
-                  fields_[static_cast<std::size_t>(thread_index())].data(),
-                  parts_[static_cast<std::size_t>(t)], failures_[static_cast<std::size_t>(t)]);
-    });
-    const Failure* worst = nullptr;
-    for (int t = 0; t < pieces; ++t) {
-      const Failure& f = failures_[static_cast<std::size_t>(t)];
-      if (f.record >= 0 && (!worst || f.record < worst->record)) worst = &f;
-    }
-    if (worst) throw std::runtime_error(worst->message);
-    if (nstr > 0) join_strings(chunk, pieces, threads);
-  }
+  void parse(Chunk& chunk, std::int64_t row0, std::size_t first, std::int64_t k);
 
   // Strings: the threads' parts back to back, each thread copying its own
   // part to where the parts before it end (a serial copy held 2 threads
   // back). The columns grow first, within the capacity of earlier chunks.
-  void join_strings(Chunk& chunk, int pieces, int threads) {
-    const std::size_t nt = static_cast<std::size_t>(pieces);
-    std::size_t s = 0;
-    for (auto& c : chunk.columns) {
-      if (c.type != ColumnType::String) continue;
-      std::size_t text = c.text.size(), values = c.present.size();
-      for (std::size_t t = 0; t < nt; ++t) {
-        const StringPart& part = parts_[t][s];
-        text += part.text.size();
-        values += part.present.size();
-      }
-      c.text.resize(text);
-      c.present.resize(values);
-      c.offsets.resize(values + 1);
-      ++s;
-    }
-    parallel_for_dynamic(pieces, threads, [&](int t) {
-      const std::size_t ti = static_cast<std::size_t>(t);
-      std::size_t k = 0;
-      for (auto& c : chunk.columns) {
-        if (c.type != ColumnType::String) continue;
-        const StringPart& part = parts_[ti][k];
-        // This thread's part starts where the parts after it, taken from
-        // the grown column's end, leave off.
-        std::size_t text = c.text.size(), values = c.present.size();
-        for (std::size_t u = nt; u-- > ti;) {
-          text -= parts_[u][k].text.size();
-          values -= parts_[u][k].present.size();
-        }
-        if (!part.text.empty())
-          std::memcpy(c.text.data() + text, part.text.data(), part.text.size());
-        if (!part.present.empty())
-          std::memcpy(c.present.data() + values, part.present.data(), part.present.size());
-        std::int64_t at = static_cast<std::int64_t>(text);
-        std::int64_t* off = c.offsets.data() + values + 1;
-        for (std::int64_t len : part.lengths) *off++ = at += len;
-        ++k;
-      }
-    });
-  }
+  void join_strings(Chunk& chunk, int pieces, int threads);
 
   void parse_range(Chunk& chunk, std::int64_t row0, std::size_t first, std::int64_t a,
-                   std::int64_t b, csv::Field* f, std::vector<StringPart>& part, Failure& failure) {
-    const int ncol = static_cast<int>(opt_.columns.size());
-    const char* base = buf_.data();
-    for (std::int64_t r = a; r < b; ++r) {
-      const Record& rec = recs_[first + static_cast<std::size_t>(r)];
-      const int got = csv::split_record(base + rec.begin, base + rec.end, opt_.delim, f, ncol);
-      if (got != ncol) {
-        failure.record = r;
-        failure.message = where(rec.line) + "expected " + std::to_string(ncol) + " fields, found " +
-                          std::to_string(got);
-        return;
-      }
-      const std::size_t row = static_cast<std::size_t>(row0 + r);
-      std::size_t out = 0, s = 0;
-      for (int j = 0; j < ncol; ++j) {
-        const CsvColumnSpec& spec = opt_.columns[static_cast<std::size_t>(j)];
-        if (spec.type == CsvType::Skip) continue;
-        ChunkColumn& col = chunk.columns[out++];
-        const csv::Field& fj = f[j];
-        const bool empty = fj.begin == fj.end && !(fj.quoted && spec.type == CsvType::String);
-        if (empty && !spec.has_default) {
-          failure.record = r;
-          failure.message =
-              where(rec.line) + "column '" + spec.name + "' is empty and has no default";
-          return;
-        }
-        bool ok = true;
-        switch (spec.type) {
-          case CsvType::Double:
-            if (empty)
-              col.doubles[row] = spec.double_default;
-            else
-              ok = csv::parse_double(fj.begin, fj.end, &col.doubles[row]);
-            break;
-          case CsvType::Integer:
-            if (empty)
-              col.ints[row] = spec.int_default;
-            else
-              ok = csv::parse_int(fj.begin, fj.end, &col.ints[row]);
-            break;
-          case CsvType::Logical:
-            if (empty)
-              col.ints[row] = spec.int_default;
-            else
-              ok = csv::parse_logical(fj.begin, fj.end, &col.ints[row]);
-            break;
-          case CsvType::String: {
-            StringPart& sp = part[s++];
-            const std::size_t before = sp.text.size();
-            if (empty) {
-              sp.text.insert(sp.text.end(), spec.string_default.begin(), spec.string_default.end());
-              sp.present.push_back(spec.string_default_missing ? 0 : 1);
-            } else {
-              unescape(fj, &sp.text);
-              sp.present.push_back(1);
-            }
-            sp.lengths.push_back(static_cast<std::int64_t>(sp.text.size() - before));
-            break;
-          }
-          default:
-            break;
-        }
-        if (!ok) {
-          static const char* kinds[] = {"a double", "an integer", "a logical"};
-          failure.record = r;
-          failure.message = where(rec.line) + "column '" + spec.name + "': cannot read '" +
-                            std::string(fj.begin, fj.end) + "' as " +
-                            kinds[static_cast<int>(spec.type)];
-          return;
-        }
-      }
-    }
-  }
+                   std::int64_t b, csv::Field* f, std::vector<StringPart>& part, Failure& failure);
 
   std::vector<std::string> files_;
   CsvOptions opt_;

@@ -2,8 +2,8 @@
 // up by key), the response as doubles (column-major; may be absent) and the
 // examples' weights (TF's weight_column; absent: every weight is 1).
 #pragma once
+#include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,28 +26,9 @@ struct Dataset {
   // vector was replaced), so that binding every column of a wide input is not
   // quadratic in its width. Not for concurrent use: columns are bound from
   // one thread.
-  const ColumnView* find(const std::string& key) const {
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      if (attempt > 0 || indexed_ != features.size()) {
-        index_.clear();
-        for (std::size_t i = 0; i < features.size(); ++i) index_.emplace(features[i].key, i);
-        indexed_ = features.size();
-      }
-      const auto it = index_.find(key);
-      if (it != index_.end() && it->second < features.size() && features[it->second].key == key)
-        return &features[it->second];
-    }
-    return nullptr;
-  }
+  const ColumnView* find(const std::string& key) const;
   // The column named `key`; throws naming the features that exist.
-  const ColumnView& require(const std::string& key, const std::string& user) const {
-    if (const ColumnView* c = find(key)) return *c;
-    std::string have;
-    for (const auto& c : features) have += (have.empty() ? "" : ", ") + c.key;
-    throw std::invalid_argument("feature '" + key + "' is used by feature column '" + user +
-                                "' but is not among the input's features (" +
-                                (have.empty() ? "none" : have) + ")");
-  }
+  const ColumnView& require(const std::string& key, const std::string& user) const;
 
   // find()'s index, and the number of features it holds
   mutable std::unordered_map<std::string, std::size_t> index_;

@@ -13,17 +13,16 @@
 // destructor stops it even if the reader stopped reading before the end.
 // An input that must be read on the main thread is read directly.
 #pragma once
-#include <algorithm>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <thread>
-#include <utility>
 #include <vector>
 
+#include "chunk.h"
 #include "row_stream.h"
 
 namespace cppestimators {
@@ -34,21 +33,10 @@ namespace detail {
 // sized).
 class SlotRing {
  public:
-  void reset(std::size_t capacity) {
-    v_.assign(capacity, 0);
-    head_ = size_ = 0;
-  }
+  void reset(std::size_t capacity);
   bool empty() const { return size_ == 0; }
-  void push(std::size_t x) {
-    if (size_ == v_.size()) throw std::logic_error("internal: slot queue full");
-    v_[(head_ + size_++) % v_.size()] = x;
-  }
-  std::size_t pop() {
-    const std::size_t x = v_[head_];
-    head_ = (head_ + 1) % v_.size();
-    --size_;
-    return x;
-  }
+  void push(std::size_t x);
+  std::size_t pop();
 
  private:
   std::vector<std::size_t> v_;
@@ -59,146 +47,30 @@ class SlotRing {
 
 class PrefetchStream : public RowStream {
  public:
-  PrefetchStream(std::unique_ptr<RowStream> in, int depth)
-      : in_(std::move(in)), slots_(static_cast<std::size_t>(std::max(depth, 1))) {
-    if (depth < 1) throw std::invalid_argument("`buffer_size` must be >= 1");
-    full_.reset(slots_.size());
-    free_.reset(slots_.size());
-  }
-  ~PrefetchStream() override { stop(); }
+  PrefetchStream(std::unique_ptr<RowStream> in, int depth);
+  ~PrefetchStream() override;
   PrefetchStream(const PrefetchStream&) = delete;
   PrefetchStream& operator=(const PrefetchStream&) = delete;
 
-  std::int64_t read(Chunk& out, std::int64_t max_rows) override {
-    if (in_->main_thread_only()) return in_->read(out, max_rows);
-    if (max_rows < 1) throw std::invalid_argument("internal: read() of fewer than 1 row");
-    if (cur_pos_ < cur_.n) return give_leftover(out, max_rows);
-    if (failed_) std::rethrow_exception(failed_);
-    if (ended_) {
-      out.clear();
-      return 0;
-    }
-    if (!worker_.joinable()) start(max_rows);
-    std::size_t slot;
-    {
-      std::unique_lock<std::mutex> lock(m_);
-      has_data_.wait(lock, [&] { return !full_.empty() || error_ || done_; });
-      if (full_.empty()) {
-        // the thread has stopped: on an error (the end comes as a chunk)
-        failed_ = error_;
-        lock.unlock();
-        worker_.join();
-        ended_ = true;
-        if (failed_) std::rethrow_exception(failed_);
-        out.clear();
-        return 0;
-      }
-      slot = full_.pop();
-    }
-    Chunk& got = slots_[slot];
-    std::int64_t n = got.n;
-    if (n == 0) {
-      std::swap(out, got);  // the end of the pass, with the input's columns
-      out.clear();
-      ended_ = true;
-      worker_.join();  // it stops after the end
-    } else if (n <= max_rows) {
-      std::swap(out, got);
-    } else {
-      std::swap(cur_, got);
-      cur_pos_ = 0;
-      n = give_leftover(out, max_rows);
-    }
-    release(slot);
-    return n;
-  }
+  std::int64_t read(Chunk& out, std::int64_t max_rows) override;
 
-  void rewind() override {
-    stop();
-    in_->rewind();
-    cur_.n = 0;
-    cur_pos_ = 0;
-    ended_ = false;
-  }
+  void rewind() override;
 
-  bool main_thread_only() const override { return in_->main_thread_only(); }
+  bool main_thread_only() const override;
 
  private:
   // Gives out up to max_rows rows of the chunk handed over before.
-  std::int64_t give_leftover(Chunk& out, std::int64_t max_rows) {
-    const std::int64_t k = std::min(max_rows, cur_.n - cur_pos_);
-    shape_like(cur_, out);
-    append_rows(cur_, cur_pos_, k, out);
-    cur_pos_ += k;
-    return k;
-  }
+  std::int64_t give_leftover(Chunk& out, std::int64_t max_rows);
 
-  void release(std::size_t slot) {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      free_.push(slot);
-    }
-    has_room_.notify_one();
-  }
+  void release(std::size_t slot);
 
-  void start(std::int64_t rows) {
-    chunk_rows_ = rows;
-    full_.reset(slots_.size());
-    free_.reset(slots_.size());
-    for (std::size_t i = 0; i < slots_.size(); ++i) free_.push(i);
-    stopping_ = false;
-    done_ = false;
-    error_ = nullptr;
-    worker_ = std::thread([this] { work(); });
-  }
+  void start(std::int64_t rows);
 
   // Stops and joins the thread; every slot is free again.
-  void stop() {
-    if (worker_.joinable()) {
-      {
-        std::lock_guard<std::mutex> lock(m_);
-        stopping_ = true;
-      }
-      has_room_.notify_all();
-      worker_.join();
-    }
-    full_.reset(slots_.size());
-    free_.reset(slots_.size());
-    error_ = nullptr;
-    failed_ = nullptr;
-    done_ = false;
-    stopping_ = false;
-  }
+  void stop();
 
   // The thread: fills free slots until the pass ends, an error or stop().
-  void work() {
-    try {
-      for (;;) {
-        std::size_t slot;
-        {
-          std::unique_lock<std::mutex> lock(m_);
-          has_room_.wait(lock, [&] { return stopping_ || !free_.empty(); });
-          if (stopping_) return;
-          slot = free_.pop();
-        }
-        const std::int64_t got = in_->read(slots_[slot], chunk_rows_);
-        {
-          std::lock_guard<std::mutex> lock(m_);
-          full_.push(slot);
-          if (got == 0) done_ = true;
-        }
-        has_data_.notify_one();
-        if (got == 0) return;
-      }
-    } catch (...) {
-      {
-        std::lock_guard<std::mutex> lock(m_);
-        error_ = std::current_exception();
-        done_ = true;
-      }
-      has_data_.notify_one();
-    }
-  }
+  void work();
 
   std::unique_ptr<RowStream> in_;
   std::vector<Chunk> slots_;  // the queue's chunks

@@ -3,7 +3,9 @@
 // own numbers: the same seed gives the same batches on every platform.
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cppestimators {
@@ -11,6 +13,8 @@ namespace cppestimators {
 class Rng {
  public:
   explicit Rng(std::uint64_t seed = 0) : state_(seed) {}
+  // The draws are inline: the training loops, initializers and shuffles
+  // call them per row or per value.
   std::uint64_t next() {
     std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "../io/example_reader.h"
+#include "chunk.h"
 #include "csv_reader.h"
 #include "row_stream.h"
 
@@ -18,15 +18,9 @@ namespace cppestimators {
 // from a header's); empty: as the reader names them.
 class CsvStream : public RowStream {
  public:
-  CsvStream(std::unique_ptr<CsvReader> reader, std::vector<std::string> names)
-      : reader_(std::move(reader)), names_(std::move(names)) {}
-  std::int64_t read(Chunk& out, std::int64_t max_rows) override {
-    reader_->next(out, max_rows);
-    if (names_.size() == out.columns.size())
-      for (std::size_t j = 0; j < names_.size(); ++j) out.columns[j].key = names_[j];
-    return out.n;
-  }
-  void rewind() override { reader_->rewind(); }
+  CsvStream(std::unique_ptr<CsvReader> reader, std::vector<std::string> names);
+  std::int64_t read(Chunk& out, std::int64_t max_rows) override;
+  void rewind() override;
 
  private:
   std::unique_ptr<CsvReader> reader_;
@@ -35,11 +29,9 @@ class CsvStream : public RowStream {
 
 class ExampleStream : public RowStream {
  public:
-  explicit ExampleStream(std::unique_ptr<ExampleReader> reader) : reader_(std::move(reader)) {}
-  std::int64_t read(Chunk& out, std::int64_t max_rows) override {
-    return reader_->read(out, max_rows);
-  }
-  void rewind() override { reader_->rewind(); }
+  explicit ExampleStream(std::unique_ptr<ExampleReader> reader);
+  std::int64_t read(Chunk& out, std::int64_t max_rows) override;
+  void rewind() override;
 
  private:
   std::unique_ptr<ExampleReader> reader_;
