@@ -32,7 +32,7 @@ for ref in "$@"; do
   git -C "$tmp/src" checkout -q "$ref"
   sha=$(git -C "$tmp/src" rev-parse --short HEAD)
   export MAKEFLAGS=-j2 _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug"
-  for kind in demo check; do
+  for kind in ${BENCH_BUILD_KINDS:-demo check}; do
     mkdir -p "$tmp/lib-$kind"
     (cd "$tmp/src" && git clean -qfdx)
     if [ "$kind" = check ]; then export CPPESTIMATORS_CATCH_TESTS=true; else unset CPPESTIMATORS_CATCH_TESTS; fi
