@@ -2,9 +2,14 @@
 #pragma once
 #include <Rcpp.h>
 
-#include <cppestimators/cppestimators.h>
-
 #include <memory>
+#include <vector>
+
+#include <cppestimators/data/dataset.h>
+#include <cppestimators/data/stream_feed.h>
+#include <cppestimators/features/dense_block.h>
+#include <cppestimators/model/estimator.h>
+#include <cppestimators/session/session.h>
 
 namespace cppestimators {
 

@@ -3,8 +3,12 @@
 // from their specs.
 #include <Rcpp.h>
 
+#include <cppestimators/features/dense_block.h>
+#include <cppestimators/hooks/history_saver.h>
+#include <cppestimators/hooks/registry.h>
 #include <cppestimators/io/summary_writers.h>
 #include <cppestimators/math/gemm.h>
+#include <cppestimators/session/monitored_loop.h>
 
 #include "fetch.h"
 #include "glue.h"

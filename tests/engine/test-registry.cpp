@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <cppestimators/cppestimators.h>
 #include <cppestimators/features/registry.h>
 #include <cppestimators/hooks/eval_records.h>
 #include <cppestimators/hooks/history_saver.h>
@@ -17,6 +16,7 @@
 #include <cppestimators/model/heads/registry.h>
 #include <cppestimators/model/optimizers/registry.h>
 #include <cppestimators/model/registry.h>
+#include <cppestimators/session/monitored_loop.h>
 
 #include "test-helpers.h"
 

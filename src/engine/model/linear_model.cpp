@@ -11,6 +11,12 @@
 
 namespace cppestimators {
 
+// Row-major float matrices over buffers the model does not own (here, not in
+// model.h: only the sources that compute with Eigen parse it).
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMap = Eigen::Map<RowMatrix>;
+using ConstRowMap = Eigen::Map<const RowMatrix>;
+
 LinearModel::LinearModel(const Spec& spec, int units) : Model(spec, units) {
   const std::string scope = kScope;
   const int u = units_;

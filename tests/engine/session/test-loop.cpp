@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <cppestimators/cppestimators.h>
+#include <cppestimators/hooks/hook.h>
+#include <cppestimators/session/monitored_loop.h>
 
 #include "test-helpers.h"
 

@@ -1,7 +1,6 @@
 // Builders shared by the engine's Catch tests: specs as the R layer makes
 // them, and datasets over plain C++ vectors.
 #pragma once
-#include <cppestimators/cppestimators.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,7 +15,14 @@
 #include <string_view>
 #include <vector>
 
+#include <cppestimators/data/dataset.h>
+#include <cppestimators/features/feature_batch.h>
+#include <cppestimators/features/transform.h>
 #include <cppestimators/io/checkpoint.h>
+#include <cppestimators/model/estimator.h>
+#include <cppestimators/services.h>
+#include <cppestimators/session/session.h>
+#include <cppestimators/spec.h>
 
 namespace cppestimators {
 namespace testing {

@@ -79,18 +79,11 @@ class FeatureTransform {
   std::string name_;
 };
 
-// Builds the transform of a column spec (defined in features/registry.h,
-// which every user of the transforms includes).
-inline std::unique_ptr<FeatureTransform> make_transform(const Spec& spec);
+// Builds the transform of a column spec (src/engine/features/registry.cpp).
+std::unique_ptr<FeatureTransform> make_transform(const Spec& spec);
 
-// A transform that must yield ids (the input of a wrapper or a cross).
-inline std::unique_ptr<FeatureTransform> make_categorical(const Spec& spec,
-                                                          const std::string& user) {
-  auto t = make_transform(spec);
-  if (t->role() != ColumnRole::Categorical)
-    throw std::invalid_argument(user + " needs a categorical column, not '" + t->name() + "' (" +
-                                t->constructor() + ")");
-  return t;
-}
+// A transform that must yield ids (the input of a wrapper or a cross);
+// `user` names the column that needs it, for the message.
+std::unique_ptr<FeatureTransform> make_categorical(const Spec& spec, const std::string& user);
 
 }  // namespace cppestimators

@@ -1,6 +1,7 @@
 // Reading categorical inputs: whole numbers from double, integer or logical
 // columns, and text from character or factor columns. TF treats -1 (ints)
-// and "" (strings) in dense input as missing; R's NA is missing too.
+// and "" (strings) in dense input as missing; R's NA is missing too. The
+// cell readers are inline: the gather loops call them once per value.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -14,16 +15,7 @@
 namespace cppestimators {
 
 // Refuses a double column holding values that are not whole numbers.
-inline void require_whole(const ColumnView& c, const std::string& user) {
-  if (c.type != ColumnType::Double) return;
-  const std::int64_t m = c.n * c.width;
-  for (std::int64_t i = 0; i < m; ++i) {
-    const double v = c.doubles[i];
-    if (!std::isnan(v) && (v != std::floor(v) || std::fabs(v) > 9.007199254740992e15))
-      throw std::invalid_argument(user + " needs integer values, but " + where(c, i % c.n) +
-                                  " is " + std::to_string(v));
-  }
-}
+void require_whole(const ColumnView& c, const std::string& user);
 
 // What a cell of a categorical input holds: a value, TF's marker of a
 // missing value in dense input (-1 for integers, "" for strings; it yields no
@@ -90,19 +82,10 @@ class TextBatch {
   std::vector<unsigned char> ok_;
 };
 
-// The kind of input a categorical column reads, for its type checks.
+// The kind of input a categorical column reads, for its type checks; a
+// column of the wrong type is an error naming `user`.
 enum class InputKind { Text, Integer };
 
-inline void require_input(const ColumnView& c, InputKind kind, const std::string& user) {
-  if (kind == InputKind::Text && !c.text())
-    throw std::invalid_argument(user + " has a string vocabulary, but feature '" + c.key + "' is " +
-                                column_type_name(c.type) + "; give it character or factor values");
-  if (kind == InputKind::Integer) {
-    if (c.text())
-      throw std::invalid_argument(user + " needs integer values, but feature '" + c.key + "' is " +
-                                  column_type_name(c.type));
-    require_whole(c, user);
-  }
-}
+void require_input(const ColumnView& c, InputKind kind, const std::string& user);
 
 }  // namespace cppestimators

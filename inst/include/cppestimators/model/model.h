@@ -4,7 +4,6 @@
 // for a Workspace sized for its batches, so that nested sessions (evaluation
 // during training) never share scratch space.
 #pragma once
-#include <Eigen/Core>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -21,11 +20,6 @@
 #include "training_strategy.h"
 
 namespace cppestimators {
-
-// Row-major float matrices over buffers the models do not own.
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using RowMap = Eigen::Map<RowMatrix>;
-using ConstRowMap = Eigen::Map<const RowMatrix>;
 
 class Workspace {
  public:

@@ -2,14 +2,17 @@
 // a multi-hot vector), column_embedding() (its ids looked up in a trainable
 // table) and column_categorical_weighted() (a weight per id from another
 // feature). Each yields the ids of the column it wraps.
-#pragma once
 #include <cmath>
 #include <memory>
 #include <string>
 
-#include "transform.h"
+#include <cppestimators/features/kinds.h>
+#include <cppestimators/features/transform.h>
+#include <cppestimators/features/values.h>
 
 namespace cppestimators {
+
+namespace {
 
 class WrapperTransform : public FeatureTransform {
  public:
@@ -116,5 +119,19 @@ class WeightedTransform : public WrapperTransform {
 
   std::string weight_key_;
 };
+
+}  // namespace
+
+std::unique_ptr<FeatureTransform> make_indicator_column(const Spec& spec) {
+  return std::make_unique<IndicatorTransform>(spec);
+}
+
+std::unique_ptr<FeatureTransform> make_embedding_column(const Spec& spec) {
+  return std::make_unique<EmbeddingTransform>(spec);
+}
+
+std::unique_ptr<FeatureTransform> make_weighted_column(const Spec& spec) {
+  return std::make_unique<WeightedTransform>(spec);
+}
 
 }  // namespace cppestimators

@@ -3,15 +3,18 @@
 // TensorFlow's string_to_hash_bucket_fast gives. Factor levels are hashed
 // once per session. R's NA is hashed as the text "NA" (as it reached
 // TensorFlow from R); "" and -1 yield no id.
-#pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "fingerprint.h"
-#include "cell_ids.h"
+#include <cppestimators/features/cell_ids.h>
+#include <cppestimators/features/fingerprint.h>
+#include <cppestimators/features/kinds.h>
+#include <cppestimators/features/values.h>
 
 namespace cppestimators {
+
+namespace {
 
 class HashBucketTransform : public FeatureTransform {
  public:
@@ -49,5 +52,11 @@ class HashBucketTransform : public FeatureTransform {
   std::string key_;
   std::int64_t size_;
 };
+
+}  // namespace
+
+std::unique_ptr<FeatureTransform> make_hash_bucket_column(const Spec& spec) {
+  return std::make_unique<HashBucketTransform>(spec);
+}
 
 }  // namespace cppestimators

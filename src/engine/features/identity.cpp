@@ -2,13 +2,16 @@
 // -1 is missing (no id); NA and values outside [0, num_buckets) take
 // `default_value`, or are an error when there is none (checked when the
 // column is bound, so a batch never fails half-way).
-#pragma once
 #include <memory>
 #include <string>
 
-#include "cell_ids.h"
+#include <cppestimators/features/cell_ids.h>
+#include <cppestimators/features/kinds.h>
+#include <cppestimators/features/values.h>
 
 namespace cppestimators {
+
+namespace {
 
 class IdentityTransform : public FeatureTransform {
  public:
@@ -69,5 +72,11 @@ class IdentityTransform : public FeatureTransform {
   bool has_default_;
   std::int64_t default_;
 };
+
+}  // namespace
+
+std::unique_ptr<FeatureTransform> make_identity_column(const Spec& spec) {
+  return std::make_unique<IdentityTransform>(spec);
+}
 
 }  // namespace cppestimators

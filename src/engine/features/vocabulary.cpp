@@ -5,17 +5,20 @@
 // R's NA is looked up as the text "NA" (so it is out of the vocabulary unless
 // the vocabulary has "NA"); "" and -1 yield no id.
 // Factor levels are looked up once per session, not once per row.
-#pragma once
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "fingerprint.h"
-#include "cell_ids.h"
+#include <cppestimators/features/cell_ids.h>
+#include <cppestimators/features/fingerprint.h>
+#include <cppestimators/features/kinds.h>
+#include <cppestimators/features/values.h>
 
 namespace cppestimators {
+
+namespace {
 
 class VocabularyTransform : public FeatureTransform {
  public:
@@ -99,5 +102,11 @@ class VocabularyTransform : public FeatureTransform {
   std::unordered_map<std::string_view, std::int64_t> word_ids_;
   std::unordered_map<std::int64_t, std::int64_t> int_ids_;
 };
+
+}  // namespace
+
+std::unique_ptr<FeatureTransform> make_vocabulary_column(const Spec& spec) {
+  return std::make_unique<VocabularyTransform>(spec);
+}
 
 }  // namespace cppestimators

@@ -4,15 +4,18 @@
 // integer feature's value or a raw string feature's Fingerprint64; the id is
 // h mod hash_bucket_size. Categorical inputs come first, then raw features
 // (TF passes sparse inputs before dense ones), each group in the order given.
-#pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "fingerprint.h"
-#include "cell_ids.h"
+#include <cppestimators/features/cell_ids.h>
+#include <cppestimators/features/fingerprint.h>
+#include <cppestimators/features/kinds.h>
+#include <cppestimators/features/values.h>
 
 namespace cppestimators {
+
+namespace {
 
 // A raw feature named in a cross: yields the value the cross hashes. A
 // missing value (NA) yields nothing; "" and -1 are kept, as in TF.
@@ -138,5 +141,11 @@ class CrossedTransform : public FeatureTransform {
   std::uint64_t hash_key_;
   std::vector<std::unique_ptr<FeatureTransform>> inputs_;
 };
+
+}  // namespace
+
+std::unique_ptr<FeatureTransform> make_crossed_column(const Spec& spec) {
+  return std::make_unique<CrossedTransform>(spec);
+}
 
 }  // namespace cppestimators
