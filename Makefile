@@ -64,4 +64,5 @@ bench-peer:
 	Rscript bench/install_peers.R
 
 clean:
-	rm -rf check install.log src/*.o src/*.so
+	rm -rf check install.log src/*.so
+	find src -name "*.o" -delete

@@ -1,0 +1,20 @@
+// The package's Rcpp glue as one translation unit: each file below is a
+// source of its own (Rcpp::compileAttributes reads their exports), included
+// here once so that Rcpp's and the engine's headers are parsed once per
+// build instead of once per file. src/Makevars compiles this file alone of
+// src/*.cpp; tools/engine/CMakeLists.txt fails when a .cpp of src/ is
+// missing here. A new glue source: one line below, kept sorted.
+
+#include "RcppExports.cpp"
+#include "fetch.cpp"
+#include "glue_csv.cpp"
+#include "glue_estimator.cpp"
+#include "glue_events.cpp"
+#include "glue_registry.cpp"
+#include "glue_session.cpp"
+#include "glue_stream.cpp"
+#include "glue_tfrecord.cpp"
+#include "hook_factory.cpp"
+#include "r_data.cpp"
+#include "r_source_stream.cpp"
+#include "weights_view.cpp"
