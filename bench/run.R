@@ -1,6 +1,7 @@
 # Benchmark suite: per-step cost of the training loop and of hooks.
 # Run with `make bench` (or Rscript bench/run.R after installing the package).
-# Prints a table and writes it to bench/results.md.
+# Prints its tables and writes them to bench/results.md, above the sections
+# written by hand (kept as they are).
 suppressPackageStartupMessages(library(cppestimators))
 
 reps <- as.integer(Sys.getenv("BENCH_REPS", "5"))
@@ -275,4 +276,10 @@ if (requireNamespace("data.table", quietly = TRUE)) {
   cat(streaming_lines, sep = "\n")
   out <- c(out, streaming_lines)
 }
-if (file.exists("bench")) writeLines(out, "bench/results.md") else writeLines(out, "results.md")
+# bench/results.md: the tables above, then the sections written by hand,
+# kept from the file as it was (everything below the marker line).
+results <- if (file.exists("bench")) "bench/results.md" else "results.md"
+marker <- "<!-- bench/run.R rewrites what is above this line and keeps what is below it: the sections written by hand. -->"
+kept <- if (file.exists(results)) readLines(results, warn = FALSE) else character()
+kept <- if (marker %in% kept) kept[-seq_len(match(marker, kept))] else character()
+writeLines(c(out, "", marker, kept), results)
