@@ -17,7 +17,7 @@ apt_install() {
 }
 # (DBI and RSQLite: sqlite_dataset() and its tests; Debian has them as
 # r-cran-dbi and r-cran-rsqlite)
-pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr processx httpuv jsonlite ggplot2 knitr rmarkdown data.table DBI RSQLite"
+pkgs="Rcpp RcppEigen magrittr rlang tidyselect generics testthat xml2 callr processx ps parallelly future httpuv jsonlite ggplot2 knitr rmarkdown data.table DBI RSQLite"
 # the vignettes are R Markdown: R CMD build renders them with pandoc, and
 # R CMD check --as-cran checks the size of PDFs with qpdf; make test-engine
 # builds the engine's C++ tests with cmake; make format-check runs

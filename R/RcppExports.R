@@ -169,6 +169,10 @@ cpp_tfrecord_read <- function(reader, n) {
     .Call(`_cppestimators_cpp_tfrecord_read`, reader, n)
 }
 
+cpp_threads_info <- function() {
+    .Call(`_cppestimators_cpp_threads_info`)
+}
+
 cpp_checkpoint_global_step <- function(dir) {
     .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
 }

@@ -4,15 +4,47 @@
 # their own; optimizers go complete, with every hyperparameter filled in by
 # their optimizer_*() constructor (the one place that holds the defaults).
 
-# Threads the engine may use: options(cppestimators.threads), default 2 (at
-# most 2 by default, as CRAN asks). Runs with the same seed, data and thread
-# count give identical results.
+# Threads the engine may use: options(cppestimators.threads) when set (a
+# count, or "auto" for parallelly::availableCores()); otherwise 1 inside a
+# worker process (a forked child, a socket cluster's worker, a callr child),
+# whose siblings already share the cores, and 2 elsewhere (at most 2 by
+# default, as CRAN asks). Runs with the same seed, data and thread count give
+# identical results.
 engine_threads <- function() {
-  t <- getOption("cppestimators.threads", 2L)
+  t <- getOption("cppestimators.threads")
+  if (is.null(t)) return(if (in_worker_process()) 1L else 2L)
+  if (identical(t, "auto")) return(auto_threads())
   check_count(t, "cppestimators.threads", max = 1024,
-              message = paste0("options(cppestimators.threads =) must be a whole number of threads >= 1, not ",
-                               describe(t), "."))
+              message = paste0("options(cppestimators.threads =) must be a whole number of threads >= 1 or ",
+                               "\"auto\", not ", describe(t), "."))
   as.integer(t)
+}
+
+# Whether this R process is one of several that a parallel computation
+# started: a child made by fork() (parallel::mclapply(), future's multicore,
+# doMC), a worker of a socket cluster (parallel::makePSOCKcluster(),
+# parallelly and future's multisession, doParallel) or a callr child. The
+# socket and callr part does not change during a process and is computed
+# once; a fork can happen at any time and is asked of the engine each call.
+in_worker_process <- function() {
+  if (cpp_threads_info()$forked_child) return(TRUE)
+  worker <- engine_state$socket_worker
+  if (is.null(worker)) {
+    worker <- any(grepl("workRSOCK|slaveRSOCK", commandArgs(), perl = TRUE)) ||
+      identical(Sys.getenv("CALLR_IS_RUNNING"), "true")
+    engine_state$socket_worker <- worker
+  }
+  worker
+}
+
+engine_state <- new.env(parent = emptyenv())
+
+# options(cppestimators.threads = "auto"): the cores this process may use, as
+# parallelly counts them (cgroups, schedulers' allocations, mc.cores), 2
+# without it.
+auto_threads <- function() {
+  if (!requireNamespace("parallelly", quietly = TRUE)) return(2L)
+  max(1L, min(1024L, as.integer(parallelly::availableCores())))
 }
 
 # The matrix-product kernel of dense layers that options(cppestimators.simd)

@@ -38,9 +38,19 @@
 #' ([read_summaries()], [tensorboard()]).
 #'
 #' @section Options:
-#' * `cppestimators.threads`: threads the engine may use (default 2). Large
-#'   batches split the linear and DNN models' products over them; runs with
-#'   the same seed, data and thread count give identical results, and other
+#' * `cppestimators.threads`: threads the engine may use: a whole number,
+#'   or `"auto"` for the cores `parallelly::availableCores()` counts (2
+#'   without 'parallelly'). Unset, it is 1 inside a worker of a parallel
+#'   computation (a child made by `fork()` as in `parallel::mclapply()`,
+#'   future's `multicore` and doMC; a socket cluster's worker as made by
+#'   `parallel::makePSOCKcluster()`, 'parallelly', future's `multisession`
+#'   and doParallel; a 'callr' child), where the other workers already use
+#'   the cores, and 2 elsewhere (CRAN's limit). Set it inside the workers to
+#'   use more there. Large batches split the models' products and the CSV
+#'   parser's records over the threads; the pieces are shared out as threads
+#'   come free, so a thread slowed by other work on the machine holds the
+#'   others back by one piece at most, and idle threads sleep. Runs with the
+#'   same seed, data and thread count give identical results, and other
 #'   thread counts add the same products in another order.
 #' * `cppestimators.simd`: the matrix-product kernel of the DNN models'
 #'   dense layers: `"auto"` (default: the widest this CPU runs), `"avx512"`,

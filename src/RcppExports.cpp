@@ -510,6 +510,15 @@ RcppExport SEXP _cppestimators_cpp_tfrecord_read(SEXP readerSEXP, SEXP nSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_threads_info
+Rcpp::List cpp_threads_info();
+RcppExport SEXP _cppestimators_cpp_threads_info() {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  rcpp_result_gen = Rcpp::wrap(cpp_threads_info());
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_checkpoint_global_step
 double cpp_checkpoint_global_step(std::string dir);
 RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
@@ -624,6 +633,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_write_tfrecord", (DL_FUNC)&_cppestimators_cpp_write_tfrecord, 2},
     {"_cppestimators_cpp_tfrecord_reader", (DL_FUNC)&_cppestimators_cpp_tfrecord_reader, 2},
     {"_cppestimators_cpp_tfrecord_read", (DL_FUNC)&_cppestimators_cpp_tfrecord_read, 2},
+    {"_cppestimators_cpp_threads_info", (DL_FUNC)&_cppestimators_cpp_threads_info, 0},
     {"_cppestimators_cpp_checkpoint_global_step",
      (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
     {"_cppestimators_cpp_any_object", (DL_FUNC)&_cppestimators_cpp_any_object, 1},

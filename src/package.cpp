@@ -14,6 +14,7 @@
 #include "glue_session.cpp"
 #include "glue_stream.cpp"
 #include "glue_tfrecord.cpp"
+#include "glue_threads.cpp"
 #include "hook_factory.cpp"
 #include "r_data.cpp"
 #include "r_source_stream.cpp"

@@ -118,3 +118,6 @@
 #include "session/monitored_loop.cpp"
 #include "session/session.cpp"
 #include "session/tensors.cpp"
+
+// threads
+#include "threads/pool.cpp"
