@@ -24,11 +24,17 @@
 #' is `step`, `relative` or `wall`; `hidden` lists runs to hide, separated
 #' by commas).
 #'
-#' The server answers requests while R is idle at the console (or while
-#' code calls `httpuv::service()`); a long computation at the console, such
-#' as a `train()` call, holds the page's updates until it returns. To
-#' follow a training live, train in another R process (for example with
-#' `callr::r_bg()`), or serve the dashboard from another process.
+#' By default (`background = TRUE`) the native server runs in a background
+#' R process (started with 'callr'), so the page answers and follows a
+#' `train()` running in this session, in an R Markdown document or in an
+#' `Rscript` script. It stops with `$stop()`, `tensorboard(action =
+#' "stop")`, or when this R session ends, even when it is killed: the
+#' server checks every second that its parent is alive. Where the
+#' background process cannot start (no 'callr', or it fails), a message
+#' says why and the dashboard is served from this session, as with
+#' `background = FALSE`: that server answers only while R is idle at the
+#' console (or while code calls `httpuv::service()`), so a `train()` call
+#' holds the page's updates until it returns.
 #'
 #' @section HTTP API:
 #' Besides the page (`/`, with `dashboard.js` and `dashboard.css`), the
@@ -68,13 +74,17 @@
 #'   `tensorboard --logdir <dir>` (`--logdir_spec name:dir,...` for several
 #'   directories) `--host`, `--port`, `--reload_interval` and
 #'   `--purge_orphaned_data`.
+#' @param background For the native server: whether to serve from a
+#'   background R process (the default) or from this R session.
 #' @param ... Further command line flags for the `tensorboard` program, as
 #'   `name = value` (`--name=value`); none for the native server.
 #' @return For `action = "start"`, invisibly, an object of class
 #'   `cppestimators_tensorboard` with `$url`, `$host`, `$port`, `$log_dir`,
 #'   `$program` and the functions `$stop()` (stops the server or the
 #'   program, freeing the port), `$running()` and, for the native server,
-#'   `$poll()` (reads what is new now) and `$status()` (counters: polls,
+#'   `$background` (whether it runs in a background process, whose
+#'   `$process` is a 'processx' process), `$poll()` (reads what is new
+#'   now) and `$status()` (counters: polls,
 #'   `last_records` and `last_bytes` read by the last poll,
 #'   `total_records`, `total_bytes`, `scalars` held, files, runs). For
 #'   `action = "stop"`, invisibly, the number of dashboards stopped.
@@ -96,7 +106,8 @@
 #' }
 tensorboard <- function(log_dir, action = c("start", "stop"), host = "127.0.0.1", port = NULL,
                         launch_browser = interactive(), reload_interval = 5,
-                        purge_orphaned_data = TRUE, program = c("native", "tensorboard"), ...) {
+                        purge_orphaned_data = TRUE, program = c("native", "tensorboard"),
+                        background = TRUE, ...) {
   action <- check_choice(action[1], "action", c("start", "stop"))
   if (action == "stop") return(invisible(stop_tensorboards()))
   if (missing(log_dir)) abort("`log_dir` is missing: give the directories (or estimators) to watch.")
@@ -108,6 +119,7 @@ tensorboard <- function(log_dir, action = c("start", "stop"), host = "127.0.0.1"
                                   must = "a positive number of seconds")
   check_flag(purge_orphaned_data, "purge_orphaned_data")
   program <- check_choice(program[1], "program", c("native", "tensorboard"))
+  check_flag(background, "background")
   flags <- list(...)
   if (length(flags) && program == "native") {
     abort(sprintf(paste("`...` is for the flags of the `tensorboard` program (`program = \"tensorboard\"`);",
@@ -118,7 +130,7 @@ tensorboard <- function(log_dir, action = c("start", "stop"), host = "127.0.0.1"
     abort("`...`: every flag of the `tensorboard` program must be named (`name = value`).")
   }
   tb <- if (program == "native") {
-    start_native_tensorboard(log_dirs, host, port, reload_interval)
+    start_native_tensorboard(log_dirs, host, port, reload_interval, background)
   } else {
     start_tensorboard_program(log_dirs, host, port, reload_interval, purge_orphaned_data, flags)
   }
@@ -154,8 +166,21 @@ url_host <- function(host) {
   if (grepl(":", host, fixed = TRUE)) paste0("[", host, "]") else host
 }
 
-start_native_tensorboard <- function(log_dirs, host, port, reload_interval) {
+start_native_tensorboard <- function(log_dirs, host, port, reload_interval, background) {
   need_package("httpuv", "tensorboard()")
+  if (background) {
+    why <- if (!requireNamespace("callr", quietly = TRUE)) "the background server needs the 'callr' package"
+    if (is.null(why)) {
+      tb <- tryCatch(start_background_tensorboard(log_dirs, host, port, reload_interval),
+                     cppestimators_tensorboard_background = function(e) {
+                       why <<- conditionMessage(e)
+                       NULL
+                     })
+      if (!is.null(tb)) return(tb)
+    }
+    message("tensorboard(): ", why, "; serving from this R session instead, which answers only while ",
+            "R is idle (`background = FALSE` does so without trying).")
+  }
   store <- new_scalar_store(log_dirs, reload_interval)
   tensorboard_poll_quietly(store)
   if (is.null(port)) port <- httpuv::randomPort(host = host)
@@ -173,12 +198,117 @@ start_native_tensorboard <- function(log_dirs, host, port, reload_interval) {
   }
   structure(list(
     url = sprintf("http://%s:%d/", url_host(host), port), host = host, port = port,
-    log_dir = log_dirs, program = "native", reload_interval = reload_interval,
+    log_dir = log_dirs, program = "native", reload_interval = reload_interval, background = FALSE,
     stop = stop_fn, running = function() running,
     poll = function() invisible(poll_scalar_store(store, force = TRUE)),
     status = function() scalar_store_status(store),
     store = store
   ), class = "cppestimators_tensorboard")
+}
+
+# The native server in a background R process (callr): it serves until
+# killed, or until this process is gone. Waits until it listens; a failure
+# to start is a cppestimators_tensorboard_background error with the child's
+# own message.
+start_background_tensorboard <- function(log_dirs, host, port, reload_interval) {
+  failed <- function(what) {
+    abort(paste("the background server", what), class = "cppestimators_tensorboard_background")
+  }
+  if (is.null(port)) port <- httpuv::randomPort(host = host)
+  ready <- tempfile("tensorboard-ready-")
+  log <- tempfile("tensorboard-", fileext = ".log")
+  proc <- tryCatch(
+    callr::r_bg(tensorboard_serve, package = TRUE, supervise = TRUE, stdout = log, stderr = "2>&1",
+                args = list(log_dirs = log_dirs, host = host, port = port, reload_interval = reload_interval,
+                            ready = ready, parent = Sys.getpid(), libs = .libPaths())),
+    error = function(e) failed(paste0("could not start (", conditionMessage(e), ")")))
+  deadline <- Sys.time() + 30
+  while (!file.exists(ready)) {
+    if (!proc$is_alive() || Sys.time() > deadline) {
+      if (proc$is_alive()) proc$kill()
+      said <- if (file.exists(log)) trimws(paste(readLines(log, warn = FALSE), collapse = " ")) else ""
+      failed(if (nzchar(said)) paste0("stopped: ", said) else "did not start within 30 s")
+    }
+    Sys.sleep(0.02)
+  }
+  unlink(ready)
+  url <- sprintf("http://%s:%d/", url_host(host), port)
+  structure(list(
+    url = url, host = host, port = port, log_dir = log_dirs, program = "native",
+    reload_interval = reload_interval, background = TRUE, process = proc,
+    stop = function() {
+      if (proc$is_alive()) {
+        proc$kill()
+        proc$wait(2000)
+      }
+      invisible(NULL)
+    },
+    running = function() proc$is_alive(),
+    poll = function() invisible(tensorboard_get_status(url, poll = TRUE)),
+    status = function() tensorboard_get_status(url)
+  ), class = "cppestimators_tensorboard")
+}
+
+# The background process's body: the store and the server as in the session,
+# serviced until the parent process is gone (checked every second).
+tensorboard_serve <- function(log_dirs, host, port, reload_interval, ready, parent, libs) {
+  .libPaths(libs)
+  store <- new_scalar_store(log_dirs, reload_interval)
+  tensorboard_poll_quietly(store)
+  server <- tryCatch(httpuv::startServer(host, port, tensorboard_app(store), quiet = TRUE),
+                     error = function(e) {
+                       stop(sprintf("cannot serve on %s:%d (%s).", host, port, conditionMessage(e)), call. = FALSE)
+                     })
+  on.exit(httpuv::stopServer(server))
+  writeLines("ready", ready)
+  repeat {
+    until <- Sys.time() + 1
+    while (Sys.time() < until) httpuv::service(100)
+    if (!process_alive(parent)) break
+  }
+}
+
+# Whether a process with this id runs: 'ps' (installed with 'processx' and
+# 'callr') tells a zombie (a process that ended and waits for its parent to
+# read its status) from a running one; signal 0 tests that the id exists.
+process_alive <- function(pid) {
+  if (requireNamespace("ps", quietly = TRUE)) {
+    return(tryCatch({
+      h <- ps::ps_handle(as.integer(pid))
+      ps::ps_is_running(h) && !identical(ps::ps_status(h), "zombie")
+    }, error = function(e) FALSE))
+  }
+  isTRUE(tools::pskill(pid, 0L))
+}
+
+# A background server's counters, from its /data/status (after a poll, with
+# poll = TRUE), as the list `$status()` returns in the session.
+tensorboard_get_status <- function(url, poll = FALSE) {
+  con <- url(paste0(url, "data/status", if (poll) "?poll=1" else ""))
+  on.exit(close(con))
+  text <- tryCatch(paste(readLines(con, warn = FALSE), collapse = ""), error = function(e) {
+    abort(sprintf("tensorboard(): the background server at %s did not answer (%s).", url, conditionMessage(e)))
+  })
+  parse_status_json(text)
+}
+
+# The flat object of status_json(): numbers, strings, booleans and null.
+parse_status_json <- function(text) {
+  m <- regmatches(text, gregexpr('"([^"]+)":("(\\\\.|[^"\\\\])*"|[^,}]+)', text, perl = TRUE))[[1]]
+  keys <- sub('^"([^"]+)":.*$', "\\1", m)
+  vals <- lapply(sub('^"[^"]+":', "", m), function(v) {
+    if (v == "null") return(NULL)
+    if (v %in% c("true", "false")) return(v == "true")
+    if (startsWith(v, '"')) return(json_unquote(v))
+    as.numeric(v)
+  })
+  stats::setNames(vals, keys)
+}
+
+json_unquote <- function(v) {
+  v <- substr(v, 2L, nchar(v) - 1L)
+  v <- gsub('\\\\"', '"', v)
+  gsub("\\\\\\\\", "\\\\", v)
 }
 
 start_tensorboard_program <- function(log_dirs, host, port, reload_interval, purge, flags) {

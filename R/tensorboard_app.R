@@ -5,7 +5,9 @@
 #                           server's sequence number: the count of scalars
 #                           it has), with the new cursor
 #   /data/status            the store's counters (polls, records and bytes
-#                           read by the last poll and in total)
+#                           read by the last poll and in total); with
+#                           ?poll=1, after reading what is new (the
+#                           background server's $poll())
 # Data requests poll the event files when a poll is due.
 
 tensorboard_static <- c(
@@ -43,8 +45,8 @@ tensorboard_route <- function(store, www, req) {
     return(http_response(200L, body, tensorboard_static[[file]]))
   }
   if (startsWith(path, "/data/")) {
-    tensorboard_poll_quietly(store)
     query <- parse_query(req$QUERY_STRING %||% "")
+    tensorboard_poll_quietly(store, force = identical(path, "/data/status") && identical(query$poll, "1"))
     body <- switch(path,
       "/data/runs" = runs_json(store),
       "/data/scalars" = scalars_json(store, query$since),
@@ -57,9 +59,9 @@ tensorboard_route <- function(store, www, req) {
 
 # A due poll; an error (a corrupt file) is kept for /data/status instead of
 # failing the request, and cleared by the next poll that succeeds.
-tensorboard_poll_quietly <- function(store) {
+tensorboard_poll_quietly <- function(store, force = FALSE) {
   tryCatch({
-    if (poll_scalar_store(store)) store$error <- NULL
+    if (poll_scalar_store(store, force = force)) store$error <- NULL
   }, error = function(e) store$error <- conditionMessage(e))
 }
 

@@ -64,7 +64,7 @@ skip_if_not(nzchar(Sys.which("curl")), "no curl")
 test_that("the server's scalars are those read_summaries() reads", {
   dir <- tb_tempdir()
   est <- train_x_in(dir, steps = 12)
-  tb <- tensorboard(est, launch_browser = FALSE, reload_interval = 60) |> suppressMessages()
+  tb <- tensorboard(est, launch_browser = FALSE, background = FALSE, reload_interval = 60) |> suppressMessages()
   on.exit(tb$stop(), add = TRUE)
   expect_match(tb$url, "^http://127\\.0\\.0\\.1:[0-9]+/$")
   got <- tb_scalars(tb)
@@ -89,7 +89,7 @@ test_that("the server's scalars are those read_summaries() reads", {
 test_that("a poll reads only the records written since the last one, and since= returns only them", {
   dir <- tb_tempdir()
   est <- train_x_in(dir, steps = 10, evaluate = FALSE)
-  tb <- tensorboard(dir, launch_browser = FALSE, reload_interval = 60) |> suppressMessages()
+  tb <- tensorboard(dir, launch_browser = FALSE, background = FALSE, reload_interval = 60) |> suppressMessages()
   on.exit(tb$stop(), add = TRUE)
   files <- function() list.files(dir, pattern = "^events", recursive = TRUE, full.names = TRUE)
   records <- function() sum(vapply(files(), function(f) cppestimators:::cpp_read_events_from(f, 0)$records, 0))
@@ -147,7 +147,7 @@ test_that("a record still being written is read by the poll after it is complete
     expect_identical(got$records, whole$records - 1)
     expect_lt(got$offset, length(bytes) - cut)
   }
-  tb <- tensorboard(dir, launch_browser = FALSE, reload_interval = 60) |> suppressMessages()
+  tb <- tensorboard(dir, launch_browser = FALSE, background = FALSE, reload_interval = 60) |> suppressMessages()
   on.exit(tb$stop(), add = TRUE)
   expect_identical(tb$status()$total_records, whole$records - 1)
   held <- tb$status()$scalars
@@ -174,7 +174,7 @@ test_that("new run directories appear as runs; several log directories are prefi
   b <- tb_tempdir()
   est_a <- train_x_in(a, steps = 4, evaluate = FALSE)
   train_x_in(b, steps = 3, evaluate = FALSE)
-  tb <- tensorboard(list(wide = a, deep = b), launch_browser = FALSE, reload_interval = 0.01) |> suppressMessages()
+  tb <- tensorboard(list(wide = a, deep = b), launch_browser = FALSE, background = FALSE, reload_interval = 0.01) |> suppressMessages()
   on.exit(tb$stop(), add = TRUE)
   expect_setequal(tb_json(tb, "data/runs")$runs$name, c("wide/.", "deep/."))
   quietly(evaluate(est_a, input_fn = x_input(num_epochs = 1), name = "holdout"))
@@ -189,7 +189,7 @@ test_that("new run directories appear as runs; several log directories are prefi
 
 test_that("the page and its files are served; unknown paths are 404", {
   dir <- tb_tempdir()
-  tb <- tensorboard(dir, launch_browser = FALSE) |> suppressMessages()
+  tb <- tensorboard(dir, launch_browser = FALSE, background = FALSE) |> suppressMessages()
   on.exit(tb$stop(), add = TRUE)
   page <- http_get(tb$url)
   expect_identical(page$status, 200L)
@@ -209,7 +209,7 @@ test_that("the page and its files are served; unknown paths are 404", {
 
 test_that("$stop() frees the port; action = \"stop\" stops every server started", {
   dir <- tb_tempdir()
-  tb <- tensorboard(dir, launch_browser = FALSE, port = "auto") |> suppressMessages()
+  tb <- tensorboard(dir, launch_browser = FALSE, background = FALSE, port = "auto") |> suppressMessages()
   expect_output(print(tb), "TensorBoard \\(native, running\\) at http://127.0.0.1:[0-9]+/")
   expect_identical(http_get(paste0(tb$url, "data/status"))$status, 200L)
   port <- tb$port
@@ -217,11 +217,11 @@ test_that("$stop() frees the port; action = \"stop\" stops every server started"
   expect_false(tb$running())
   expect_output(print(tb), "stopped")
   expect_identical(http_get(paste0(tb$url, "data/status"), timeout = 3)$status, 0L)  # refused
-  again <- tensorboard(dir, launch_browser = FALSE, port = port) |> suppressMessages()
+  again <- tensorboard(dir, launch_browser = FALSE, background = FALSE, port = port) |> suppressMessages()
   expect_identical(again$port, port)
-  tb_err(tensorboard(dir, launch_browser = FALSE, port = port) |> suppressMessages(),
+  tb_err(tensorboard(dir, launch_browser = FALSE, background = FALSE, port = port) |> suppressMessages(),
          sprintf("`port`: cannot serve on 127.0.0.1:%d", port))
-  other <- tensorboard(dir, launch_browser = FALSE) |> suppressMessages()
+  other <- tensorboard(dir, launch_browser = FALSE, background = FALSE) |> suppressMessages()
   expect_message(n <- tensorboard(action = "stop"), "Stopped 2 TensorBoards")
   expect_identical(n, 2L)
   expect_false(again$running())
@@ -234,11 +234,11 @@ test_that("the URL goes to stderr and to the viewer when launch_browser = TRUE",
   seen <- NULL
   old <- options(viewer = function(url) seen <<- url)
   on.exit(options(old), add = TRUE)
-  expect_message(tb <- tensorboard(dir, launch_browser = TRUE), "TensorBoard at http://127.0.0.1:")
+  expect_message(tb <- tensorboard(dir, launch_browser = TRUE, background = FALSE), "TensorBoard at http://127.0.0.1:")
   on.exit(tb$stop(), add = TRUE)
   expect_identical(seen, tb$url)
   # nothing on stdout
-  expect_identical(utils::capture.output(suppressMessages(tensorboard(dir, launch_browser = FALSE)$stop())),
+  expect_identical(utils::capture.output(suppressMessages(tensorboard(dir, launch_browser = FALSE, background = FALSE)$stop())),
                    character())
 })
 
@@ -268,4 +268,90 @@ test_that("program = \"tensorboard\" runs the program on the PATH, or says it is
   expect_true(tb$running())
   tb$stop()
   expect_false(tb$running())
+})
+
+test_that("the background server answers within 1 s while train() runs in this session", {
+  skip_on_cran()  # starts R processes
+  skip_if_not_installed("callr")
+  skip_if_not(nzchar(Sys.which("curl")), "no curl")
+  dir <- file.path(tb_tempdir(), "model")
+  tb <- tensorboard(dir, launch_browser = FALSE, reload_interval = 0.2) |> suppressMessages()
+  on.exit(tb$stop(), add = TRUE)
+  expect_true(tb$background)
+  expect_true(tb$running())
+  server <- tb$process$get_pid()
+  # a client asking for /data/status every 0.4 s, 20 times, each request's
+  # start time, HTTP status and duration on a line
+  log <- tempfile()
+  client <- processx::process$new("sh", c("-c", sprintf(paste(
+    "for i in $(seq 20); do t=$(date +%%s.%%N);",
+    "r=$(curl -s -o /dev/null --max-time 5 -w '%%{http_code} %%{time_total}' '%sdata/status');",
+    "echo \"$t $r\" >> '%s'; sleep 0.4; done"), tb$url, log)))
+  on.exit(if (client$is_alive()) client$kill(), add = TRUE)
+  slow <- session_run_hook(after_run = function(context, values) Sys.sleep(0.1))
+  est <- x_regressor(model_dir = dir, config = run_config(save_summary_steps = 1))
+  started <- as.numeric(Sys.time())
+  quietly(train(est, x_input(num_epochs = NULL), steps = 120, hooks = list(slow)))
+  ended <- as.numeric(Sys.time())
+  client$wait(30000)
+  got <- utils::read.table(log, col.names = c("at", "status", "seconds"))
+  during <- got[got$at > started & got$at + got$seconds < ended, ]
+  expect_gte(ended - started, 10)
+  expect_gte(nrow(during), 15)
+  expect_true(all(during$status == 200))
+  expect_lt(max(during$seconds), 1)
+  # what the training wrote, read by the server through $poll()
+  tb$poll()
+  expect_equal(tb$status()$scalars, nrow(read_summaries(dir)))
+  tb$stop()
+  expect_false(tb$running())
+  expect_false(cppestimators:::process_alive(server))
+})
+
+test_that("action = \"stop\" and a killed parent leave no background server", {
+  skip_on_cran()  # starts R processes
+  skip_if_not_installed("callr")
+  dir <- tb_tempdir()
+  tb <- tensorboard(dir, launch_browser = FALSE) |> suppressMessages()
+  server <- tb$process$get_pid()
+  expect_true(cppestimators:::process_alive(server))
+  expect_message(tensorboard(action = "stop"), "Stopped 1 TensorBoard")
+  expect_false(cppestimators:::process_alive(server))
+
+  # an R session that starts a dashboard, then is killed
+  pid_file <- tempfile()
+  parent <- callr::r_bg(function(dir, pid_file, libs) {
+    .libPaths(libs)
+    tb <- suppressMessages(cppestimators::tensorboard(dir, launch_browser = FALSE))
+    writeLines(format(tb$process$get_pid()), pid_file)
+    Sys.sleep(120)
+  }, list(dir = dir, pid_file = pid_file, libs = .libPaths()))
+  deadline <- Sys.time() + 60
+  while (!file.exists(pid_file) && Sys.time() < deadline) Sys.sleep(0.05)
+  server <- as.integer(readLines(pid_file))
+  expect_true(cppestimators:::process_alive(server))
+  parent$kill()
+  deadline <- Sys.time() + 10
+  while (cppestimators:::process_alive(server) && Sys.time() < deadline) Sys.sleep(0.1)
+  expect_false(cppestimators:::process_alive(server))
+})
+
+test_that("without a background process the dashboard is served from the session, saying why", {
+  skip_on_cran()  # starts an R process
+  skip_if_not_installed("callr")
+  dir <- tb_tempdir()
+  busy <- tensorboard(dir, launch_browser = FALSE, background = FALSE) |> suppressMessages()
+  on.exit(busy$stop(), add = TRUE)
+  # the port is taken: the background server cannot listen, and says so
+  msgs <- character()
+  tb <- withCallingHandlers(tensorboard(dir, launch_browser = FALSE, port = busy$port),
+                            message = function(m) {
+                              msgs <<- c(msgs, conditionMessage(m))
+                              invokeRestart("muffleMessage")
+                            }) |> tryCatch(error = function(e) e)
+  expect_true(any(grepl("the background server stopped: .*cannot serve on 127.0.0.1", msgs)))
+  expect_true(any(grepl("serving from this R session instead", msgs)))
+  # ... and the in-session server cannot take the port either
+  expect_s3_class(tb, "cppestimators_error")
+  expect_match(conditionMessage(tb), "`port`: cannot serve on 127.0.0.1")
 })

@@ -118,3 +118,39 @@ test_that("the page polls by itself and appends the new points", {
   expect_identical(s$points[mine], nrow(loss))
   expect_equal(s$last_smoothed[mine], loss$value[nrow(loss)], tolerance = 1e-6)
 })
+
+test_that("a page opened before a train() in this session shows its points while it runs", {
+  dir <- file.path(tb_tempdir(), "model")
+  tb <- tensorboard(dir, launch_browser = FALSE, reload_interval = 0.2) |> suppressMessages()
+  on.exit(tb$stop(), add = TRUE)
+  expect_true(tb$background)
+  est <- x_regressor(model_dir = dir, config = run_config(save_summary_steps = 1))
+  quietly(train(est, x_input(num_epochs = NULL), steps = 5))  # the first points, on disk
+  # the page, opened now; it polls every 0.2 s of virtual time, each poll
+  # waiting for the server's answer in real time, until its budget is spent
+  # (60 s of virtual time: about 300 polls and 10 s of real time here)
+  out <- tempfile(fileext = ".html")
+  page <- processx::process$new("chromium", c("--headless", "--no-sandbox", "--disable-gpu",
+                                              paste0("--user-data-dir=", tempfile("chromium-")),
+                                              "--virtual-time-budget=60000", "--dump-dom", tb$url),
+                                stdout = out, stderr = tempfile())
+  on.exit(if (page$is_alive()) page$kill(), add = TRUE)
+  # a training of about 25 s in this session, noting the step at which the
+  # page was done
+  page_done <- NA_real_
+  watch <- session_run_hook(after_run = function(context, values) {
+    Sys.sleep(0.1)
+    if (is.na(page_done) && !page$is_alive()) page_done <<- context$session$run("global_step")
+  })
+  quietly(train(est, x_input(num_epochs = NULL), steps = 250, hooks = list(watch)))
+  page$wait(60000)
+  expect_false(is.na(page_done))  # the page was done before the training
+  expect_lt(page_done, 255)
+  status <- xml2::xml_find_first(xml2::read_html(out), "//*[@id='status']")
+  expect_identical(xml2::xml_attr(status, "data-error"), NA_character_)
+  expect_gt(as.integer(xml2::xml_attr(status, "data-polls")), 5L)
+  # its first poll found the 5 points of the first training (and the
+  # evaluation-free run's other tags); later polls, during the second, more
+  expect_gt(as.integer(xml2::xml_attr(status, "data-points")),
+            as.integer(xml2::xml_attr(status, "data-first-points")))
+})
