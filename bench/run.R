@@ -276,6 +276,18 @@ if (requireNamespace("data.table", quietly = TRUE)) {
   cat(streaming_lines, sep = "\n")
   out <- c(out, streaming_lines)
 }
+# Training while spinning processes hold the cores (bench/load.R: 2 threads'
+# time over 1 thread's, quiet and under load) and several fits at once
+# (bench/workers.R: forked children and tune_grid() on future's workers).
+for (script in c("load.R", "workers.R")) {
+  path <- if (file.exists("bench")) file.path("bench", script) else script
+  title <- if (script == "load.R") "# Under load: 2 threads against 1, with spinning processes started by bench/load.R" else
+    "# Several fits at once (bench/workers.R)"
+  lines <- c("", title, "", system2(rscript, path, stdout = TRUE),
+             "", sprintf("Load average at the end: %s", readLines("/proc/loadavg", 1L)))
+  cat(lines, sep = "\n")
+  out <- c(out, lines)
+}
 # bench/results.md: the tables above, then the sections written by hand,
 # kept from the file as it was (everything below the marker line).
 results <- if (file.exists("bench")) "bench/results.md" else "results.md"
