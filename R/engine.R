@@ -30,7 +30,10 @@ in_worker_process <- function() {
   if (cpp_threads_info()$forked_child) return(TRUE)
   worker <- engine_state$socket_worker
   if (is.null(worker)) {
-    worker <- any(grepl("workRSOCK|slaveRSOCK", commandArgs(), perl = TRUE)) ||
+    # (fixed patterns: a perl = TRUE regex would make R reserve a 64 MiB
+    # stack for PCRE's JIT, which a memory-capped process may not have)
+    args <- commandArgs()
+    worker <- any(grepl("workRSOCK", args, fixed = TRUE) | grepl("slaveRSOCK", args, fixed = TRUE)) ||
       identical(Sys.getenv("CALLR_IS_RUNNING"), "true")
     engine_state$socket_worker <- worker
   }

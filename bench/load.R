@@ -26,7 +26,7 @@ spin <- function(k) {
 }
 stop_spinning <- function(jobs) {
   for (j in jobs) tools::pskill(j$pid)
-  if (length(jobs)) invisible(parallel::mccollect(jobs, wait = TRUE))
+  if (length(jobs)) invisible(suppressWarnings(parallel::mccollect(jobs, wait = TRUE)))
 }
 time_task <- function(task, threads) {
   out <- system2(rscript, c(shQuote(task_script), task, threads), stdout = TRUE)
