@@ -174,7 +174,8 @@ test_that("new run directories appear as runs; several log directories are prefi
   b <- tb_tempdir()
   est_a <- train_x_in(a, steps = 4, evaluate = FALSE)
   train_x_in(b, steps = 3, evaluate = FALSE)
-  tb <- tensorboard(list(wide = a, deep = b), launch_browser = FALSE, background = FALSE, reload_interval = 0.01) |> suppressMessages()
+  tb <- tensorboard(list(wide = a, deep = b), launch_browser = FALSE, background = FALSE,
+                    reload_interval = 0.01) |> suppressMessages()
   on.exit(tb$stop(), add = TRUE)
   expect_setequal(tb_json(tb, "data/runs")$runs$name, c("wide/.", "deep/."))
   quietly(evaluate(est_a, input_fn = x_input(num_epochs = 1), name = "holdout"))
@@ -238,7 +239,8 @@ test_that("the URL goes to stderr and to the viewer when launch_browser = TRUE",
   on.exit(tb$stop(), add = TRUE)
   expect_identical(seen, tb$url)
   # nothing on stdout
-  expect_identical(utils::capture.output(suppressMessages(tensorboard(dir, launch_browser = FALSE, background = FALSE)$stop())),
+  expect_identical(utils::capture.output(suppressMessages(
+    tensorboard(dir, launch_browser = FALSE, background = FALSE)$stop())),
                    character())
 })
 

@@ -26,7 +26,8 @@ test_that("the default is 2 threads, the option wins, \"auto\" counts the cores"
   expected <- if (requireNamespace("parallelly", quietly = TRUE)) as.integer(parallelly::availableCores()) else 2L
   expect_identical(engine_threads(), expected)
   options(cppestimators.threads = 0)
-  expect_error(engine_threads(), "whole number of threads >= 1 or \"auto\", not numeric 0", class = "cppestimators_error")
+  expect_error(engine_threads(), "whole number of threads >= 1 or \"auto\", not numeric 0",
+               class = "cppestimators_error")
   options(cppestimators.threads = "many")
   expect_error(engine_threads(), "not character \"many\"", class = "cppestimators_error")
 })
@@ -128,8 +129,10 @@ test_that("an interrupt during parallel steps stops training within 50 ms", {
     tryCatch({
       suppressMessages(train(est, input, steps = 1e6))
       list(res = "finished")
-    }, interrupt = function(e) list(res = "interrupted", at = as.numeric(Sys.time()),
-                                    workers = asNamespace("cppestimators")$cpp_threads_info()$workers))
+    }, interrupt = function(e) {
+      list(res = "interrupted", at = as.numeric(Sys.time()),
+           workers = asNamespace("cppestimators")$cpp_threads_info()$workers)
+    })
   }
   p <- callr::r_bg(run, list(dir = dir, libs = .libPaths()))
   deadline <- Sys.time() + 60
