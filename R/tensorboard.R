@@ -218,7 +218,7 @@ start_background_tensorboard <- function(log_dirs, host, port, reload_interval) 
   ready <- tempfile("tensorboard-ready-")
   log <- tempfile("tensorboard-", fileext = ".log")
   proc <- tryCatch(
-    callr::r_bg(tensorboard_serve, package = TRUE, supervise = TRUE, stdout = log, stderr = "2>&1",
+    callr::r_bg(tensorboard_serve, package = TRUE, stdout = log, stderr = "2>&1",
                 args = list(log_dirs = log_dirs, host = host, port = port, reload_interval = reload_interval,
                             ready = ready, parent = Sys.getpid(), libs = .libPaths())),
     error = function(e) failed(paste0("could not start (", conditionMessage(e), ")")))
