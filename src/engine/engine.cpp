@@ -26,6 +26,9 @@
 #include "data/stream_sources.cpp"
 #include "data/stream_transforms.cpp"
 
+// distributed
+#include "distributed/collective.cpp"
+
 // features
 #include "features/cell_ids.cpp"
 #include "features/crossed.cpp"

@@ -1,0 +1,44 @@
+// The two-sided operations that training across processes needs, between
+// the ranks 0 .. size() - 1 of one training job. The engine calls them at
+// the points of a round where the ranks' statistics meet; a transport
+// (MPI, an R socket cluster) implements them. Every rank calls the same
+// operations in the same order; an operation returns when every rank has
+// called it.
+//
+// Results never depend on timing: sums are taken in rank order (rank 0's
+// value, plus rank 1's, ...), gathers list the ranks in order.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cppestimators {
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // data[i] becomes the sum over the ranks of their data[i], added in rank
+  // order; every rank passes the same n (else every rank throws
+  // std::invalid_argument).
+  virtual void allreduce_sum(double* data, std::size_t n) = 0;
+  // Every rank's bytes, in rank order.
+  virtual std::vector<std::string> allgather(const std::string& bytes) = 0;
+  // `bytes` becomes root's bytes on every rank.
+  virtual void broadcast(std::string& bytes, int root) = 0;
+  // Gives up: operations that any rank is waiting in, or calls later, throw
+  // std::runtime_error naming this rank and `reason` (a rank that failed
+  // calls it so that the others do not wait for it forever).
+  virtual void abort(const std::string& reason) = 0;
+};
+
+// One process training alone (size 1): every operation returns its input.
+std::unique_ptr<Collective> make_local_collective();
+
+// `size` ranks in one process, rank r being element r, each used from a
+// thread of its own: for tests of what the engine does across ranks.
+std::vector<std::unique_ptr<Collective>> make_in_process_collectives(int size);
+
+}  // namespace cppestimators
