@@ -17,6 +17,14 @@ cpp_csv_reader_rewind <- function(reader) {
     invisible(.Call(`_cppestimators_cpp_csv_reader_rewind`, reader))
 }
 
+cpp_r_collective <- function(fns) {
+    .Call(`_cppestimators_cpp_r_collective`, fns)
+}
+
+cpp_round_combine <- function(parts) {
+    .Call(`_cppestimators_cpp_round_combine`, parts)
+}
+
 cpp_estimator_new <- function(spec) {
     .Call(`_cppestimators_cpp_estimator_new`, spec)
 }
@@ -77,12 +85,12 @@ cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }
 
-cpp_session_new <- function(est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel) {
-    .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel)
+cpp_session_new <- function(est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective = NULL, observer = FALSE) {
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective, observer)
 }
 
-cpp_stream_session_new <- function(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel) {
-    .Call(`_cppestimators_cpp_stream_session_new`, est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel)
+cpp_stream_session_new <- function(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective = NULL) {
+    .Call(`_cppestimators_cpp_stream_session_new`, est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective)
 }
 
 cpp_dense_block <- function(est, features, threads) {

@@ -66,6 +66,26 @@ RcppExport SEXP _cppestimators_cpp_csv_reader_rewind(SEXP readerSEXP) {
   return R_NilValue;
   END_RCPP
 }
+// cpp_r_collective
+SEXP cpp_r_collective(Rcpp::List fns);
+RcppExport SEXP _cppestimators_cpp_r_collective(SEXP fnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type fns(fnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_r_collective(fns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_round_combine
+Rcpp::RawVector cpp_round_combine(Rcpp::List parts);
+RcppExport SEXP _cppestimators_cpp_round_combine(SEXP partsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type parts(partsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_round_combine(parts));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_estimator_new
 SEXP cpp_estimator_new(Rcpp::List spec);
 RcppExport SEXP _cppestimators_cpp_estimator_new(SEXP specSEXP) {
@@ -229,12 +249,14 @@ RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
 // cpp_session_new
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
                      std::string weight_key, std::string mode, int batch_size, double num_epochs,
-                     bool shuffle, double seed, SEXP block, int threads, std::string kernel);
+                     bool shuffle, double seed, SEXP block, int threads, std::string kernel,
+                     SEXP collective, bool observer);
 RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP,
                                                SEXP weightsSEXP, SEXP weight_keySEXP, SEXP modeSEXP,
                                                SEXP batch_sizeSEXP, SEXP num_epochsSEXP,
                                                SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP,
-                                               SEXP threadsSEXP, SEXP kernelSEXP) {
+                                               SEXP threadsSEXP, SEXP kernelSEXP,
+                                               SEXP collectiveSEXP, SEXP observerSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
@@ -250,9 +272,11 @@ RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, 
   Rcpp::traits::input_parameter<SEXP>::type block(blockSEXP);
   Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
   Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
-  rcpp_result_gen =
-      Rcpp::wrap(cpp_session_new(est, features, labels, weights, weight_key, mode, batch_size,
-                                 num_epochs, shuffle, seed, block, threads, kernel));
+  Rcpp::traits::input_parameter<SEXP>::type collective(collectiveSEXP);
+  Rcpp::traits::input_parameter<bool>::type observer(observerSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, weights, weight_key, mode,
+                                               batch_size, num_epochs, shuffle, seed, block,
+                                               threads, kernel, collective, observer));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -261,11 +285,14 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
                             std::string response, bool has_vocabulary,
                             std::vector<std::string> vocabulary, std::string weight_key,
                             std::string mode, int batch_size, double seed, double window_rows,
-                            int threads, std::string kernel);
-RcppExport SEXP _cppestimators_cpp_stream_session_new(
-    SEXP estSEXP, SEXP descriptionSEXP, SEXP featuresSEXP, SEXP responseSEXP,
-    SEXP has_vocabularySEXP, SEXP vocabularySEXP, SEXP weight_keySEXP, SEXP modeSEXP,
-    SEXP batch_sizeSEXP, SEXP seedSEXP, SEXP window_rowsSEXP, SEXP threadsSEXP, SEXP kernelSEXP) {
+                            int threads, std::string kernel, SEXP collective);
+RcppExport SEXP _cppestimators_cpp_stream_session_new(SEXP estSEXP, SEXP descriptionSEXP,
+                                                      SEXP featuresSEXP, SEXP responseSEXP,
+                                                      SEXP has_vocabularySEXP, SEXP vocabularySEXP,
+                                                      SEXP weight_keySEXP, SEXP modeSEXP,
+                                                      SEXP batch_sizeSEXP, SEXP seedSEXP,
+                                                      SEXP window_rowsSEXP, SEXP threadsSEXP,
+                                                      SEXP kernelSEXP, SEXP collectiveSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
@@ -281,9 +308,10 @@ RcppExport SEXP _cppestimators_cpp_stream_session_new(
   Rcpp::traits::input_parameter<double>::type window_rows(window_rowsSEXP);
   Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
   Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
-  rcpp_result_gen = Rcpp::wrap(
-      cpp_stream_session_new(est, description, features, response, has_vocabulary, vocabulary,
-                             weight_key, mode, batch_size, seed, window_rows, threads, kernel));
+  Rcpp::traits::input_parameter<SEXP>::type collective(collectiveSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_session_new(
+      est, description, features, response, has_vocabulary, vocabulary, weight_key, mode,
+      batch_size, seed, window_rows, threads, kernel, collective));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -585,6 +613,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_csv_reader_next", (DL_FUNC)&_cppestimators_cpp_csv_reader_next, 2},
     {"_cppestimators_cpp_csv_reader_count", (DL_FUNC)&_cppestimators_cpp_csv_reader_count, 2},
     {"_cppestimators_cpp_csv_reader_rewind", (DL_FUNC)&_cppestimators_cpp_csv_reader_rewind, 1},
+    {"_cppestimators_cpp_r_collective", (DL_FUNC)&_cppestimators_cpp_r_collective, 1},
+    {"_cppestimators_cpp_round_combine", (DL_FUNC)&_cppestimators_cpp_round_combine, 1},
     {"_cppestimators_cpp_estimator_new", (DL_FUNC)&_cppestimators_cpp_estimator_new, 1},
     {"_cppestimators_cpp_estimator_global_step", (DL_FUNC)&_cppestimators_cpp_estimator_global_step,
      1},
@@ -605,8 +635,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
-    {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 13},
-    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 13},
+    {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 15},
+    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 14},
     {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC)&_cppestimators_cpp_estimator_dense_width,
      1},

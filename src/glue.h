@@ -23,6 +23,7 @@ struct SessionBox {
   // outlive the session, which reads the feed's windows)
   std::vector<Rcpp::RObject> host;
   std::unique_ptr<StreamFeed> feed;
+  Rcpp::RObject collective;  // a distributed session's ranks (outlive the session)
   std::unique_ptr<Session> session;
   bool running = false;
 };

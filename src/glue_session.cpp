@@ -3,6 +3,7 @@
 // from their specs.
 #include <Rcpp.h>
 
+#include <cppestimators/distributed/collective.h>
 #include <cppestimators/features/dense_block.h>
 #include <cppestimators/hooks/history_saver.h>
 #include <cppestimators/hooks/registry.h>
@@ -31,6 +32,15 @@ gemm::Kernel kernel_named(const std::string& name) {
   }
   Rcpp::stop("unknown kernel '%s'", name);
 }
+// A distributed session's ranks (cpp_r_collective()), kept by the box.
+void set_collective(SessionBox& box, SessionOptions& opt, SEXP collective, bool observer) {
+  if (Rf_isNull(collective)) return;
+  Rcpp::XPtr<Collective> c(collective);
+  if (c.get() == nullptr) Rcpp::stop("internal: the collective is gone");
+  box.collective = collective;
+  opt.collective = c.get();
+  opt.observer = observer;
+}
 }  // namespace
 
 // features: named list of R vectors/matrices (read in place); labels: a
@@ -39,7 +49,8 @@ gemm::Kernel kernel_named(const std::string& name) {
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
                      std::string weight_key, std::string mode, int batch_size, double num_epochs,
-                     bool shuffle, double seed, SEXP block, int threads, std::string kernel) {
+                     bool shuffle, double seed, SEXP block, int threads, std::string kernel,
+                     SEXP collective = R_NilValue, bool observer = false) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -69,6 +80,7 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
   opt.seed = static_cast<std::uint64_t>(seed);
   opt.threads = threads;
   opt.kernel = kernel_named(kernel);
+  set_collective(*box, opt, collective, observer);
   std::shared_ptr<const DenseRows> rows;
   if (!Rf_isNull(block)) {
     const BlockBox& b = block_of(block);
@@ -90,7 +102,7 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
                             std::string response, bool has_vocabulary,
                             std::vector<std::string> vocabulary, std::string weight_key,
                             std::string mode, int batch_size, double seed, double window_rows,
-                            int threads, std::string kernel) {
+                            int threads, std::string kernel, SEXP collective = R_NilValue) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -112,6 +124,7 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
   opt.seed = static_cast<std::uint64_t>(seed);
   opt.threads = threads;
   opt.kernel = kernel_named(kernel);
+  set_collective(*box, opt, collective, false);
   box->session.reset(new Session(e, *box->feed, opt));
   return Rcpp::XPtr<SessionBox>(box.release(), true);
 }

@@ -8,6 +8,7 @@
 #include "RcppExports.cpp"
 #include "fetch.cpp"
 #include "glue_csv.cpp"
+#include "glue_distributed.cpp"
 #include "glue_estimator.cpp"
 #include "glue_events.cpp"
 #include "glue_registry.cpp"

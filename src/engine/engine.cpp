@@ -28,6 +28,7 @@
 
 // distributed
 #include "distributed/collective.cpp"
+#include "distributed/step_exchange.cpp"
 
 // features
 #include "features/cell_ids.cpp"

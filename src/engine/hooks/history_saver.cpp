@@ -8,6 +8,12 @@
 namespace cppestimators {
 
 BatchLosses batch_losses(const Session& s) {
+  if (!s.distributed()) return local_batch_losses(s);
+  const RoundHead& r = s.round();
+  return BatchLosses{r.pe_weight > 0 ? r.pe_total / r.pe_weight : 0.0, r.pe_total, r.pe_weight};
+}
+
+BatchLosses local_batch_losses(const Session& s) {
   const int d = s.head().per_example_dim(), m = s.rows() * d;
   const float* pe = s.per_example_losses();
   const float* w = s.weights();
@@ -21,7 +27,7 @@ BatchLosses batch_losses(const Session& s) {
       weights += w[i / d];
     }
   }
-  return BatchLosses{weights > 0 ? sum / weights : 0.0, sum};
+  return BatchLosses{weights > 0 ? sum / weights : 0.0, sum, weights};
 }
 
 HistorySaverHook::HistorySaverHook(std::int64_t every_n_step) : every_(every_n_step) {

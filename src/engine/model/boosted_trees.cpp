@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <cppestimators/distributed/collective.h>
 #include <cppestimators/model/heads/head.h>
 
 namespace cppestimators {
@@ -81,10 +82,12 @@ bool BoostedTreesModel::reads_dense_rows_by_index() const { return true; }
 
 void BoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int64_t n,
                                       const DenseRows* block, Mode mode, int threads) {
+  // (a rank with no rows still meets the others' fit)
+  const bool across = collective_ != nullptr && collective_->size() > 1;
   if (mode != Mode::Train || buckets_.numeric_count() == 0 ||
-      ensemble_.state(trees::Ensemble::kBoundariesReady) != 0.0f || n == 0)
+      ensemble_.state(trees::Ensemble::kBoundariesReady) != 0.0f || (n == 0 && !across))
     return;
-  buckets_.fit(features_, binding, n, block, threads);
+  buckets_.fit(features_, binding, n, block, threads, across ? collective_ : nullptr);
   ensemble_.set_state(trees::Ensemble::kBoundariesReady, 1.0f);
 }
 
@@ -166,14 +169,19 @@ void BoostedTreesModel::Boosting::apply(const StepStats& stats, const Optimizers
   m_.accumulator_.add(stats, m_.buckets_.total_bins(), first, slots,
                       std::max(1, ws.hist.threads_used), e.state(trees::Ensemble::kBatches) == 0.0f,
                       exists);
-  e.set_state(trees::Ensemble::kBatches, e.state(trees::Ensemble::kBatches) + 1.0f);
-  if (e.state(trees::Ensemble::kBatches) < static_cast<float>(m_.batches_per_layer_)) return;
+  // batches from every rank count, as TF's accumulator counts every worker's
+  const float batches =
+      e.state(trees::Ensemble::kBatches) + static_cast<float>(std::max(1, stats.batches));
+  e.set_state(trees::Ensemble::kBatches, batches);
+  if (batches < static_cast<float>(m_.batches_per_layer_)) return;
+  // the statistics are averaged over the batches taken (n_batches_per_layer
+  // alone; more when the last round brought several ranks' batches)
   if (m_.centering()) {
-    m_.center(static_cast<float>(m_.batches_per_layer_));
+    m_.center(batches);
     return;
   }
   e.grow_layer(tree, layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_, m_.learning_rate_,
-               m_.batches_per_layer_);
+               static_cast<int>(batches));
 }
 
 bool BoostedTreesModel::Boosting::finished() const { return m_.training_finished(); }

@@ -32,7 +32,30 @@ struct HooksGuard {
 };
 }  // namespace
 
+namespace {
+LoopOutcome run_loop(Session& s, const std::vector<Hook*>& hooks, Services& svc);
+}  // namespace
+
 LoopOutcome run_monitored(Session& s, const std::vector<Hook*>& hooks, Services& svc) {
+  if (!s.distributed()) return run_loop(s, hooks, svc);
+  // Across ranks, a rank that leaves the loop otherwise than with the others
+  // (its hooks stopped it, an interrupt, an error) tells them: the chief with
+  // a last round asking every rank to stop, another rank by giving up.
+  try {
+    LoopOutcome out = run_loop(s, hooks, svc);
+    s.end_rounds(out.interrupted ? "interrupted" : "stopped");
+    return out;
+  } catch (const std::exception& e) {
+    s.end_rounds(e.what());
+    throw;
+  } catch (...) {
+    s.end_rounds("an error");
+    throw;
+  }
+}
+
+namespace {
+LoopOutcome run_loop(Session& s, const std::vector<Hook*>& hooks, Services& svc) {
   LoopOutcome out;
   const int n = static_cast<int>(hooks.size());
   s.set_hooks(&hooks);
@@ -91,5 +114,6 @@ LoopOutcome run_monitored(Session& s, const std::vector<Hook*>& hooks, Services&
     svc.message("Training with estimator made no steps. Perhaps input is empty or misspecified.");
   return out;
 }
+}  // namespace
 
 }  // namespace cppestimators

@@ -11,6 +11,8 @@
 #endif
 
 #include <cppestimators/data/stream_feed.h>
+#include <cppestimators/distributed/collective.h>
+#include <cppestimators/hooks/history_saver.h>
 #include <cppestimators/parallel.h>
 #include <cppestimators/services.h>
 
@@ -64,7 +66,23 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
   est.model().features().allocate(*binding_, work_rows, batch_,
                                   block_ == nullptr || !est.model().reads_dense_rows_by_index());
   batch_.data_rows = feed ? feed->window_capacity() : data.n;
-  est.model().begin_session(*binding_, data.n, block_.get(), opt.mode, opt.threads);
+  if (opt.collective != nullptr) {
+    if (opt.mode != Mode::Train)
+      throw std::invalid_argument("only training runs across ranks (evaluate on one)");
+    // every rank starts from the chief's estimator, then fits what the
+    // model learns from the data before its first step (trees' buckets)
+    // from every rank's rows
+    broadcast_estimator(est, *opt.collective, 0);
+  }
+  if (opt.observer && opt.collective == nullptr)
+    throw std::invalid_argument("internal: an observing session needs a collective");
+  struct CollectiveGuard {
+    Model& m;
+    ~CollectiveGuard() { m.set_collective(nullptr); }
+  } collective_guard{est.model()};
+  est.model().set_collective(opt.collective);
+  est.model().begin_session(*binding_, opt.observer ? 0 : data.n, block_.get(), opt.mode,
+                            opt.threads);
   workspace_ = est.model().new_workspace(batch_, work_rows, opt.threads);
   workspace_->rng = Rng(opt.seed ^ 0x9E3779B97F4A7C15ULL);
   if (!gemm::available(opt.kernel))
@@ -88,8 +106,11 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
 Session::~Session() { --live_count(); }
 
 bool Session::run_step() {
-  if (opt_.mode == Mode::Train && est_.model().training().finished())
-    return false;  // nothing left to train
+  if (opt_.mode == Mode::Train && est_.model().training().finished()) {
+    rounds_ended_ = true;  // every rank holds the same model: they all finish here
+    return false;          // nothing left to train
+  }
+  if (opt_.mode == Mode::Train && opt_.collective != nullptr) return run_round();
   const int rows = feed_ ? next_streamed() : batcher_.next(idx_.data());
   if (rows == 0) return false;
   rows_ = rows;
@@ -97,21 +118,7 @@ bool Session::run_step() {
   // Every row in order (a whole epoch that is not shuffled) twice in a row:
   // the labels and weights gathered last time are these.
   const bool whole = !feed_ && !batcher_.shuffles() && rows == data_.n && batcher_.last_distinct();
-  if (!(whole && gathered_whole_)) {
-    if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
-    if (weighted_) gather_weights(rows);
-  }
-  gathered_whole_ = whole;
-  batch_.example_weights = weighted_ ? w_.data() : nullptr;
-  batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
-  if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
-    est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
-    batch_.distinct_rows = distinct();
-    batch_.whole_in_order = whole;
-    est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
-  } else {
-    forward_in_chunks(rows);
-  }
+  forward_batch(rows, whole);
   switch (opt_.mode) {
     case Mode::Train: {
       TrainingStrategy& training = est_.model().training();
@@ -138,6 +145,96 @@ bool Session::run_step() {
   }
   ++steps_;
   return true;
+}
+
+void Session::forward_batch(int rows, bool whole) {
+  if (!(whole && gathered_whole_)) {
+    if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
+    if (weighted_) gather_weights(rows);
+  }
+  gathered_whole_ = whole;
+  batch_.example_weights = weighted_ ? w_.data() : nullptr;
+  batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
+  if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
+    est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
+    batch_.distinct_rows = distinct();
+    batch_.whole_in_order = whole;
+    est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
+  } else {
+    forward_in_chunks(rows);
+  }
+}
+
+bool Session::run_round() {
+  const int rows = opt_.observer ? 0 : feed_ ? next_streamed() : batcher_.next(idx_.data());
+  TrainingStrategy& training = est_.model().training();
+  const Head& head = est_.head();
+  RoundHead mine;
+  mine.data_ranks = opt_.observer ? 0.0 : 1.0;
+  StepStats stats;
+  rows_ = rows;
+  if (rows > 0) {
+    const bool whole =
+        !feed_ && !batcher_.shuffles() && rows == data_.n && batcher_.last_distinct();
+    forward_batch(rows, whole);
+    float* dlogits = training.needs_head_gradients(head) ? dlogits_.data() : nullptr;
+    const double total =
+        static_cast<float>(batch_loss(rows, dlogits, training.loss_is_batch_mean()));
+    mine.batches = 1.0;
+    mine.rows = rows;
+    mine.weight_sum = weighted_ ? weight_sum_ : rows;
+    // the batch's summed loss (a batch mean's is the sum of its rows' losses too)
+    mine.loss = total;
+    const BatchLosses b = local_batch_losses(*this);
+    mine.pe_total = b.total;
+    mine.pe_weight = b.weights;
+    if (std::isfinite(total)) {
+      const float local = training.loss_is_batch_mean()
+                              ? static_cast<float>(total) / static_cast<float>(rows)
+                              : static_cast<float>(total);
+      if (std::isfinite(local))
+        stats = training.compute(batch_, logits_.data(), dlogits, head, *workspace_);
+    }
+  }
+  const std::vector<Parameter*> params = est_.model().parameters();
+  const std::string combined =
+      opt_.collective->allcombine(exchange_.pack(mine, stats, params), &StepExchange::combine);
+  StepStats all;
+  const RoundHead h = exchange_.unpack(combined, params, all);
+  if (h.ends()) {
+    rounds_ended_ = true;
+    return false;
+  }
+  round_ = h;
+  // the round's loss: the batches' summed loss (a batch mean's: over every
+  // rank's rows)
+  loss_ = training.loss_is_batch_mean() ? static_cast<float>(h.loss) / static_cast<float>(h.rows)
+                                        : static_cast<float>(h.loss);
+  if (std::isfinite(loss_) && !all.empty()) {
+    est_.update_learning_rates();
+    training.apply(all, est_.optimizers(), *workspace_);
+  }
+  est_.advance_global_step();
+  ++steps_;
+  return true;
+}
+
+void Session::end_rounds(const std::string& why) noexcept {
+  if (opt_.collective == nullptr || rounds_ended_) return;
+  rounds_ended_ = true;
+  try {
+    if (opt_.collective->rank() == 0) {
+      RoundHead stop;
+      stop.stops = 1.0;
+      stop.data_ranks = opt_.observer ? 0.0 : 1.0;
+      opt_.collective->allcombine(exchange_.pack(stop, StepStats(), est_.model().parameters()),
+                                  &StepExchange::combine);
+    } else {
+      opt_.collective->abort(why);
+    }
+  } catch (...) {
+    // another rank gave up first: nothing is left to tell it
+  }
 }
 
 double Session::memory_limit() {

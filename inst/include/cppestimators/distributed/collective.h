@@ -9,6 +9,7 @@
 // value, plus rank 1's, ...), gathers list the ranks in order.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,15 @@ class Collective {
   virtual std::vector<std::string> allgather(const std::string& bytes) = 0;
   // `bytes` becomes root's bytes on every rank.
   virtual void broadcast(std::string& bytes, int root) = 0;
+  // Every rank's bytes, combined by `combine` (a function of the ranks'
+  // bytes in rank order that gives the same result wherever it runs): every
+  // rank gets its result. By default every rank gathers and combines; a
+  // transport with a root (a socket cluster's driver) combines once there and
+  // sends the result.
+  using Combiner = std::function<std::string(const std::vector<std::string>&)>;
+  virtual std::string allcombine(const std::string& bytes, const Combiner& combine) {
+    return combine(allgather(bytes));
+  }
   // Gives up: operations that any rank is waiting in, or calls later, throw
   // std::runtime_error naming this rank and `reason` (a rank that failed
   // calls it so that the others do not wait for it forever).

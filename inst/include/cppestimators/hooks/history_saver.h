@@ -22,12 +22,16 @@ struct History {
 };
 
 // The mean and the sum of the last batch's per-example losses (weighted by
-// the examples' weights when the input has a weight column).
+// the examples' weights when the input has a weight column), and the sum
+// of their weights. Across ranks: every rank's batch of the last round.
 struct BatchLosses {
-  double mean, total;
+  double mean, total, weights;
 };
 
 BatchLosses batch_losses(const Session& s);
+
+// This rank's batch alone.
+BatchLosses local_batch_losses(const Session& s);
 
 class HistorySaverHook : public Hook {
  public:

@@ -21,6 +21,8 @@
 
 namespace cppestimators {
 
+class Collective;
+
 class Workspace {
  public:
   virtual ~Workspace() = default;
@@ -82,7 +84,12 @@ class Model {
   // Initial values: zeros, or draws from `rng` (seeded by the run config).
   void initialize(Rng& rng);
 
+  // The ranks a distributed training session's begin_session() may meet
+  // (set by the session around that call; null otherwise).
+  void set_collective(Collective* c) { collective_ = c; }
+
  protected:
+  Collective* collective_ = nullptr;
   // For a model trained otherwise than by gradient steps (boosted trees).
   void set_training(TrainingStrategy& t) { training_ = &t; }
   Parameter& add(Parameter p);

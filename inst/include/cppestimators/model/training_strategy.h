@@ -38,6 +38,9 @@ struct StepStats {
   // layer being grown, one pair per bin and then the node's totals.
   double* sums = nullptr;
   std::size_t sum_count = 0;
+  // How many batches the statistics add up (more than one when they are
+  // several ranks' combined, distributed/step_exchange.h).
+  int batches = 1;
   // Whether there is anything to apply (not when training had finished).
   bool empty() const { return gradients == nullptr && sums == nullptr; }
 };

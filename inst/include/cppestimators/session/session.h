@@ -13,6 +13,7 @@
 
 #include "../data/batcher.h"
 #include "../data/dataset.h"
+#include "../distributed/step_exchange.h"
 #include "../features/feature_batch.h"
 #include "../features/feature_set.h"
 #include "../math/gemm.h"
@@ -30,6 +31,13 @@ struct SessionOptions {
   int threads = 1;  // for the model's products on large batches
   gemm::Kernel kernel =
       gemm::Kernel::Portable;  // the model's matrix products (gemm::available() ones only)
+  // Training across ranks (distributed/collective.h): the session starts
+  // from rank 0's estimator, and every step is a round whose statistics
+  // combine every rank's batch; null trains alone. Training only.
+  Collective* collective = nullptr;
+  // This rank reads no data: it applies the rounds' results (a socket
+  // cluster's driver, which runs the hooks while the workers read).
+  bool observer = false;
 };
 
 struct RunContext;
@@ -105,6 +113,20 @@ class Session {
   // thread order, so a thread count gives one result.
   double batch_loss(int rows, float* dlogits, bool mean_gradients = false);
 
+  // Training across ranks (SessionOptions::collective).
+  bool distributed() const { return opt_.collective != nullptr; }
+  Collective* collective() const { return opt_.collective; }
+  // Whether the ranks ended together: a round ended (a rank asked to stop
+  // or had no batch left) or training finished on every rank. When a
+  // distributed loop ends otherwise, end_rounds() tells the other ranks.
+  bool rounds_ended() const { return rounds_ended_; }
+  // Rank 0 (the chief): a last round asking every rank to stop. Another
+  // rank: gives the job up (the others' next round throws). Errors of the
+  // other ranks are not thrown from here: the caller has its own outcome.
+  void end_rounds(const std::string& why) noexcept;
+  // The last round's totals (distributed training), for the history.
+  const RoundHead& round() const { return round_; }
+
   // What the last completed step produced.
   std::int64_t steps_run() const { return steps_; }
   int rows() const { return rows_; }
@@ -112,12 +134,14 @@ class Session {
   // The mean per-example loss of the last step (the loss is their sum, or
   // already their batch mean for models that report it so), weighted: the
   // weighted sum over the sum of the weights (TF's training summary).
+  // (Across ranks: the round's, every rank's batch together.)
   double average_loss() const {
-    const double m =
-        (weighted_ ? weight_sum_ : static_cast<double>(rows_)) * est_.head().per_example_dim();
-    if (rows_ <= 0 || m <= 0) return 0.0;
+    const double rows = distributed() ? round_.rows : static_cast<double>(rows_);
+    const double weights = distributed() ? round_.weight_sum : weighted_ ? weight_sum_ : rows;
+    const double m = weights * est_.head().per_example_dim();
+    if (rows <= 0 || m <= 0) return 0.0;
     const double sum =
-        est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows_ : loss_;
+        est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows : loss_;
     return sum / m;
   }
   const float* per_example_losses() const { return per_example_.data(); }
@@ -141,6 +165,14 @@ class Session {
   void set_hooks(const std::vector<Hook*>* hooks) { hooks_ = hooks; }
 
  private:
+  // A training step of a distributed session: this rank's part of the round,
+  // the round, and the combined statistics applied.
+  bool run_round();
+
+  // The last batch's features gathered and its forward pass (training, or a
+  // batch small enough for one pass).
+  void forward_batch(int rows, bool whole);
+
   // Whether the last batch holds each of its rows once.
   bool distinct() const { return feed_ != nullptr || batcher_.last_distinct(); }
 
@@ -186,6 +218,9 @@ class Session {
   double loss_ = 0.0;
   std::int64_t steps_ = 0;
   const std::vector<Hook*>* hooks_ = nullptr;
+  StepExchange exchange_;  // a distributed session's rounds
+  RoundHead round_;
+  bool rounds_ended_ = false;
   static const std::vector<Hook*>& no_hooks() {
     static const std::vector<Hook*> none;
     return none;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include <cppestimators/distributed/collective.h>
+#include <cppestimators/io/little_endian.h>
 #include <cppestimators/parallel.h>
 #include <cppestimators/model/trees/quantile_sketch.h>
 
@@ -65,8 +67,9 @@ void Bucketizer::attach(Parameter& boundaries, Parameter& counts) {
 }
 
 void Bucketizer::fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-                     const DenseRows* block, int threads) {
-  const std::int64_t m = std::min<std::int64_t>(n, 200000);
+                     const DenseRows* block, int threads, Collective* collective) {
+  const bool across = collective != nullptr && collective->size() > 1;
+  const std::int64_t m = std::min<std::int64_t>(n, across ? 200000 / collective->size() : 200000);
   const int width = columns.dense_width();
   std::vector<std::vector<float>> values(static_cast<std::size_t>(numeric_count_));
   for (auto& v : values) v.reserve(static_cast<std::size_t>(m));
@@ -84,6 +87,29 @@ void Bucketizer::fit(const FeatureSet& columns, FeatureSet::Binding& binding, st
       for (const Feature& f : feats_)
         if (f.kind == Feature::Numeric)
           values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
+    }
+  }
+  if (across) {  // every rank's values, in rank order
+    std::string mine;
+    for (const std::vector<float>& v : values) {
+      detail::put_u64(mine, v.size());
+      for (float x : v) detail::put_f32(mine, x);
+    }
+    const std::vector<std::string> all = collective->allgather(mine);
+    for (auto& v : values) v.clear();
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      detail::LittleEndianReader in(all[r].data(), all[r].size());
+      try {
+        for (std::vector<float>& v : values) {
+          const std::uint64_t count = in.u64("count");
+          in.need(count, 4, "values");
+          for (std::uint64_t i = 0; i < count; ++i) v.push_back(in.f32("values"));
+        }
+      } catch (const detail::TruncatedInput&) {
+        throw std::invalid_argument("rank " + std::to_string(r) +
+                                    "'s values for the trees' buckets are cut short (another "
+                                    "model on that rank?)");
+      }
     }
   }
   // each feature's sketch on its own (features split over the threads)

@@ -18,6 +18,7 @@
 #include "../parameter.h"
 
 namespace cppestimators {
+class Collective;
 namespace trees {
 
 // The bucket of x among `count` sorted boundaries as TF's
@@ -81,9 +82,12 @@ class Bucketizer {
 
   // The numeric features' quantile buckets from the data (every row up to
   // 200,000, else 200,000 evenly spaced ones, in their order, as one batch),
-  // read from `block` or gathered through `binding`.
+  // read from `block` or gathered through `binding`. With a `collective`
+  // of several ranks, every rank's values (up to 200,000 / ranks rows each,
+  // evenly spaced) are gathered and the buckets found from all of them in
+  // rank order, so that every rank buckets alike (a rank with n = 0 adds none).
   void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-           const DenseRows* block, int threads);
+           const DenseRows* block, int threads, Collective* collective = nullptr);
 
   // Buckets of batch row r, one per feature.
   // (inline: called per row by the tree walk, Ensemble::forward())
