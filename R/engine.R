@@ -67,15 +67,19 @@ engine_kernel <- function() {
 }
 
 # A fresh engine object (initial weights) for the estimator's spec.
-new_engine <- function(object) {
+new_engine <- function(object) cpp_estimator_new(engine_description(object))
+
+# The engine's description of the estimator's model: plain lists, what a
+# process training with this one builds its engine from (R/distributed.R).
+engine_description <- function(object) {
   spec <- object$spec
   seed <- spec$config$tf_random_seed
   seed <- if (is.null(seed)) floor(stats::runif(1) * 2^31) else abs(seed) %% 2^31
-  cpp_estimator_new(list(
+  list(
     model = engine_model(spec), head = spec$head, head_n = spec$head_n,
     optimizers = lapply(unname(spec$optimizers %||% list(spec$optimizer)), engine_optimizer),
     seed = seed
-  ))
+  )
 }
 
 engine_model <- function(spec) {

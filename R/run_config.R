@@ -23,6 +23,8 @@
 #'   `train()` of the same `model_dir` to finish (its lock, see
 #'   [cppestimators]) before failing with an error naming that process; 0
 #'   fails at once.
+#' @param cluster Where `train()` runs: `NULL` (this process), a socket
+#'   cluster or `"mpi"`; see `train()`'s `cluster`.
 #' @param ... Other `RunConfig` fields of distributed TensorFlow:
 #'   `train_distribute`, `eval_distribute`, `experimental_distribute` and
 #'   `device_fn` must be `NULL` (training runs in this process); `protocol`,
@@ -40,7 +42,7 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
                        save_checkpoints_steps = NULL, save_checkpoints_secs = NULL,
                        session_config = NULL, keep_checkpoint_max = 5,
                        keep_checkpoint_every_n_hours = 10000, log_step_count_steps = 100,
-                       lock_timeout_secs = 10, ...) {
+                       lock_timeout_secs = 10, cluster = NULL, ...) {
   if (missing(save_checkpoints_steps) && missing(save_checkpoints_secs)) {
     save_checkpoints_secs <- 600
   }
@@ -67,7 +69,8 @@ run_config <- function(model_dir = NULL, tf_random_seed = NULL, save_summary_ste
          save_checkpoints_secs = save_checkpoints_secs, session_config = session_config,
          keep_checkpoint_max = keep_checkpoint_max,
          keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours,
-         log_step_count_steps = log_step_count_steps, lock_timeout_secs = lock_timeout_secs),
+         log_step_count_steps = log_step_count_steps, lock_timeout_secs = lock_timeout_secs,
+         cluster = cluster),
     class = "cppestimators_run_config"
   ))
 }
@@ -105,6 +108,7 @@ validate_config <- function(cfg) {
                                 gt0("log_step_count_steps")))
   v["lock_timeout_secs"] <- list(check_number(v$lock_timeout_secs %||% 10, "lock_timeout_secs", min = 0,
                                               must = "a number of seconds >= 0"))
+  v["cluster"] <- list(check_cluster(v$cluster))
   if (!is.null(v$save_checkpoints_steps) && !is.null(v$save_checkpoints_secs)) {
     abort("`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set.")
   }
@@ -115,12 +119,12 @@ validate_config <- function(cfg) {
 
 config_fields <- c("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
                    "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
-                   "keep_checkpoint_every_n_hours", "log_step_count_steps", "lock_timeout_secs")
+                   "keep_checkpoint_every_n_hours", "log_step_count_steps", "lock_timeout_secs", "cluster")
 
 replaceable_fields <- c("model_dir", "tf_random_seed", "save_summary_steps",
                         "save_checkpoints_steps", "save_checkpoints_secs", "session_config",
                         "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
-                        "log_step_count_steps", "lock_timeout_secs", "train_distribute", "device_fn", "protocol",
+                        "log_step_count_steps", "lock_timeout_secs", "cluster", "train_distribute", "device_fn", "protocol",
                         "eval_distribute", "experimental_distribute",
                         "experimental_max_worker_delay_secs", "session_creation_timeout_secs")
 
@@ -154,6 +158,7 @@ print.cppestimators_run_config <- function(x, ...) {
   v <- unclass(x)
   for (nm in names(v)) {
     val <- v[[nm]]
+    if (is_socket_cluster(val)) val <- sprintf("<socket cluster of %d workers>", length(val))
     cat(nm, " = ", if (is.null(val)) "NULL" else if (identical(val, "")) "\"\"" else format(val),
         "\n", sep = "")
   }

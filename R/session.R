@@ -9,8 +9,11 @@
 # evaluation during training.
 run_session <- function(...) with_error_class(run_session_impl(...))
 
+# `distributed`: for training across processes (R/distributed.R), a
+# function of the resolved data and seed giving this process's part: its
+# data, collective, observer flag, seed and finish()/fail().
 run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
-                             checkpoint_path = NULL, ptr = NULL, in_order = FALSE) {
+                             checkpoint_path = NULL, ptr = NULL, in_order = FALSE, distributed = NULL) {
   if (!is.null(ptr)) {
     # the caller's engine, as it is
   } else if (is.null(checkpoint_path)) {
@@ -22,11 +25,23 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   data <- resolve_input(input_fn, object, mode, in_order = in_order)
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
   kernel <- engine_kernel()
-  ses <- if (isTRUE(data$stream)) stream_session(object, ptr, data$input, mode, seed, kernel) else
-    cpp_session_new(ptr, data$features, data$labels, data$weights,
-                    object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
-                    data$num_epochs, isTRUE(data$shuffle), seed,
-                    feature_block(object, ptr, data), engine_threads(), kernel)
+  part <- NULL
+  if (!is.null(distributed)) {
+    part <- distributed(data, seed, kernel)
+    data <- part$data
+    seed <- part$seed %||% seed
+  }
+  ses <- tryCatch(
+    if (isTRUE(data$stream)) stream_session(object, ptr, data$input, mode, seed, kernel) else
+      cpp_session_new(ptr, data$features, data$labels, data$weights,
+                      object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
+                      data$num_epochs, isTRUE(data$shuffle), seed,
+                      if (is.null(part)) feature_block(object, ptr, data), engine_threads(), kernel,
+                      part$collective, isTRUE(part$observer)),
+    error = function(e) {
+      if (!is.null(part)) part$fail(e)
+      abort(e)
+    })
   on.exit(cpp_session_close(ses), add = TRUE)
   r_session <- new_r_session(ses, mode)
   r_context <- new_run_context(ses, r_session)
@@ -36,7 +51,10 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   res <- withCallingHandlers(
     tryCatch(
       cpp_session_run(ses, engine_hook_specs(hooks), r_session, r_context, hostname()),
-      error = function(e) signal_hook_error(note_what_was_kept(e, object, ptr, mode), ses, hooks)
+      error = function(e) {
+        if (!is.null(part)) part$fail(e)
+        signal_hook_error(note_what_was_kept(e, object, ptr, mode), ses, hooks)
+      }
     ),
     interrupt = function(cnd) {
       if (cpp_session_note_interrupt(ses)) invokeRestart("resume")
@@ -44,7 +62,16 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   )
   # NULL: interrupted, and the interrupt noted by the session this one runs
   # inside (an in-memory evaluation), which stops in order next
-  if (is.null(res)) return(NULL)
+  if (is.null(res)) {
+    if (!is.null(part)) part$fail(simpleError("interrupted"))
+    return(NULL)
+  }
+  if (!is.null(part)) {
+    tryCatch(part$finish(), error = function(e) {
+      part$fail(e)
+      abort(e)
+    })
+  }
   if (mode == "train") keep_seen_data(object, data$seen)
   if (mode == "eval") res$metrics <- cpp_session_metrics(ses)
   if (mode == "infer") res$predictions <- cpp_session_predictions(ses, predict_keys)
@@ -83,7 +110,7 @@ open_training_impl <- function(object, ptr, hooks) {
   }
   ran <- FALSE
   closed <- FALSE
-  run <- function(input_fn, hooks) {
+  run <- function(input_fn, hooks, distributed = NULL) {
     if (busy) abort("this estimator is already training: train() cannot be called from one of its own hooks.")
     if (!is.null(dir)) {
       remove_stale_temporaries(dir)
@@ -92,7 +119,7 @@ open_training_impl <- function(object, ptr, hooks) {
     ran <<- TRUE
     st$busy <- TRUE
     on.exit(st$busy <- FALSE, add = TRUE)
-    run_session(object, input_fn, "train", hooks, ptr = ptr)
+    run_session(object, input_fn, "train", hooks, ptr = ptr, distributed = distributed)
   }
   close <- function() {
     if (closed) return(invisible())

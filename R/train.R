@@ -15,6 +15,13 @@
 #' @param max_steps Global step at which to stop (absolute), or `NULL`.
 #' @param saving_listeners A list of [checkpoint_saver_listener()]s, attached
 #'   to the checkpoint saver.
+#' @param cluster Train across processes (default: the run configuration's
+#'   `cluster`, see [run_config()]): a socket cluster
+#'   ([parallel::makePSOCKcluster()], `parallelly::makeClusterPSOCK()`),
+#'   whose workers train on disjoint shards of the data while this session,
+#'   the chief, runs the hooks and writes `model_dir`; or `"mpi"` under
+#'   `mpirun` (Rmpi), rank 0 being the chief. See
+#'   `vignette("training-across-machines")`.
 #' @param ... With a data frame: `response` (the response column, selected as
 #'   in [input_fn()]; default: the one [feature_columns_from_data()] or an
 #'   earlier `train()` recorded) and [input_fn()]'s `batch_size`, `shuffle`
@@ -51,7 +58,7 @@ train <- function(object, ...) {
 #' @rdname train
 #' @export
 train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max_steps = NULL,
-                               saving_listeners = NULL, ...) {
+                               saving_listeners = NULL, cluster = NULL, ...) {
   if (!is.null(steps) && !is.null(max_steps)) {
     abort("Can not provide both steps and max_steps.")
   }
@@ -59,10 +66,22 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   max_steps <- check_steps(max_steps, "max_steps")
   listeners <- normalize_listeners(saving_listeners, "saving_listeners")
   hooks <- normalize_hooks(hooks)
+  cluster <- check_cluster(cluster %||% object$spec$config$cluster)
   if (is.data.frame(input_fn)) {
     input_fn <- data_input(object, input_fn, "train", "train", ...)
   } else {
     check_method_dots(dots_names(...), "train", train.tf_estimator)
+  }
+  world <- if (identical(cluster, "mpi")) mpi_world()
+  if (!is.null(world) && world$size == 1L) world <- NULL  # one process: train alone
+  if (!is.null(world) && world$rank > 0L) return(mpi_worker_train(object, input_fn, world))
+  # under MPI the other ranks wait for the chief's decision to train
+  told <- is.null(world)
+  on.exit(if (!told) mpi_go(world, FALSE), add = TRUE)
+  distributed <- if (!is.null(world)) {
+    function(data, seed, kernel) mpi_training(world, data, seed)
+  } else if (is_socket_cluster(cluster)) {
+    function(data, seed, kernel) socket_training(cluster, object, data, seed, kernel)
   }
   ptr <- estimator_ptr(object)
   # the call's one look at model_dir: under its lock, the engine brought up
@@ -75,7 +94,11 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
     return(invisible(new_history(NULL)))
   }
   hooks <- training_hooks(object, training$hooks, steps, max_steps, listeners, ptr)
-  run <- training$run(input_fn, hooks)
+  if (!told) {
+    mpi_go(world, TRUE)
+    told <- TRUE
+  }
+  run <- training$run(input_fn, hooks, distributed)
   training$close()
   exports <- finish_hooks(hooks, run)
   note_training(object, input_fn, run)

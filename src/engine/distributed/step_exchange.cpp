@@ -1,6 +1,7 @@
 // A round's bytes (distributed/step_exchange.h), in the io/ codec's
 // little-endian layout so that hosts of one job need not share a byte order:
-//   u32 magic | RoundHead (8 f64) | u32 kind: 0 nothing, 1 gradients, 2 sums
+//   u32 magic | RoundHead (8 f64) | u64 n, n f32 per-example losses |
+//   u32 kind: 0 nothing, 1 gradients, 2 sums
 //   gradients: u32 count, then per gradient: u32 parameter, u32 sparse,
 //     u64 n (dense: values; sparse: rows), u64 width (sparse: floats per row),
 //     then dense: n f32; sparse: n i64 rows, n x width f32
@@ -66,6 +67,9 @@ struct GradView {
 // A part's statistics: its gradients or its sums.
 struct PartView {
   RoundHead head;
+  std::uint64_t n_losses = 0;
+  const char* losses = nullptr;
+  std::size_t stats_at = 0;  // where the kind starts
   std::uint32_t kind = kNothing;
   std::vector<GradView> grads;
   std::uint64_t sum_count = 0;
@@ -87,6 +91,9 @@ PartView read_part(const std::string& bytes) {
   PartView v;
   try {
     v.head = read_head(in);
+    v.n_losses = in.u64("losses");
+    v.losses = skip(in, v.n_losses, 4, bytes, "losses");
+    v.stats_at = in.pos();
     v.kind = in.u32("kind");
     if (v.kind == kGradients) {
       const std::uint32_t count = in.u32("gradients");
@@ -148,10 +155,11 @@ void check_same_shape(const PartView& a, const PartView& b, std::size_t rank) {
 
 using namespace step_bytes;
 
-std::string StepExchange::pack(const RoundHead& head, const StepStats& stats,
+std::string StepExchange::pack(const RoundHead& head, const float* losses, std::size_t n_losses,
+                               const StepStats& stats,
                                const std::vector<Parameter*>& params) const {
   std::string out;
-  std::size_t bytes = 4 + 8 * 8 + 4;
+  std::size_t bytes = 4 + 8 * 8 + 8 + 4 * n_losses + 4;
   if (stats.gradients != nullptr)
     for (const Gradient& g : *stats.gradients)
       bytes += 24 + (g.sparse ? g.count * (8 + 4 * g.param->row_width) : 4 * g.param->value.size());
@@ -159,6 +167,8 @@ std::string StepExchange::pack(const RoundHead& head, const StepStats& stats,
   out.reserve(bytes);
   detail::put_u32(out, kMagic);
   put_head(out, head);
+  detail::put_u64(out, n_losses);
+  for (std::size_t i = 0; i < n_losses; ++i) detail::put_f32(out, losses[i]);
   if (stats.gradients != nullptr) {
     detail::put_u32(out, kGradients);
     detail::put_u32(out, static_cast<std::uint32_t>(stats.gradients->size()));
@@ -209,6 +219,12 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
   std::string out;
   detail::put_u32(out, kMagic);
   put_head(out, head);
+  std::uint64_t n_losses = 0;
+  for (const PartView& v : views) n_losses += v.n_losses;
+  detail::put_u64(out, head.ends() ? 0 : n_losses);
+  if (!head.ends())
+    for (const PartView& v : views)
+      out.append(v.losses, static_cast<std::size_t>(v.n_losses) * 4);  // as they are
   if (with.empty() || head.ends()) {
     detail::put_u32(out, kNothing);
     return out;
@@ -216,9 +232,7 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
   const PartView& first = views[with.front()];
   for (std::size_t r : with) check_same_shape(first, views[r], r);
   if (with.size() == 1) {  // one contribution: its statistics as they are
-    const std::string& p = parts[with.front()];
-    const std::size_t stats_at = 4 + 8 * 8;
-    out.append(p, stats_at, std::string::npos);
+    out.append(parts[with.front()], first.stats_at, std::string::npos);
     return out;
   }
   if (first.kind == kSums) {
@@ -288,6 +302,8 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
 RoundHead StepExchange::unpack(const std::string& combined, const std::vector<Parameter*>& params,
                                StepStats& stats) {
   const PartView v = read_part(combined);
+  losses_.resize(static_cast<std::size_t>(v.n_losses));
+  for (std::size_t i = 0; i < losses_.size(); ++i) losses_[i] = detail::load_f32(v.losses + 4 * i);
   stats = StepStats();
   stats.batches = static_cast<int>(v.head.batches);
   if (v.kind == kSums) {

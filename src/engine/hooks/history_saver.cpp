@@ -14,8 +14,8 @@ BatchLosses batch_losses(const Session& s) {
 }
 
 BatchLosses local_batch_losses(const Session& s) {
-  const int d = s.head().per_example_dim(), m = s.rows() * d;
-  const float* pe = s.per_example_losses();
+  const int d = s.head().per_example_dim(), m = s.local_rows() * d;
+  const float* pe = s.local_per_example_losses();
   const float* w = s.weights();
   double sum = 0.0, weights = m;
   if (w == nullptr) {

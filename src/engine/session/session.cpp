@@ -197,8 +197,10 @@ bool Session::run_round() {
     }
   }
   const std::vector<Parameter*> params = est_.model().parameters();
-  const std::string combined =
-      opt_.collective->allcombine(exchange_.pack(mine, stats, params), &StepExchange::combine);
+  const std::size_t n_losses =
+      static_cast<std::size_t>(rows) * static_cast<std::size_t>(head.per_example_dim());
+  const std::string combined = opt_.collective->allcombine(
+      exchange_.pack(mine, per_example_.data(), n_losses, stats, params), &StepExchange::combine);
   StepStats all;
   const RoundHead h = exchange_.unpack(combined, params, all);
   if (h.ends()) {
@@ -227,8 +229,9 @@ void Session::end_rounds(const std::string& why) noexcept {
       RoundHead stop;
       stop.stops = 1.0;
       stop.data_ranks = opt_.observer ? 0.0 : 1.0;
-      opt_.collective->allcombine(exchange_.pack(stop, StepStats(), est_.model().parameters()),
-                                  &StepExchange::combine);
+      opt_.collective->allcombine(
+          exchange_.pack(stop, nullptr, 0, StepStats(), est_.model().parameters()),
+          &StepExchange::combine);
     } else {
       opt_.collective->abort(why);
     }

@@ -50,6 +50,16 @@ void read_group_rate(const Session& s, TensorValue& out) {
 }
 constexpr char kLinear[] = "linear", kDnn[] = "dnn";
 
+// The rows of this process's batch, whose logits and labels it holds; a
+// socket cluster's chief holds none (its workers read the batches).
+int batch_rows(const Session& s, const char* tensor) {
+  if (s.observer())
+    throw std::invalid_argument(std::string("`") + tensor +
+                                "` is not available on a socket cluster's chief: the workers read "
+                                "the batches (fetch `loss`, `losses` or `global_step`)");
+  return s.local_rows();
+}
+
 // The registry: every fixed tensor name in one table (the estimator's
 // variables are looked up by name after it).
 const std::vector<TensorEntry>& tensor_registry() {
@@ -71,13 +81,13 @@ const std::vector<TensorEntry>& tensor_registry() {
       {"dnn/learning_rate", has_group_rate<kDnn>, read_group_rate<kDnn>},
       {"logits", always,
        [](const Session& s, TensorValue& out) {
-         set_rows(out, s.logits(), s.rows(), s.head().logits_dim(), false);
+         set_rows(out, s.logits(), batch_rows(s, "logits"), s.head().logits_dim(), false);
        }},
       {"predictions", always,
        [](const Session& s, TensorValue& out) {
          const Head& head = s.head();
          const std::string key = head.default_prediction_key();
-         const int w = head.key_width(key), rows = s.rows();
+         const int w = head.key_width(key), rows = batch_rows(s, "predictions");
          out.data.resize(static_cast<std::size_t>(rows) * w);
          head.predict(key, s.logits(), rows, out.data.data());
          if (w == 1)
@@ -88,7 +98,7 @@ const std::vector<TensorEntry>& tensor_registry() {
        }},
       {"labels", has_labels,
        [](const Session& s, TensorValue& out) {
-         set_rows(out, s.labels(), s.rows(), s.head().label_dim(), false);
+         set_rows(out, s.labels(), batch_rows(s, "labels"), s.head().label_dim(), false);
        }},
   };
   return entries;

@@ -446,7 +446,8 @@ context("Training across ranks") {
     StepStats sa, sb;
     sa.gradients = &a;
     sb.gradients = &b;
-    const std::string pa = ex.pack(h, sa, params), pb = ex.pack(h, sb, params);
+    const std::string pa = ex.pack(h, nullptr, 0, sa, params),
+                      pb = ex.pack(h, nullptr, 0, sb, params);
     expect_true(contains(error_of([&] {
                            StepExchange::combine({pa, pb});
                          }),

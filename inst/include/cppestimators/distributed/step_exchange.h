@@ -40,10 +40,12 @@ struct RoundHead {
 
 class StepExchange {
  public:
-  // One rank's bytes: `head` and, unless empty, `stats`, whose gradients name
-  // their parameters by position in `params` (the model's parameters()).
-  std::string pack(const RoundHead& head, const StepStats& stats,
-                   const std::vector<Parameter*>& params) const;
+  // One rank's bytes: `head`, its batch's per-example losses (`n_losses`
+  // values, for the chief's hooks) and, unless empty, `stats`, whose
+  // gradients name their parameters by position in `params` (the model's
+  // parameters()).
+  std::string pack(const RoundHead& head, const float* losses, std::size_t n_losses,
+                   const StepStats& stats, const std::vector<Parameter*>& params) const;
 
   // The combination of the ranks' bytes, in rank order (std::invalid_argument
   // when two ranks' statistics disagree in shape).
@@ -54,8 +56,11 @@ class StepExchange {
   // number of batches combined.
   RoundHead unpack(const std::string& combined, const std::vector<Parameter*>& params,
                    StepStats& stats);
+  // The last unpacked round's per-example losses, every rank's in rank order.
+  const std::vector<float>& losses() const { return losses_; }
 
  private:
+  std::vector<float> losses_;
   std::vector<Gradient> grads_;
   std::vector<std::vector<float>> floats_;
   std::vector<std::vector<std::int64_t>> rows_;

@@ -129,7 +129,13 @@ class Session {
 
   // What the last completed step produced.
   std::int64_t steps_run() const { return steps_; }
-  int rows() const { return rows_; }
+  // The last step's rows and per-example losses: across ranks, every rank's
+  // batch of the round (the other per-batch tensors, logits and labels, are
+  // this rank's batch: local_rows() of them).
+  int rows() const { return distributed() ? static_cast<int>(round_.rows) : rows_; }
+  int local_rows() const { return rows_; }
+  // Whether this rank reads no data (a socket cluster's chief).
+  bool observer() const { return opt_.observer; }
   double loss() const { return loss_; }
   // The mean per-example loss of the last step (the loss is their sum, or
   // already their batch mean for models that report it so), weighted: the
@@ -144,7 +150,10 @@ class Session {
         est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows : loss_;
     return sum / m;
   }
-  const float* per_example_losses() const { return per_example_.data(); }
+  const float* per_example_losses() const {
+    return distributed() ? exchange_.losses().data() : per_example_.data();
+  }
+  const float* local_per_example_losses() const { return per_example_.data(); }
   const float* logits() const { return logits_.data(); }
   const float* labels() const { return y_.data(); }
   // The last batch's example weights (null when the input has none).

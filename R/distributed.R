@@ -1,0 +1,404 @@
+# Training across processes: one estimator trained by several R processes,
+# each step a round in which every process's batch statistics are combined
+# (the engine's distributed/step_exchange.h) and every process applies the
+# same update. Two transports, both existing ones:
+# - a socket cluster (parallel::makePSOCKcluster(), parallelly's
+#   makeClusterPSOCK()): the session calling train() is the chief (rank 0);
+#   it reads no rows, runs every hook and writes model_dir, while the
+#   workers (ranks 1..W) train on disjoint shards of the data, sent once and
+#   kept there. The rounds travel over the cluster's own connections, as R
+#   serializes objects, the chief combining each round once;
+# - MPI (Rmpi): every rank runs the same script; rank 0 is the chief and
+#   trains on a shard too.
+# Estimator objects never travel: the engine's description of the model
+# (new_engine()'s list) does, and the chief's variables at the start of
+# each train() (a broadcast inside the engine).
+
+# ---- what `cluster` may be ----
+
+# NULL (train in this process), a socket cluster, or "mpi"; anything else
+# is an error naming the argument.
+check_cluster <- function(cluster, arg = "cluster") {
+  if (is.null(cluster) || is_socket_cluster(cluster) || identical(cluster, "mpi")) return(cluster)
+  abort(sprintf(paste0("`%s` must be NULL, a socket cluster (parallel::makePSOCKcluster(), ",
+                       "parallelly::makeClusterPSOCK()) or \"mpi\", not %s."), arg, describe(cluster)),
+        class = "cppestimators_cluster_error")
+}
+
+is_socket_cluster <- function(x) {
+  inherits(x, "cluster") && length(x) > 0L &&
+    all(vapply(x, function(n) inherits(n, c("SOCKnode", "SOCK0node")) && inherits(n$con, "connection"), TRUE))
+}
+
+# How long the chief waits for a worker's answer before it gives up on it
+# (options(cppestimators.cluster_timeout), seconds).
+cluster_timeout <- function() {
+  t <- getOption("cppestimators.cluster_timeout", 10)
+  check_number(t, "cppestimators.cluster_timeout", min = 0.1,
+               must = "a number of seconds >= 0.1")
+}
+
+# ---- the chief's side of a socket cluster ----
+
+# The description of worker i, for messages: its number and host.
+worker_name <- function(cl, i) {
+  host <- cl[[i]]$host %||% "localhost"
+  sprintf("worker %d (%s)", i, host)
+}
+
+cluster_fail <- function(msg, class = NULL) {
+  abort(msg, class = c(class, "cppestimators_cluster_error"))
+}
+
+# Sends `msg` to node i (as parallel does: R's serialization over the
+# node's connection).
+node_send <- function(cl, i, msg) {
+  ok <- tryCatch({
+    serialize(msg, cl[[i]]$con, xdr = FALSE)
+    TRUE
+  }, error = function(e) FALSE)
+  if (!ok) cluster_fail(sprintf("%s cannot be reached: its connection is closed (did the process end?)",
+                                worker_name(cl, i)), "cppestimators_cluster_lost")
+  invisible()
+}
+
+# The next message from node i, waiting at most `timeout` seconds.
+node_receive <- function(cl, i, timeout) {
+  con <- cl[[i]]$con
+  ready <- tryCatch(socketSelect(list(con), write = FALSE, timeout = timeout), error = function(e) TRUE)
+  if (!isTRUE(ready)) {
+    cluster_fail(sprintf("%s did not answer within %g seconds (options(cppestimators.cluster_timeout))",
+                         worker_name(cl, i), timeout), "cppestimators_cluster_timeout")
+  }
+  msg <- tryCatch(unserialize(con), error = function(e) e)
+  if (inherits(msg, "error")) {
+    cluster_fail(sprintf("%s stopped: its connection closed (the process ended?)", worker_name(cl, i)),
+                 "cppestimators_cluster_lost")
+  }
+  msg
+}
+
+# Runs fun(args) on node i the way parallel's clusterCall() does (an EXEC
+# message the worker's loop answers with a VALUE message), without waiting.
+node_start <- function(cl, i, fun, args) {
+  node_send(cl, i, list(type = "EXEC", data = list(fun = fun, args = args, return = TRUE, tag = NULL),
+                        tag = NULL))
+}
+
+# The VALUE a node sends when its call returns; messages of an unfinished
+# round before it are skipped. An error on the worker is an error here.
+node_value <- function(cl, i, timeout) {
+  repeat {
+    msg <- node_receive(cl, i, timeout)
+    if (identical(msg$type, "VALUE")) break
+  }
+  if (!isTRUE(msg$success)) {
+    cluster_fail(sprintf("%s failed: %s", worker_name(cl, i), paste(as.character(msg$value), collapse = "")),
+                 "cppestimators_cluster_worker_error")
+  }
+  msg$value
+}
+
+# Every worker has this package, at this version: checked before anything
+# else is sent (the function asked runs in the worker's base environment,
+# so a worker without the package can answer).
+check_cluster_workers <- function(cl, timeout = cluster_timeout()) {
+  ask <- function() {
+    v <- tryCatch(as.character(utils::packageVersion("cppestimators")), error = function(e) NA_character_)
+    list(version = v, pid = Sys.getpid(), host = Sys.info()[["nodename"]])
+  }
+  environment(ask) <- baseenv()
+  mine <- as.character(utils::packageVersion("cppestimators"))
+  for (i in seq_along(cl)) node_start(cl, i, ask, list())
+  answers <- lapply(seq_along(cl), function(i) node_value(cl, i, timeout))
+  for (i in seq_along(cl)) {
+    v <- answers[[i]]$version
+    if (is.na(v)) {
+      cluster_fail(sprintf("%s does not have the cppestimators package installed (this session has %s); install it there first.",
+                           worker_name(cl, i), mine), "cppestimators_cluster_version")
+    }
+    if (!identical(v, mine)) {
+      cluster_fail(sprintf("%s has cppestimators %s, this session %s: every process of a training must run the same version.",
+                           worker_name(cl, i), v, mine), "cppestimators_cluster_version")
+    }
+  }
+  invisible(answers)
+}
+
+# Rows of `data` (a session's features, labels, weights) for shard r of w:
+# rows r, r + w, r + 2w, ... (1-based r), so that each shard sees every part
+# of a sorted table.
+take_shard <- function(data, r, w) {
+  n <- if (length(data$features)) NROW(data$features[[1]]) else NROW(data$labels)
+  take_rows(data, if (n >= r) seq.int(r, n, by = w) else integer())
+}
+
+take_rows <- function(data, rows) {
+  take <- function(x) {
+    if (is.null(x)) return(NULL)
+    if (length(dim(x)) == 2L) x[rows, , drop = FALSE] else x[rows]
+  }
+  data$features <- lapply(data$features, take)
+  data$labels <- take(data$labels)
+  data$weights <- take(data$weights)
+  data
+}
+
+# What a worker keeps between calls: its shards, by key (the newest few).
+worker_state <- new.env(parent = emptyenv())
+worker_keep_shards <- 4L
+
+cluster_worker_has <- function(key) !is.null(worker_state$shards[[key]])
+
+cluster_worker_store <- function(key, shard) {
+  shards <- worker_state$shards %||% list()
+  shards[[key]] <- shard
+  if (length(shards) > worker_keep_shards) shards <- utils::tail(shards, worker_keep_shards)
+  worker_state$shards <- shards
+  invisible(TRUE)
+}
+
+# The shards of `data` on the workers, sent only to workers that do not
+# hold them yet (a new cluster, or other data): the key names the data.
+send_shards <- function(cl, data, timeout) {
+  w <- length(cl)
+  key <- paste0(rlang::hash(list(data$features, data$labels, data$weights)), "-", w)
+  for (i in seq_len(w)) node_start(cl, i, cluster_worker_has, list(key))
+  has <- vapply(seq_len(w), function(i) isTRUE(node_value(cl, i, timeout)), TRUE)
+  for (i in which(!has)) {
+    shard <- take_shard(data, i, w)
+    node_start(cl, i, cluster_worker_store, list(key, shard[c("features", "labels", "weights")]))
+  }
+  for (i in which(!has)) node_value(cl, i, max(timeout, 60))
+  key
+}
+
+# The chief's ranks: itself (0, reading no rows) and the workers 1..W. The
+# operations follow the engine's order on every rank: the chief takes each
+# worker's part, combines or gathers, and sends every worker the result.
+chief_collective <- function(cl, timeout) {
+  w <- length(cl)
+  state <- new.env(parent = emptyenv())
+  state$failed <- NULL
+  guard <- function() if (!is.null(state$failed)) cluster_fail(state$failed)
+  fail_on <- function(expr) {
+    tryCatch(expr, error = function(e) {
+      state$failed <- conditionMessage(e)
+      abort(e)
+    })
+  }
+  parts_of <- function(mine) {
+    parts <- vector("list", w + 1L)
+    parts[[1L]] <- mine
+    for (i in seq_len(w)) {
+      msg <- node_receive(cl, i, timeout)
+      if (identical(msg$type, "VALUE")) {
+        state$done[i] <- TRUE
+        cluster_fail(sprintf("%s left the training: %s", worker_name(cl, i),
+                             if (isTRUE(msg$success)) "its call returned" else paste(as.character(msg$value), collapse = "")),
+                     "cppestimators_cluster_worker_error")
+      }
+      if (identical(msg$cppe, "abort")) {
+        cluster_fail(sprintf("%s gave up: %s", worker_name(cl, i), msg$reason), "cppestimators_cluster_worker_error")
+      }
+      parts[[i + 1L]] <- msg$bytes
+    }
+    parts
+  }
+  send_all <- function(msg) for (i in seq_len(w)) node_send(cl, i, msg)
+  state$done <- rep(FALSE, w)
+  list(
+    rank = 0L, size = w + 1L, state = state,
+    allgather = function(bytes) fail_on({
+      guard()
+      parts <- parts_of(bytes)
+      send_all(list(cppe = "parts", parts = parts))
+      parts
+    }),
+    broadcast = function(bytes, root) fail_on({
+      guard()
+      send_all(list(cppe = "bytes", bytes = bytes))
+      bytes
+    }),
+    allcombine = function(bytes) fail_on({
+      guard()
+      combined <- cpp_round_combine(parts_of(bytes))
+      send_all(list(cppe = "bytes", bytes = combined))
+      combined
+    }),
+    abort = function(reason) {
+      if (is.null(state$failed)) state$failed <- reason
+      invisible()
+    }
+  )
+}
+
+# Tells every worker still training that the chief gave up, and waits a
+# little for each to return from its call, so that the cluster stays
+# usable; workers that do not answer are left.
+release_workers <- function(cl, coll, reason) {
+  for (i in seq_along(cl)) {
+    if (isTRUE(coll$state$done[i])) next
+    tryCatch(node_send(cl, i, list(cppe = "abort", reason = reason)), error = function(e) NULL)
+  }
+  for (i in seq_along(cl)) {
+    if (isTRUE(coll$state$done[i])) next
+    tryCatch(node_value(cl, i, 2), error = function(e) NULL)
+    coll$state$done[i] <- TRUE
+  }
+  invisible()
+}
+
+# The rank of a socket cluster's worker: its part of the session, with the
+# chief's connection. Runs inside the worker's call from the chief.
+cluster_worker_train <- function(desc, rank, size, key, weight_key, batch_size, num_epochs, shuffle, seed,
+                                 kernel) {
+  con <- master_connection()
+  shard <- worker_state$shards[[key]]
+  if (is.null(shard)) stop("this worker does not hold the shard it was asked to train on")
+  ptr <- cpp_estimator_new(desc)
+  coll <- cpp_r_collective(worker_collective(con, rank, size))
+  ses <- cpp_session_new(ptr, shard$features, shard$labels, shard$weights, weight_key, "train",
+                         as.integer(batch_size), num_epochs, shuffle, seed, NULL, engine_threads(), kernel,
+                         coll, FALSE)
+  on.exit(cpp_session_close(ses), add = TRUE)
+  r_session <- new_r_session(ses, "train")
+  res <- cpp_session_run(ses, list(), r_session, new_run_context(ses, r_session), hostname())
+  list(steps = res$steps, global_step = res$global_step)
+}
+
+# The connection of this socket-cluster worker to its chief: the node that
+# parallel's worker loop (which parallelly's workers run too) reads its
+# calls from, found among the frames of the call running now.
+master_connection <- function() {
+  for (f in rev(sys.frames())) {
+    m <- get0("master", envir = f, inherits = FALSE)
+    if (inherits(m, c("SOCK0node", "SOCKnode")) && inherits(m$con, "connection")) return(m$con)
+  }
+  stop("cppestimators: this process is not a socket cluster's worker running a call of its chief")
+}
+
+# A worker's ranks: each operation sends its part to the chief and reads
+# the result; the chief's abort ends the call with an error.
+worker_collective <- function(con, rank, size) {
+  receive <- function() {
+    msg <- unserialize(con)
+    if (identical(msg$cppe, "abort")) stop(sprintf("the chief gave up: %s", msg$reason), call. = FALSE)
+    msg
+  }
+  send <- function(bytes) serialize(list(cppe = "part", bytes = bytes), con, xdr = FALSE)
+  list(
+    rank = as.integer(rank), size = as.integer(size),
+    allgather = function(bytes) {
+      send(bytes)
+      receive()$parts
+    },
+    broadcast = function(bytes, root) receive()$bytes,
+    allcombine = function(bytes) {
+      send(bytes)
+      receive()$bytes
+    },
+    abort = function(reason) serialize(list(cppe = "abort", reason = reason), con, xdr = FALSE)
+  )
+}
+
+# The chief's part of a train() on a socket cluster (run_session_impl()
+# calls it with the session's resolved data): checks the workers, sends
+# the shards they lack, starts their sessions and returns the chief's:
+# its data (none), collective, and finish()/fail() for after the run.
+socket_training <- function(cl, object, data, seed, kernel) {
+  if (isTRUE(data$stream)) {
+    cluster_fail(paste("training on a socket cluster reads a data frame or an input_fn() of one;",
+                       "a dataset is read by each process from its own shard under MPI (see dataset_shard())."))
+  }
+  timeout <- cluster_timeout()
+  check_cluster_workers(cl, timeout)
+  key <- send_shards(cl, data, timeout)
+  w <- length(cl)
+  desc <- engine_description(object)
+  num_epochs <- data$num_epochs
+  coll <- chief_collective(cl, timeout)
+  for (i in seq_len(w)) {
+    node_start(cl, i, cluster_worker_train, list(
+      desc, i, w + 1L, key, object$spec$weight_column$name %||% "", data$batch_size, num_epochs,
+      isTRUE(data$shuffle), rank_seed(seed, i), kernel))
+  }
+  list(
+    data = take_rows(data, integer()), collective = cpp_r_collective(coll), observer = TRUE,
+    finish = function() {
+      for (i in seq_len(w)) {
+        node_value(cl, i, timeout)
+        coll$state$done[i] <- TRUE
+      }
+    },
+    fail = function(e) release_workers(cl, coll, conditionMessage(e))
+  )
+}
+
+# Shuffling seeds differ by rank (the same seed would give every worker the
+# same order of its rows).
+rank_seed <- function(seed, rank) (seed + 7919 * rank) %% 2^31
+
+# ---- MPI ----
+
+# This process's rank and the job's size under MPI (Rmpi).
+mpi_world <- function() {
+  if (!requireNamespace("Rmpi", quietly = TRUE)) {
+    cluster_fail("`cluster = \"mpi\"` needs the Rmpi package (Debian: r-cran-rmpi), which is not installed.")
+  }
+  list(rank = as.integer(Rmpi::mpi.comm.rank(0)), size = as.integer(Rmpi::mpi.comm.size(0)))
+}
+
+# Every rank's bytes: their lengths, then the bytes (MPI_Allgatherv).
+mpi_allgather <- function(bytes, size) {
+  counts <- Rmpi::mpi.allgather(length(bytes), type = 1, rdata = integer(size), comm = 0)
+  all <- Rmpi::mpi.allgatherv(bytes, type = 4, rdata = raw(sum(counts)), rcounts = counts, comm = 0)
+  ends <- cumsum(counts)
+  lapply(seq_len(size), function(r) if (counts[r] == 0L) raw() else all[(ends[r] - counts[r] + 1L):ends[r]])
+}
+
+mpi_collective <- function(world) {
+  list(
+    rank = world$rank, size = world$size,
+    allgather = function(bytes) mpi_allgather(bytes, world$size),
+    broadcast = function(bytes, root) {
+      n <- Rmpi::mpi.bcast(if (world$rank == root) length(bytes) else 0L, type = 1, rank = root, comm = 0)
+      if (n == 0L) return(raw())
+      Rmpi::mpi.bcast(if (world$rank == root) bytes else raw(n), type = 4, rank = root, comm = 0)
+    },
+    abort = function(reason) {
+      # MPI's collectives cannot be left by one rank: the job ends
+      message(sprintf("cppestimators: rank %d gives up training: %s", world$rank, reason))
+      Rmpi::mpi.abort(comm = 0)
+    }
+  )
+}
+
+# The part of an MPI rank: its shard of the data (rank r reads rows r + 1,
+# r + 1 + size, ...), its collective.
+mpi_training <- function(world, data, seed) {
+  if (isTRUE(data$stream)) {
+    cluster_fail(paste("under MPI each rank reads a dataset's shard itself: give train() that rank's",
+                       "dataset_shard(num_shards, index) of a dataset instead (not yet supported)."))
+  }
+  list(data = take_shard(data, world$rank + 1L, world$size), seed = rank_seed(seed, world$rank),
+       collective = cpp_r_collective(mpi_collective(world)), observer = FALSE,
+       finish = function() invisible(), fail = function(e) invisible())
+}
+
+# train() on an MPI rank other than 0: once the chief says it trains
+# (mpi_go()), the same session on its shard, no hooks, no model_dir (the
+# chief writes it).
+mpi_worker_train <- function(object, input_fn, world) {
+  if (!mpi_go(world, NA)) return(invisible(new_history(NULL)))
+  ptr <- estimator_ptr(object)
+  run_session(object, input_fn, "train", list(), ptr = ptr,
+              distributed = function(data, seed, kernel) mpi_training(world, data, seed))
+  invisible(new_history(NULL))
+}
+
+# Whether this train() call trains: the chief's decision (`go`, after its
+# checks, the model_dir lock and max_steps), broadcast to every rank.
+mpi_go <- function(world, go) {
+  isTRUE(Rmpi::mpi.bcast(if (world$rank == 0L) as.integer(go) else 0L, type = 1, rank = 0, comm = 0) == 1L)
+}
