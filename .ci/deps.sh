@@ -52,6 +52,20 @@ if [ -n "$browser" ]; then
     echo "the tests of tensorboard() need$browser (Debian: apt-get install$browser); they are skipped without" >&2
   fi
 fi
+# `deps.sh test` also installs Open MPI and Rmpi, for the tests of training
+# under mpirun (skipped without them); Rmpi is looked for without loading
+# it, which would start MPI in this process
+if [ "${1:-}" = "test" ]; then
+  if ! command -v mpirun >/dev/null 2>&1 ||
+    [ -z "$(Rscript --vanilla -e "cat(system.file(package = 'Rmpi'))")" ]; then
+    if can_apt; then
+      echo "Installing Open MPI and Rmpi"
+      apt_install openmpi-bin libopenmpi-dev r-cran-rmpi
+    else
+      echo "the tests of training under MPI need Open MPI and Rmpi (Debian: apt-get install openmpi-bin libopenmpi-dev r-cran-rmpi); they are skipped without" >&2
+    fi
+  fi
+fi
 missing=$(Rscript --vanilla -e "p <- strsplit('$pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
 if [ -z "$missing" ]; then
   [ "${1:-}" = "test" ] && exec bash .ci/deps-tidymodels.sh

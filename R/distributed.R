@@ -31,9 +31,10 @@ is_socket_cluster <- function(x) {
 }
 
 # How long the chief waits for a worker's answer before it gives up on it
-# (options(cppestimators.cluster_timeout), seconds).
+# (options(cppestimators.cluster_timeout), seconds): 8 by default, so that
+# with the second given to the other workers train() stops within 10.
 cluster_timeout <- function() {
-  t <- getOption("cppestimators.cluster_timeout", 10)
+  t <- getOption("cppestimators.cluster_timeout", 8)
   check_number(t, "cppestimators.cluster_timeout", min = 0.1,
                must = "a number of seconds >= 0.1")
 }
@@ -103,13 +104,20 @@ node_value <- function(cl, i, timeout) {
 # else is sent (the function asked runs in the worker's base environment,
 # so a worker without the package can answer).
 check_cluster_workers <- function(cl, timeout = cluster_timeout()) {
-  ask <- function() {
+  ask <- function(wanted) {
     v <- tryCatch(as.character(utils::packageVersion("cppestimators")), error = function(e) NA_character_)
-    list(version = v, pid = Sys.getpid(), host = Sys.info()[["nodename"]])
+    # the version asked for must load too (its own dependencies found)
+    loads <- if (identical(v, wanted)) {
+      tryCatch({
+        loadNamespace("cppestimators")
+        ""
+      }, error = function(e) conditionMessage(e))
+    } else ""
+    list(version = v, loads = loads, pid = Sys.getpid(), host = Sys.info()[["nodename"]])
   }
   environment(ask) <- baseenv()
   mine <- as.character(utils::packageVersion("cppestimators"))
-  for (i in seq_along(cl)) node_start(cl, i, ask, list())
+  for (i in seq_along(cl)) node_start(cl, i, ask, list(mine))
   answers <- lapply(seq_along(cl), function(i) node_value(cl, i, timeout))
   for (i in seq_along(cl)) {
     v <- answers[[i]]$version
@@ -120,6 +128,10 @@ check_cluster_workers <- function(cl, timeout = cluster_timeout()) {
     if (!identical(v, mine)) {
       cluster_fail(sprintf("%s has cppestimators %s, this session %s: every process of a training must run the same version.",
                            worker_name(cl, i), v, mine), "cppestimators_cluster_version")
+    }
+    if (nzchar(answers[[i]]$loads)) {
+      cluster_fail(sprintf("%s cannot load the cppestimators package (%s): %s", worker_name(cl, i), v,
+                           answers[[i]]$loads), "cppestimators_cluster_version")
     }
   }
   invisible(answers)
@@ -180,10 +192,15 @@ chief_collective <- function(cl, timeout) {
   w <- length(cl)
   state <- new.env(parent = emptyenv())
   state$failed <- NULL
-  guard <- function() if (!is.null(state$failed)) cluster_fail(state$failed)
+  # Once a round failed, the engine is unwinding that error and asks only
+  # for its last round (a stop): answered here, without the workers, and
+  # without a second R error, which would replace the first on its way out.
+  failed <- function() !is.null(state$failed)
   fail_on <- function(expr) {
     tryCatch(expr, error = function(e) {
       state$failed <- conditionMessage(e)
+      # the worker that failed is not waited for again
+      if (inherits(e, "cppestimators_cluster_error") && !is.null(state$current)) state$done[state$current] <- TRUE
       abort(e)
     })
   }
@@ -191,6 +208,7 @@ chief_collective <- function(cl, timeout) {
     parts <- vector("list", w + 1L)
     parts[[1L]] <- mine
     for (i in seq_len(w)) {
+      state$current <- i
       msg <- node_receive(cl, i, timeout)
       if (identical(msg$type, "VALUE")) {
         state$done[i] <- TRUE
@@ -210,18 +228,18 @@ chief_collective <- function(cl, timeout) {
   list(
     rank = 0L, size = w + 1L, state = state,
     allgather = function(bytes) fail_on({
-      guard()
+      if (failed()) return(c(list(bytes), rep(list(raw()), w)))
       parts <- parts_of(bytes)
       send_all(list(cppe = "parts", parts = parts))
       parts
     }),
     broadcast = function(bytes, root) fail_on({
-      guard()
+      if (failed()) return(bytes)
       send_all(list(cppe = "bytes", bytes = bytes))
       bytes
     }),
     allcombine = function(bytes) fail_on({
-      guard()
+      if (failed()) return(cpp_round_combine(list(bytes)))
       combined <- cpp_round_combine(parts_of(bytes))
       send_all(list(cppe = "bytes", bytes = combined))
       combined
@@ -234,16 +252,16 @@ chief_collective <- function(cl, timeout) {
 }
 
 # Tells every worker still training that the chief gave up, and waits a
-# little for each to return from its call, so that the cluster stays
-# usable; workers that do not answer are left.
+# little (a second in all) for each to return from its call, so that the
+# cluster stays usable; workers that do not answer are left (make a new
+# cluster).
 release_workers <- function(cl, coll, reason) {
-  for (i in seq_along(cl)) {
-    if (isTRUE(coll$state$done[i])) next
-    tryCatch(node_send(cl, i, list(cppe = "abort", reason = reason)), error = function(e) NULL)
-  }
-  for (i in seq_along(cl)) {
-    if (isTRUE(coll$state$done[i])) next
-    tryCatch(node_value(cl, i, 2), error = function(e) NULL)
+  live <- which(!coll$state$done)
+  for (i in live) tryCatch(node_send(cl, i, list(cppe = "abort", reason = reason)), error = function(e) NULL)
+  until <- Sys.time() + 1
+  for (i in live) {
+    left <- as.numeric(difftime(until, Sys.time(), units = "secs"))
+    if (left > 0) tryCatch(node_value(cl, i, left), error = function(e) NULL)
     coll$state$done[i] <- TRUE
   }
   invisible()
