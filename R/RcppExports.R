@@ -89,8 +89,8 @@ cpp_session_new <- function(est, features, labels, weights, weight_key, mode, ba
     .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective, observer)
 }
 
-cpp_stream_session_new <- function(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective = NULL) {
-    .Call(`_cppestimators_cpp_stream_session_new`, est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective)
+cpp_stream_session_new <- function(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective = NULL, observer = FALSE) {
+    .Call(`_cppestimators_cpp_stream_session_new`, est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective, observer)
 }
 
 cpp_dense_block <- function(est, features, threads) {

@@ -40,8 +40,18 @@ dataset_batch_size <- function(dataset) {
   NULL
 }
 
-# The engine session of a streaming input (run_session_impl()).
-stream_session <- function(object, ptr, input, mode, seed, kernel) {
+# The engine session of a streaming input (run_session_impl()); across
+# processes, with this process's collective and part (R/distributed.R).
+stream_session <- function(object, ptr, input, mode, seed, kernel, collective = NULL, observer = FALSE) {
+  args <- stream_session_args(object, input, mode)
+  cpp_stream_session_new(ptr, args$pipeline, args$features, args$response, args$has_vocabulary,
+                         args$vocabulary, args$weight, mode, args$batch_size, seed, args$window,
+                         engine_threads(), kernel, collective, observer)
+}
+
+# What cpp_stream_session_new() is given for an input, checked: the same on
+# every process of a training across processes.
+stream_session_args <- function(object, input, mode) {
   plan <- column_plan(object)
   if (any(plan$normalized)) {
     abort("column_numeric(normalizer_fn = ) runs R code on every value and cannot read a streaming dataset: normalize the data when writing the files, or read them into a data frame.")
@@ -64,7 +74,8 @@ stream_session <- function(object, ptr, input, mode, seed, kernel) {
   # least the batches of one layer
   if (!is.null(layer)) window <- max(window, batch * layer)
   features <- intersect(input$feature_names, plan$keys)
-  cpp_stream_session_new(ptr, engine_pipeline(input$dataset), features, input$response %||% "",
-                         !is.null(vocab), as.character(vocab %||% character()), weight, mode,
-                         as.integer(input$batch_size), seed, window, engine_threads(), kernel)
+  list(pipeline = engine_pipeline(input$dataset), dataset = input$dataset, features = features,
+       response = input$response %||% "", has_vocabulary = !is.null(vocab),
+       vocabulary = as.character(vocab %||% character()), weight = weight,
+       batch_size = as.integer(input$batch_size), window = window)
 }

@@ -167,6 +167,41 @@ dataset_skip <- function(dataset, count) {
   add_op(dataset, "skip", count = count)
 }
 
+#' Read one shard of a dataset
+#'
+#' tf.data's `shard()`: keeps the records whose position in each pass
+#' (counted from 0) is `index` modulo `num_shards`, so that `num_shards`
+#' processes reading the same files each train on a disjoint part of them.
+#' Training across processes ([train()]'s `cluster`) applies it itself: each
+#' worker of a socket cluster reads shard `worker - 1` of the workers,
+#' each MPI rank shard `rank` of the ranks (a dataset given with its own
+#' `dataset_shard()` is read as it is). Apply it to the records, before
+#' [dataset_shuffle()] and [dataset_batch()], so that the shards stay
+#' disjoint.
+#'
+#' @inheritParams dataset_shuffle
+#' @param num_shards The number of shards (processes).
+#' @param index Which shard this is, from 0 to `num_shards - 1`.
+#' @family dataset transforms
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c("x,y", paste(1:10, (1:10) %% 2, sep = ",")), path)
+#' ds <- text_line_dataset(path, csv_record_spec(path))
+#' dataset_collect(dataset_shard(ds, num_shards = 3, index = 1))
+#' @export
+dataset_shard <- function(dataset, num_shards, index) {
+  check_dataset(dataset)
+  check_given(!missing(num_shards), "num_shards")
+  check_given(!missing(index), "index")
+  num_shards <- check_whole(num_shards, "num_shards", min = 1, null_ok = FALSE, max = 2^31 - 1)
+  index <- check_whole(index, "index", min = 0, null_ok = FALSE, max = 2^31 - 1)
+  if (index >= num_shards) {
+    abort(sprintf("`index` must be less than `num_shards` (%s), not %s: shards count from 0.",
+                  format(num_shards), format(index)))
+  }
+  add_op(dataset, "shard", num_shards = num_shards, index = index)
+}
+
 #' Read a dataset ahead
 #'
 #' Reads and parses the next chunks of records on a background thread
@@ -240,6 +275,11 @@ dataset_op_args.cppestimators_dataset_op_skip <- dataset_op_args.cppestimators_d
 
 #' @export
 dataset_op_args.cppestimators_dataset_op_prefetch <- function(op) format(op$buffer_size)
+
+#' @export
+dataset_op_args.cppestimators_dataset_op_shard <- function(op) {
+  c(paste("num_shards =", format(op$num_shards)), paste("index =", format(op$index)))
+}
 
 print_dataset_ops <- function(x) {
   if (length(x$ops)) cat(format_dataset_ops(x$ops), sep = "\n")

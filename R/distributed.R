@@ -285,6 +285,33 @@ cluster_worker_train <- function(desc, rank, size, key, weight_key, batch_size, 
   list(steps = res$steps, global_step = res$global_step)
 }
 
+# The same over a streaming dataset: `args` as stream_session_args() gave
+# them, with this worker's shard in the pipeline.
+cluster_worker_stream <- function(desc, rank, size, args, seed, kernel) {
+  con <- master_connection()
+  ptr <- cpp_estimator_new(desc)
+  coll <- cpp_r_collective(worker_collective(con, rank, size))
+  ses <- cpp_stream_session_new(ptr, args$pipeline, args$features, args$response, args$has_vocabulary,
+                                args$vocabulary, args$weight, "train", args$batch_size, seed, args$window,
+                                engine_threads(), kernel, coll, FALSE)
+  on.exit(cpp_session_close(ses), add = TRUE)
+  r_session <- new_r_session(ses, "train")
+  res <- cpp_session_run(ses, list(), r_session, new_run_context(ses, r_session), hostname())
+  list(steps = res$steps, global_step = res$global_step)
+}
+
+# The dataset, read as shard `index` of `num_shards` (from 0), unless it is
+# sharded already (dataset_shard() given by the user): the shard is taken
+# first, before any shuffle or batch, so that the shards are disjoint.
+shard_dataset <- function(dataset, num_shards, index) {
+  if (any(vapply(dataset$ops, inherits, TRUE, "cppestimators_dataset_op_shard"))) return(dataset)
+  ops <- dataset$ops
+  dataset$ops <- list()
+  dataset <- dataset_shard(dataset, num_shards, index)
+  dataset$ops <- c(dataset$ops, ops)
+  dataset
+}
+
 # The connection of this socket-cluster worker to its chief: the node that
 # parallel's worker loop (which parallelly's workers run too) reads its
 # calls from, found among the frames of the call running now.
@@ -325,24 +352,34 @@ worker_collective <- function(con, rank, size) {
 # the shards they lack, starts their sessions and returns the chief's:
 # its data (none), collective, and finish()/fail() for after the run.
 socket_training <- function(cl, object, data, seed, kernel) {
-  if (isTRUE(data$stream)) {
-    cluster_fail(paste("training on a socket cluster reads a data frame or an input_fn() of one;",
-                       "a dataset is read by each process from its own shard under MPI (see dataset_shard())."))
-  }
   timeout <- cluster_timeout()
   check_cluster_workers(cl, timeout)
-  key <- send_shards(cl, data, timeout)
   w <- length(cl)
   desc <- engine_description(object)
-  num_epochs <- data$num_epochs
   coll <- chief_collective(cl, timeout)
-  for (i in seq_len(w)) {
-    node_start(cl, i, cluster_worker_train, list(
-      desc, i, w + 1L, key, object$spec$weight_column$name %||% "", data$batch_size, num_epochs,
-      isTRUE(data$shuffle), rank_seed(seed, i), kernel))
+  if (isTRUE(data$stream)) {
+    # each worker reads its shard of the files itself; the chief reads one
+    # row, for the columns
+    args <- stream_session_args(object, data$input, "train")
+    for (i in seq_len(w)) {
+      mine <- args
+      mine$pipeline <- engine_pipeline(shard_dataset(args$dataset, w, i - 1L))
+      mine$dataset <- NULL
+      node_start(cl, i, cluster_worker_stream, list(desc, i, w + 1L, mine, rank_seed(seed, i), kernel))
+    }
+    chief <- data
+    chief$input$dataset <- dataset_take(data$input$dataset, 0)
+  } else {
+    key <- send_shards(cl, data, timeout)
+    for (i in seq_len(w)) {
+      node_start(cl, i, cluster_worker_train, list(
+        desc, i, w + 1L, key, object$spec$weight_column$name %||% "", data$batch_size, data$num_epochs,
+        isTRUE(data$shuffle), rank_seed(seed, i), kernel))
+    }
+    chief <- take_rows(data, integer())
   }
   list(
-    data = take_rows(data, integer()), collective = cpp_r_collective(coll), observer = TRUE,
+    data = chief, collective = cpp_r_collective(coll), observer = TRUE,
     finish = function() {
       for (i in seq_len(w)) {
         node_value(cl, i, timeout)
@@ -393,13 +430,14 @@ mpi_collective <- function(world) {
 }
 
 # The part of an MPI rank: its shard of the data (rank r reads rows r + 1,
-# r + 1 + size, ...), its collective.
+# r + 1 + size, ... of a data frame, shard r of a dataset), its collective.
 mpi_training <- function(world, data, seed) {
   if (isTRUE(data$stream)) {
-    cluster_fail(paste("under MPI each rank reads a dataset's shard itself: give train() that rank's",
-                       "dataset_shard(num_shards, index) of a dataset instead (not yet supported)."))
+    data$input$dataset <- shard_dataset(data$input$dataset, world$size, world$rank)
+  } else {
+    data <- take_shard(data, world$rank + 1L, world$size)
   }
-  list(data = take_shard(data, world$rank + 1L, world$size), seed = rank_seed(seed, world$rank),
+  list(data = data, seed = rank_seed(seed, world$rank),
        collective = cpp_r_collective(mpi_collective(world)), observer = FALSE,
        finish = function() invisible(), fail = function(e) invisible())
 }

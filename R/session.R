@@ -32,7 +32,9 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
     seed <- part$seed %||% seed
   }
   ses <- tryCatch(
-    if (isTRUE(data$stream)) stream_session(object, ptr, data$input, mode, seed, kernel) else
+    if (isTRUE(data$stream)) {
+      stream_session(object, ptr, data$input, mode, seed, kernel, part$collective, isTRUE(part$observer))
+    } else
       cpp_session_new(ptr, data$features, data$labels, data$weights,
                       object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
                       data$num_epochs, isTRUE(data$shuffle), seed,

@@ -285,14 +285,12 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
                             std::string response, bool has_vocabulary,
                             std::vector<std::string> vocabulary, std::string weight_key,
                             std::string mode, int batch_size, double seed, double window_rows,
-                            int threads, std::string kernel, SEXP collective);
-RcppExport SEXP _cppestimators_cpp_stream_session_new(SEXP estSEXP, SEXP descriptionSEXP,
-                                                      SEXP featuresSEXP, SEXP responseSEXP,
-                                                      SEXP has_vocabularySEXP, SEXP vocabularySEXP,
-                                                      SEXP weight_keySEXP, SEXP modeSEXP,
-                                                      SEXP batch_sizeSEXP, SEXP seedSEXP,
-                                                      SEXP window_rowsSEXP, SEXP threadsSEXP,
-                                                      SEXP kernelSEXP, SEXP collectiveSEXP) {
+                            int threads, std::string kernel, SEXP collective, bool observer);
+RcppExport SEXP _cppestimators_cpp_stream_session_new(
+    SEXP estSEXP, SEXP descriptionSEXP, SEXP featuresSEXP, SEXP responseSEXP,
+    SEXP has_vocabularySEXP, SEXP vocabularySEXP, SEXP weight_keySEXP, SEXP modeSEXP,
+    SEXP batch_sizeSEXP, SEXP seedSEXP, SEXP window_rowsSEXP, SEXP threadsSEXP, SEXP kernelSEXP,
+    SEXP collectiveSEXP, SEXP observerSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
@@ -309,9 +307,10 @@ RcppExport SEXP _cppestimators_cpp_stream_session_new(SEXP estSEXP, SEXP descrip
   Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
   Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
   Rcpp::traits::input_parameter<SEXP>::type collective(collectiveSEXP);
+  Rcpp::traits::input_parameter<bool>::type observer(observerSEXP);
   rcpp_result_gen = Rcpp::wrap(cpp_stream_session_new(
       est, description, features, response, has_vocabulary, vocabulary, weight_key, mode,
-      batch_size, seed, window_rows, threads, kernel, collective));
+      batch_size, seed, window_rows, threads, kernel, collective, observer));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -636,7 +635,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 15},
-    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 14},
+    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 15},
     {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC)&_cppestimators_cpp_estimator_dense_width,
      1},

@@ -102,7 +102,8 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
                             std::string response, bool has_vocabulary,
                             std::vector<std::string> vocabulary, std::string weight_key,
                             std::string mode, int batch_size, double seed, double window_rows,
-                            int threads, std::string kernel, SEXP collective = R_NilValue) {
+                            int threads, std::string kernel, SEXP collective = R_NilValue,
+                            bool observer = false) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -124,7 +125,7 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
   opt.seed = static_cast<std::uint64_t>(seed);
   opt.threads = threads;
   opt.kernel = kernel_named(kernel);
-  set_collective(*box, opt, collective, false);
+  set_collective(*box, opt, collective, observer);
   box->session.reset(new Session(e, *box->feed, opt));
   return Rcpp::XPtr<SessionBox>(box.release(), true);
 }

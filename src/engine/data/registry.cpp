@@ -83,6 +83,12 @@ const RowOpRegistry& row_op_registry() {
                                    : static_cast<std::uint64_t>(static_cast<std::int64_t>(own)),
                    s.num("reshuffle_each_iteration") != 0);
              })
+        .add("shard",
+             [](const Spec& s, In in, std::uint64_t) -> In {
+               return std::make_unique<ShardStream>(std::move(in),
+                                                    static_cast<std::int64_t>(s.num("num_shards")),
+                                                    static_cast<std::int64_t>(s.num("index")));
+             })
         .add("prefetch", [](const Spec& s, In in, std::uint64_t) -> In {
           return std::make_unique<PrefetchStream>(std::move(in),
                                                   static_cast<int>(s.num("buffer_size")));

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <cppestimators/data/chunk.h>
+#include <cppestimators/data/row_stream.h>
 
 namespace cppestimators {
 
@@ -90,5 +92,35 @@ void RepeatStream::rewind() {
 }
 
 bool RepeatStream::main_thread_only() const { return in_->main_thread_only(); }
+
+ShardStream::ShardStream(std::unique_ptr<RowStream> in, std::int64_t num_shards, std::int64_t index)
+    : in_(std::move(in)), shards_(num_shards), index_(index) {
+  if (num_shards < 1) throw std::invalid_argument("`num_shards` must be >= 1");
+  if (index < 0 || index >= num_shards)
+    throw std::invalid_argument("`index` must be in [0, num_shards - 1], not " +
+                                std::to_string(index));
+}
+
+std::int64_t ShardStream::read(Chunk& out, std::int64_t max_rows) {
+  for (;;) {
+    // max_rows x shards rows of the input hold at most max_rows of this shard
+    const std::int64_t want = std::min<std::int64_t>(max_rows, (std::int64_t{1} << 40) / shards_);
+    const std::int64_t got = in_->read(buf_, std::max<std::int64_t>(1, want) * shards_);
+    shape_like(buf_, out);
+    if (got == 0) return 0;  // (the columns kept: the chunk says what the rows would be)
+    // the first row of this shard in the chunk, then every shards_-th
+    std::int64_t r = ((index_ - pos_) % shards_ + shards_) % shards_;
+    for (; r < got; r += shards_) append_rows(buf_, r, 1, out);
+    pos_ += got;
+    if (out.n > 0) return out.n;
+  }
+}
+
+void ShardStream::rewind() {
+  in_->rewind();
+  pos_ = 0;
+}
+
+bool ShardStream::main_thread_only() const { return in_->main_thread_only(); }
 
 }  // namespace cppestimators

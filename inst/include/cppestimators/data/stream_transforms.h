@@ -51,4 +51,21 @@ class RepeatStream : public RowStream {
   std::int64_t pass_ = 0, rows_in_pass_ = 0;
 };
 
+// tf.data's shard(): of each pass, the rows whose position i (from 0)
+// has i % num_shards == index, for one of num_shards processes reading the
+// same input.
+class ShardStream : public RowStream {
+ public:
+  ShardStream(std::unique_ptr<RowStream> in, std::int64_t num_shards, std::int64_t index);
+  std::int64_t read(Chunk& out, std::int64_t max_rows) override;
+  void rewind() override;
+  bool main_thread_only() const override;
+
+ private:
+  std::unique_ptr<RowStream> in_;
+  std::int64_t shards_, index_;
+  std::int64_t pos_ = 0;  // rows of this pass read from the input
+  Chunk buf_;
+};
+
 }  // namespace cppestimators
