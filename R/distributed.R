@@ -100,6 +100,65 @@ node_value <- function(cl, i, timeout) {
   msg$value
 }
 
+# The messages of a training's rounds, between the chief and a worker
+# inside the worker's call: each a frame written in one piece ("CEXF", the
+# length, then R's serialization of the message), so that the connection's
+# TCP stack sends it at once rather than holding its tail back (Nagle's
+# algorithm against delayed acknowledgements: 40 ms a round otherwise).
+frame_magic <- charToRaw("CEXF")
+
+frame_write <- function(con, msg) {
+  payload <- serialize(msg, NULL, xdr = FALSE)
+  if (length(payload) >= 2^31) stop("a message of a round is larger than 2 GB")
+  writeBin(c(frame_magic, writeBin(length(payload), raw(), size = 4, endian = "little"), payload), con)
+  flush(con)
+  invisible()
+}
+
+# The next frame of `con` (blocking); an error at the end of the connection
+# or when what arrives is not a frame.
+frame_read <- function(con) {
+  read_n <- function(n) {
+    out <- readBin(con, "raw", n)
+    while (length(out) < n) {
+      more <- readBin(con, "raw", n - length(out))
+      if (!length(more)) stop("the connection ended inside a message")
+      out <- c(out, more)
+    }
+    out
+  }
+  head <- readBin(con, "raw", 8)
+  if (length(head) < 8) stop("the connection ended")
+  if (!identical(head[1:4], frame_magic)) stop("the other side sent something else than a round's message")
+  unserialize(read_n(readBin(head[5:8], "integer", size = 4, endian = "little")))
+}
+
+# The next frame from node i, waiting at most `timeout` seconds.
+node_frame <- function(cl, i, timeout) {
+  con <- cl[[i]]$con
+  ready <- tryCatch(socketSelect(list(con), write = FALSE, timeout = timeout), error = function(e) TRUE)
+  if (!isTRUE(ready)) {
+    cluster_fail(sprintf("%s did not answer within %g seconds (options(cppestimators.cluster_timeout))",
+                         worker_name(cl, i), timeout), "cppestimators_cluster_timeout")
+  }
+  msg <- tryCatch(frame_read(con), error = function(e) e)
+  if (inherits(msg, "error")) {
+    cluster_fail(sprintf("%s stopped: its connection closed (the process ended?)", worker_name(cl, i)),
+                 "cppestimators_cluster_lost")
+  }
+  msg
+}
+
+node_frame_send <- function(cl, i, msg) {
+  ok <- tryCatch({
+    frame_write(cl[[i]]$con, msg)
+    TRUE
+  }, error = function(e) FALSE)
+  if (!ok) cluster_fail(sprintf("%s cannot be reached: its connection is closed (did the process end?)",
+                                worker_name(cl, i)), "cppestimators_cluster_lost")
+  invisible()
+}
+
 # Every worker has this package, at this version: checked before anything
 # else is sent (the function asked runs in the worker's base environment,
 # so a worker without the package can answer).
@@ -199,8 +258,10 @@ chief_collective <- function(cl, timeout) {
   fail_on <- function(expr) {
     tryCatch(expr, error = function(e) {
       state$failed <- conditionMessage(e)
-      # the worker that failed is not waited for again
-      if (inherits(e, "cppestimators_cluster_error") && !is.null(state$current)) state$done[state$current] <- TRUE
+      # a worker that died or did not answer is not waited for again
+      if (inherits(e, c("cppestimators_cluster_lost", "cppestimators_cluster_timeout")) && !is.null(state$current)) {
+        state$phase[state$current] <- "lost"
+      }
       abort(e)
     })
   }
@@ -209,22 +270,21 @@ chief_collective <- function(cl, timeout) {
     parts[[1L]] <- mine
     for (i in seq_len(w)) {
       state$current <- i
-      msg <- node_receive(cl, i, timeout)
-      if (identical(msg$type, "VALUE")) {
-        state$done[i] <- TRUE
-        cluster_fail(sprintf("%s left the training: %s", worker_name(cl, i),
-                             if (isTRUE(msg$success)) "its call returned" else paste(as.character(msg$value), collapse = "")),
+      msg <- node_frame(cl, i, timeout)
+      if (!identical(msg$cppe, "part")) {
+        state$phase[i] <- if (msg$cppe %in% c("done", "error")) "finished" else "training"
+        cluster_fail(sprintf("%s gave up: %s", worker_name(cl, i), msg$reason %||% msg$message %||% "its call ended"),
                      "cppestimators_cluster_worker_error")
-      }
-      if (identical(msg$cppe, "abort")) {
-        cluster_fail(sprintf("%s gave up: %s", worker_name(cl, i), msg$reason), "cppestimators_cluster_worker_error")
       }
       parts[[i + 1L]] <- msg$bytes
     }
+    state$current <- NULL
     parts
   }
-  send_all <- function(msg) for (i in seq_len(w)) node_send(cl, i, msg)
-  state$done <- rep(FALSE, w)
+  send_all <- function(msg) for (i in seq_len(w)) node_frame_send(cl, i, msg)
+  # per worker: "training" (its call sends frames), "finished" (its last
+  # frame read, parallel's reply to the call pending), "drained", or "lost"
+  state$phase <- rep("training", w)
   list(
     rank = 0L, size = w + 1L, state = state,
     allgather = function(bytes) fail_on({
@@ -251,18 +311,49 @@ chief_collective <- function(cl, timeout) {
   )
 }
 
+# Reads what worker i still sends of its call (its last frame, then
+# parallel's reply) within `timeout` seconds, so that the cluster stays in
+# step for later calls; returns the last frame (NULL if it was read before).
+drain_worker <- function(cl, coll, i, timeout) {
+  st <- coll$state
+  last <- NULL
+  while (st$phase[i] == "training") {
+    msg <- node_frame(cl, i, timeout)
+    if (isTRUE(msg$cppe %in% c("done", "error"))) {
+      st$phase[i] <- "finished"
+      last <- msg
+    }
+  }
+  if (st$phase[i] == "finished") {
+    node_value_any(cl, i, timeout)
+    st$phase[i] <- "drained"
+  }
+  last
+}
+
+# parallel's reply to a call, whatever it holds.
+node_value_any <- function(cl, i, timeout) {
+  repeat {
+    msg <- node_receive(cl, i, timeout)
+    if (identical(msg$type, "VALUE")) return(msg)
+  }
+}
+
 # Tells every worker still training that the chief gave up, and waits a
 # little (a second in all) for each to return from its call, so that the
 # cluster stays usable; workers that do not answer are left (make a new
 # cluster).
 release_workers <- function(cl, coll, reason) {
-  live <- which(!coll$state$done)
-  for (i in live) tryCatch(node_send(cl, i, list(cppe = "abort", reason = reason)), error = function(e) NULL)
+  st <- coll$state
+  live <- which(st$phase %in% c("training", "finished"))
+  for (i in live[st$phase[live] == "training"]) {
+    tryCatch(node_frame_send(cl, i, list(cppe = "abort", reason = reason)), error = function(e) NULL)
+  }
   until <- Sys.time() + 1
   for (i in live) {
     left <- as.numeric(difftime(until, Sys.time(), units = "secs"))
-    if (left > 0) tryCatch(node_value(cl, i, left), error = function(e) NULL)
-    coll$state$done[i] <- TRUE
+    ok <- left > 0 && !inherits(tryCatch(drain_worker(cl, coll, i, left), error = function(e) e), "error")
+    if (!ok) st$phase[i] <- "lost"
   }
   invisible()
 }
@@ -272,6 +363,24 @@ release_workers <- function(cl, coll, reason) {
 cluster_worker_train <- function(desc, rank, size, key, weight_key, batch_size, num_epochs, shuffle, seed,
                                  kernel) {
   con <- master_connection()
+  with_last_frame(con, worker_train(con, desc, rank, size, key, weight_key, batch_size, num_epochs, shuffle,
+                                    seed, kernel))
+}
+
+# Runs a worker's part, then tells the chief how it ended in a last frame
+# ("done" with its result, or "error" with the message) before parallel's
+# own reply.
+with_last_frame <- function(con, expr) {
+  res <- tryCatch(expr, error = function(e) {
+    try(frame_write(con, list(cppe = "error", message = conditionMessage(e))), silent = TRUE)
+    stop(e)
+  })
+  frame_write(con, list(cppe = "done", value = res))
+  res
+}
+
+worker_train <- function(con, desc, rank, size, key, weight_key, batch_size, num_epochs, shuffle, seed,
+                         kernel) {
   shard <- worker_state$shards[[key]]
   if (is.null(shard)) stop("this worker does not hold the shard it was asked to train on")
   ptr <- cpp_estimator_new(desc)
@@ -289,6 +398,10 @@ cluster_worker_train <- function(desc, rank, size, key, weight_key, batch_size, 
 # them, with this worker's shard in the pipeline.
 cluster_worker_stream <- function(desc, rank, size, args, seed, kernel) {
   con <- master_connection()
+  with_last_frame(con, worker_stream(con, desc, rank, size, args, seed, kernel))
+}
+
+worker_stream <- function(con, desc, rank, size, args, seed, kernel) {
   ptr <- cpp_estimator_new(desc)
   coll <- cpp_r_collective(worker_collective(con, rank, size))
   ses <- cpp_stream_session_new(ptr, args$pipeline, args$features, args$response, args$has_vocabulary,
@@ -327,11 +440,11 @@ master_connection <- function() {
 # the result; the chief's abort ends the call with an error.
 worker_collective <- function(con, rank, size) {
   receive <- function() {
-    msg <- unserialize(con)
+    msg <- frame_read(con)
     if (identical(msg$cppe, "abort")) stop(sprintf("the chief gave up: %s", msg$reason), call. = FALSE)
     msg
   }
-  send <- function(bytes) serialize(list(cppe = "part", bytes = bytes), con, xdr = FALSE)
+  send <- function(bytes) frame_write(con, list(cppe = "part", bytes = bytes))
   list(
     rank = as.integer(rank), size = as.integer(size),
     allgather = function(bytes) {
@@ -343,7 +456,7 @@ worker_collective <- function(con, rank, size) {
       send(bytes)
       receive()$bytes
     },
-    abort = function(reason) serialize(list(cppe = "abort", reason = reason), con, xdr = FALSE)
+    abort = function(reason) frame_write(con, list(cppe = "abort", reason = reason))
   )
 }
 
@@ -382,8 +495,11 @@ socket_training <- function(cl, object, data, seed, kernel) {
     data = chief, collective = cpp_r_collective(coll), observer = TRUE,
     finish = function() {
       for (i in seq_len(w)) {
-        node_value(cl, i, timeout)
-        coll$state$done[i] <- TRUE
+        last <- drain_worker(cl, coll, i, timeout)
+        if (identical(last$cppe, "error")) {
+          cluster_fail(sprintf("%s failed: %s", worker_name(cl, i), last$message),
+                       "cppestimators_cluster_worker_error")
+        }
       }
     },
     fail = function(e) release_workers(cl, coll, conditionMessage(e))

@@ -279,10 +279,14 @@ if (requireNamespace("data.table", quietly = TRUE)) {
 # Training while spinning processes hold the cores (bench/load.R: 2 threads'
 # time over 1 thread's, quiet and under load) and several fits at once
 # (bench/workers.R: forked children and tune_grid() on future's workers).
-for (script in c("load.R", "workers.R")) {
+# Training across processes (bench/distributed.R: rounds on a socket
+# cluster and under MPI, trees and a DNN epoch on 2 workers).
+for (script in c("load.R", "workers.R", "distributed.R")) {
   path <- if (file.exists("bench")) file.path("bench", script) else script
-  title <- if (script == "load.R") "# Under load: 2 threads against 1, with spinning processes started by bench/load.R" else
-    "# Several fits at once (bench/workers.R)"
+  title <- switch(script,
+                  load.R = "# Under load: 2 threads against 1, with spinning processes started by bench/load.R",
+                  workers.R = "# Several fits at once (bench/workers.R)",
+                  distributed.R = "# Training across processes: rounds, and 2 workers x 1 thread against 1 process x 2 threads (bench/distributed.R)")
   lines <- c("", title, "", system2(rscript, path, stdout = TRUE),
              "", sprintf("Load average at the end: %s", readLines("/proc/loadavg", 1L)))
   cat(lines, sep = "\n")

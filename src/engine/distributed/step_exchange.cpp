@@ -76,6 +76,33 @@ struct PartView {
   const char* sums = nullptr;
 };
 
+// Appends n values, each converted by `bits` to its fixed-width pattern,
+// growing the string once (a round carries up to millions of them).
+template <class T, class Bits>
+void append_all(std::string& out, const T* v, std::size_t n, std::size_t width, Bits bits) {
+  const std::size_t at = out.size();
+  out.resize(at + n * width);
+  char* p = &out[at];
+  for (std::size_t i = 0; i < n; ++i, p += width) {
+    if (width == 4)
+      detail::store_u32(p, static_cast<std::uint32_t>(bits(v[i])));
+    else
+      detail::store_u64(p, static_cast<std::uint64_t>(bits(v[i])));
+  }
+}
+void append_f32(std::string& out, const float* v, std::size_t n) {
+  append_all(out, v, n, 4, [](float x) { return detail::float_bits(x); });
+}
+void append_f32(std::string& out, const double* v, std::size_t n) {  // rounded to float
+  append_all(out, v, n, 4, [](double x) { return detail::float_bits(static_cast<float>(x)); });
+}
+void append_f64(std::string& out, const double* v, std::size_t n) {
+  append_all(out, v, n, 8, [](double x) { return detail::double_bits(x); });
+}
+void append_i64(std::string& out, const std::int64_t* v, std::size_t n) {
+  append_all(out, v, n, 8, [](std::int64_t x) { return static_cast<std::uint64_t>(x); });
+}
+
 // Where the next `count` items of `width` bytes start; the reader moves past them.
 const char* skip(LittleEndianReader& in, std::uint64_t count, std::size_t width,
                  const std::string& data, const char* field) {
@@ -168,7 +195,7 @@ std::string StepExchange::pack(const RoundHead& head, const float* losses, std::
   detail::put_u32(out, kMagic);
   put_head(out, head);
   detail::put_u64(out, n_losses);
-  for (std::size_t i = 0; i < n_losses; ++i) detail::put_f32(out, losses[i]);
+  append_f32(out, losses, n_losses);
   if (stats.gradients != nullptr) {
     detail::put_u32(out, kGradients);
     detail::put_u32(out, static_cast<std::uint32_t>(stats.gradients->size()));
@@ -180,16 +207,16 @@ std::string StepExchange::pack(const RoundHead& head, const float* losses, std::
       detail::put_u64(out, n);
       detail::put_u64(out, width);
       if (g.sparse) {
-        for (std::uint64_t r = 0; r < n; ++r) detail::put_i64(out, g.rows[r]);
-        for (std::uint64_t i = 0; i < n * width; ++i) detail::put_f32(out, g.values[i]);
+        append_i64(out, g.rows, static_cast<std::size_t>(n));
+        append_f32(out, g.values, static_cast<std::size_t>(n * width));
       } else {
-        for (std::uint64_t i = 0; i < n; ++i) detail::put_f32(out, g.dense[i]);
+        append_f32(out, g.dense, static_cast<std::size_t>(n));
       }
     }
   } else if (stats.sums != nullptr) {
     detail::put_u32(out, kSums);
     detail::put_u64(out, stats.sum_count);
-    for (std::size_t i = 0; i < stats.sum_count; ++i) detail::put_f64(out, stats.sums[i]);
+    append_f64(out, stats.sums, stats.sum_count);
   } else {
     detail::put_u32(out, kNothing);
   }
@@ -244,7 +271,7 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
       const char* s = views[with[k]].sums;
       for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += load_f64(s + 8 * i);
     }
-    for (double x : sum) detail::put_f64(out, x);
+    append_f64(out, sum.data(), sum.size());
     return out;
   }
   detail::put_u32(out, kGradients);
@@ -263,7 +290,7 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
         const char* x = views[with[k]].grads[gi].values;
         for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += detail::load_f32(x + 4 * i);
       }
-      for (double a : acc) detail::put_f32(out, static_cast<float>(a));
+      append_f32(out, acc.data(), acc.size());
       continue;
     }
     // sparse: every rank's rows, a row's values added in rank order
@@ -293,8 +320,8 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
     }
     detail::put_u64(out, rows.size());
     detail::put_u64(out, width);
-    for (std::int64_t r : rows) detail::put_i64(out, r);
-    for (double x : values) detail::put_f32(out, static_cast<float>(x));
+    append_i64(out, rows.data(), rows.size());
+    append_f32(out, values.data(), values.size());
   }
   return out;
 }
@@ -367,7 +394,7 @@ void broadcast_estimator(Estimator& est, Collective& collective, int root) {
       detail::put_u32(bytes, static_cast<std::uint32_t>(v.name.size()));
       bytes += v.name;
       detail::put_u64(bytes, v.size);
-      for (std::size_t i = 0; i < v.size; ++i) detail::put_f32(bytes, v.data[i]);
+      append_f32(bytes, v.data, v.size);
     }
   }
   collective.broadcast(bytes, root);
