@@ -63,11 +63,22 @@ node_send <- function(cl, i, msg) {
   invisible()
 }
 
+# Whether `con` has something to read within `timeout` seconds (a wait cut
+# short by a signal, a profiler's say, waits again for the rest).
+readable_within <- function(con, timeout) {
+  until <- Sys.time() + timeout
+  repeat {
+    left <- as.numeric(difftime(until, Sys.time(), units = "secs"))
+    ready <- tryCatch(socketSelect(list(con), write = FALSE, timeout = max(0, left)), error = function(e) TRUE)
+    if (isTRUE(ready)) return(TRUE)
+    if (left <= 0) return(FALSE)
+  }
+}
+
 # The next message from node i, waiting at most `timeout` seconds.
 node_receive <- function(cl, i, timeout) {
   con <- cl[[i]]$con
-  ready <- tryCatch(socketSelect(list(con), write = FALSE, timeout = timeout), error = function(e) TRUE)
-  if (!isTRUE(ready)) {
+  if (!readable_within(con, timeout)) {
     cluster_fail(sprintf("%s did not answer within %g seconds (options(cppestimators.cluster_timeout))",
                          worker_name(cl, i), timeout), "cppestimators_cluster_timeout")
   }
@@ -101,43 +112,23 @@ node_value <- function(cl, i, timeout) {
 }
 
 # The messages of a training's rounds, between the chief and a worker
-# inside the worker's call: each a frame written in one piece ("CEXF", the
-# length, then R's serialization of the message), so that the connection's
-# TCP stack sends it at once rather than holding its tail back (Nagle's
-# algorithm against delayed acknowledgements: 40 ms a round otherwise).
-frame_magic <- charToRaw("CEXF")
-
+# inside the worker's call: R's serialization of the message, written in
+# one piece, so that the connection's TCP stack sends it at once rather
+# than holding its tail back (serialize() to the connection writes it in
+# pieces, and Nagle's algorithm against delayed acknowledgements then costs
+# 40 ms a round: R's socket connections do not set TCP_NODELAY).
 frame_write <- function(con, msg) {
-  payload <- serialize(msg, NULL, xdr = FALSE)
-  if (length(payload) >= 2^31) stop("a message of a round is larger than 2 GB")
-  writeBin(c(frame_magic, writeBin(length(payload), raw(), size = 4, endian = "little"), payload), con)
-  flush(con)
+  writeBin(serialize(msg, NULL, xdr = FALSE), con)
   invisible()
 }
 
-# The next frame of `con` (blocking); an error at the end of the connection
-# or when what arrives is not a frame.
-frame_read <- function(con) {
-  read_n <- function(n) {
-    out <- readBin(con, "raw", n)
-    while (length(out) < n) {
-      more <- readBin(con, "raw", n - length(out))
-      if (!length(more)) stop("the connection ended inside a message")
-      out <- c(out, more)
-    }
-    out
-  }
-  head <- readBin(con, "raw", 8)
-  if (length(head) < 8) stop("the connection ended")
-  if (!identical(head[1:4], frame_magic)) stop("the other side sent something else than a round's message")
-  unserialize(read_n(readBin(head[5:8], "integer", size = 4, endian = "little")))
-}
+# The next message of `con` (blocking; R's own framing).
+frame_read <- function(con) unserialize(con)
 
 # The next frame from node i, waiting at most `timeout` seconds.
 node_frame <- function(cl, i, timeout) {
   con <- cl[[i]]$con
-  ready <- tryCatch(socketSelect(list(con), write = FALSE, timeout = timeout), error = function(e) TRUE)
-  if (!isTRUE(ready)) {
+  if (!readable_within(con, timeout)) {
     cluster_fail(sprintf("%s did not answer within %g seconds (options(cppestimators.cluster_timeout))",
                          worker_name(cl, i), timeout), "cppestimators_cluster_timeout")
   }
@@ -166,12 +157,13 @@ check_cluster_workers <- function(cl, timeout = cluster_timeout()) {
   ask <- function(wanted) {
     v <- tryCatch(as.character(utils::packageVersion("cppestimators")), error = function(e) NA_character_)
     # the version asked for must load too (its own dependencies found)
-    loads <- if (identical(v, wanted)) {
-      tryCatch({
+    loads <- ""
+    if (identical(v, wanted)) {
+      loads <- tryCatch({
         loadNamespace("cppestimators")
         ""
       }, error = function(e) conditionMessage(e))
-    } else ""
+    }
     list(version = v, loads = loads, pid = Sys.getpid(), host = Sys.info()[["nodename"]])
   }
   environment(ask) <- baseenv()
@@ -181,12 +173,14 @@ check_cluster_workers <- function(cl, timeout = cluster_timeout()) {
   for (i in seq_along(cl)) {
     v <- answers[[i]]$version
     if (is.na(v)) {
-      cluster_fail(sprintf("%s does not have the cppestimators package installed (this session has %s); install it there first.",
-                           worker_name(cl, i), mine), "cppestimators_cluster_version")
+      cluster_fail(sprintf(paste("%s does not have the cppestimators package installed (this session has %s);",
+                                 "install it there first."), worker_name(cl, i), mine),
+                   "cppestimators_cluster_version")
     }
     if (!identical(v, mine)) {
-      cluster_fail(sprintf("%s has cppestimators %s, this session %s: every process of a training must run the same version.",
-                           worker_name(cl, i), v, mine), "cppestimators_cluster_version")
+      cluster_fail(sprintf(paste("%s has cppestimators %s, this session %s: every process of a training",
+                                 "must run the same version."), worker_name(cl, i), v, mine),
+                   "cppestimators_cluster_version")
     }
     if (nzchar(answers[[i]]$loads)) {
       cluster_fail(sprintf("%s cannot load the cppestimators package (%s): %s", worker_name(cl, i), v,
@@ -287,23 +281,29 @@ chief_collective <- function(cl, timeout) {
   state$phase <- rep("training", w)
   list(
     rank = 0L, size = w + 1L, state = state,
-    allgather = function(bytes) fail_on({
-      if (failed()) return(c(list(bytes), rep(list(raw()), w)))
-      parts <- parts_of(bytes)
-      send_all(list(cppe = "parts", parts = parts))
-      parts
-    }),
-    broadcast = function(bytes, root) fail_on({
-      if (failed()) return(bytes)
-      send_all(list(cppe = "bytes", bytes = bytes))
-      bytes
-    }),
-    allcombine = function(bytes) fail_on({
-      if (failed()) return(cpp_round_combine(list(bytes)))
-      combined <- cpp_round_combine(parts_of(bytes))
-      send_all(list(cppe = "bytes", bytes = combined))
-      combined
-    }),
+    allgather = function(bytes) {
+      fail_on({
+        if (failed()) return(c(list(bytes), rep(list(raw()), w)))
+        parts <- parts_of(bytes)
+        send_all(list(cppe = "parts", parts = parts))
+        parts
+      })
+    },
+    broadcast = function(bytes, root) {
+      fail_on({
+        if (failed()) return(bytes)
+        send_all(list(cppe = "bytes", bytes = bytes))
+        bytes
+      })
+    },
+    allcombine = function(bytes) {
+      fail_on({
+        if (failed()) return(cpp_round_combine(list(bytes)))
+        combined <- cpp_round_combine(parts_of(bytes))
+        send_all(list(cppe = "bytes", bytes = combined))
+        combined
+      })
+    },
     abort = function(reason) {
       if (is.null(state$failed)) state$failed <- reason
       invisible()

@@ -124,7 +124,8 @@ config_fields <- c("model_dir", "tf_random_seed", "save_summary_steps", "save_ch
 replaceable_fields <- c("model_dir", "tf_random_seed", "save_summary_steps",
                         "save_checkpoints_steps", "save_checkpoints_secs", "session_config",
                         "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
-                        "log_step_count_steps", "lock_timeout_secs", "cluster", "train_distribute", "device_fn", "protocol",
+                        "log_step_count_steps", "lock_timeout_secs", "cluster", "train_distribute", "device_fn",
+                        "protocol",
                         "eval_distribute", "experimental_distribute",
                         "experimental_max_worker_delay_secs", "session_creation_timeout_secs")
 

@@ -34,12 +34,13 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   ses <- tryCatch(
     if (isTRUE(data$stream)) {
       stream_session(object, ptr, data$input, mode, seed, kernel, part$collective, isTRUE(part$observer))
-    } else
+    } else {
       cpp_session_new(ptr, data$features, data$labels, data$weights,
                       object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
                       data$num_epochs, isTRUE(data$shuffle), seed,
                       if (is.null(part)) feature_block(object, ptr, data), engine_threads(), kernel,
-                      part$collective, isTRUE(part$observer)),
+                      part$collective, isTRUE(part$observer))
+    },
     error = function(e) {
       if (!is.null(part)) part$fail(e)
       abort(e)

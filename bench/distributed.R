@@ -96,18 +96,19 @@ d$y <- as.integer(x[, 1] + 0.5 * x[, 2] - x[, 3] * x[, 4] + stats::rnorm(n) > 0)
 quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,
                     save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)
 cols <- feature_columns(column_numeric(starts_with("x")), names = d)
-trees <- function() boosted_trees_classifier(cols, n_batches_per_layer = 1, n_trees = 20, max_depth = 6,
-                                              config = quiet)
+trees <- function() {
+  boosted_trees_classifier(cols, n_batches_per_layer = 1, n_trees = 20, max_depth = 6, config = quiet)
+}
 dnn <- function() dnn_classifier(c(64, 64), cols, config = quiet)
 time_of <- function(f) system.time(suppressMessages(f()))[["elapsed"]]
 med3 <- function(f) stats::median(vapply(1:3, function(i) time_of(f), 0))
-alone_trees <- function() train(trees(), input_fn(d, response = "y", batch_size = n, num_epochs = NULL,
-                                                   shuffle = FALSE))
-across_trees <- function() train(trees(), input_fn(d, response = "y", batch_size = n / 2, num_epochs = NULL,
-                                                    shuffle = FALSE), cluster = cl)
+whole <- function(rows) input_fn(d, response = "y", batch_size = rows, num_epochs = NULL, shuffle = FALSE)
+alone_trees <- function() train(trees(), whole(n))
+across_trees <- function() train(trees(), whole(n / 2), cluster = cl)
 alone_dnn <- function() train(dnn(), input_fn(d, response = "y", batch_size = 1000L, num_epochs = 1))
-across_dnn <- function() train(dnn(), input_fn(d, response = "y", batch_size = 500L, num_epochs = 1),
-                               cluster = cl)
+across_dnn <- function() {
+  train(dnn(), input_fn(d, response = "y", batch_size = 500L, num_epochs = 1), cluster = cl)
+}
 options(cppestimators.threads = 2)
 first_call <- time_of(across_trees)  # sends the shards
 rows <- data.frame(
@@ -115,6 +116,7 @@ rows <- data.frame(
   alone = c(med3(alone_trees), med3(alone_dnn)),
   across = c(med3(across_trees), med3(across_dnn)))
 rows$ratio <- rows$across / rows$alone
-cat("\n| 1e6 x 20 rows | 1 process x 2 threads (s) | 2 workers x 1 thread (s) | ratio (goal <= 1.3) |\n|---|---|---|---|\n")
+cat("\n| 1e6 x 20 rows | 1 process x 2 threads (s) | 2 workers x 1 thread (s) | ratio (goal <= 1.3) |\n",
+    "|---|---|---|---|\n", sep = "")
 cat(sprintf("| %s | %.2f | %.2f | %.2f |\n", rows$task, rows$alone, rows$across, rows$ratio), sep = "")
 cat(sprintf("\nThe first call on a new cluster, which also sends the 1e6-row shards: %.2f s (trees).\n", first_call))

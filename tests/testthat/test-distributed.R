@@ -17,8 +17,8 @@ dist_table <- function(n = 240) {
 }
 
 dist_columns <- function() {
-  feature_columns(column_numeric("x", "z"),
-                  column_indicator(column_categorical_with_vocabulary_list("c", vocabulary_list = c("a", "b", "c", "d"))))
+  c_column <- column_categorical_with_vocabulary_list("c", vocabulary_list = c("a", "b", "c", "d"))
+  feature_columns(column_numeric("x", "z"), column_indicator(c_column))
 }
 
 # Every variable of the estimator, by name.
@@ -45,12 +45,14 @@ test_that("2 workers of batch b train as one process of batch 2b: linear, DNN, w
   d <- dist_table()
   make <- list(
     linear = function() linear_regressor(feature_columns = dist_columns(), config = run_config(tf_random_seed = 1)),
-    dnn = function() dnn_regressor(hidden_units = c(6, 3), feature_columns = dist_columns(),
-                                   config = run_config(tf_random_seed = 2)),
-    wide_deep = function() dnn_linear_combined_regressor(
-      linear_feature_columns = feature_columns(column_numeric("x")),
-      dnn_feature_columns = feature_columns(column_numeric("z")), dnn_hidden_units = 4,
-      config = run_config(tf_random_seed = 3))
+    dnn = function() {
+      dnn_regressor(hidden_units = c(6, 3), feature_columns = dist_columns(), config = run_config(tf_random_seed = 2))
+    },
+    wide_deep = function() {
+      dnn_linear_combined_regressor(linear_feature_columns = feature_columns(column_numeric("x")),
+                                    dnn_feature_columns = feature_columns(column_numeric("z")), dnn_hidden_units = 4,
+                                    config = run_config(tf_random_seed = 3))
+    }
   )
   for (kind in names(make)) {
     # worker i holds rows i, i + 2, ...: its batch k and the other's are one
@@ -204,7 +206,8 @@ test_that("workers without the package, or with another version, are refused bef
     } else {
       # (a copy of the package elsewhere in the worker's library paths may
       # be found but not load, its dependencies out of reach)
-      expect_match(conditionMessage(err), "does not have the cppestimators package installed|cannot load the cppestimators package")
+      expect_match(conditionMessage(err),
+                   "does not have the cppestimators package installed|cannot load the cppestimators package")
     }
     expect_equal(cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 0)
     parallel::stopCluster(cl)
