@@ -25,6 +25,14 @@ cpp_round_combine <- function(parts) {
     .Call(`_cppestimators_cpp_round_combine`, parts)
 }
 
+cpp_split_parts <- function(all, counts) {
+    .Call(`_cppestimators_cpp_split_parts`, all, counts)
+}
+
+cpp_round_combine_flat <- function(all, counts) {
+    .Call(`_cppestimators_cpp_round_combine_flat`, all, counts)
+}
+
 cpp_estimator_new <- function(spec) {
     .Call(`_cppestimators_cpp_estimator_new`, spec)
 }
@@ -85,12 +93,12 @@ cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }
 
-cpp_session_new <- function(est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective = NULL, observer = FALSE) {
-    .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective, observer)
+cpp_session_new <- function(est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective = NULL, observer = FALSE, share_losses = TRUE) {
+    .Call(`_cppestimators_cpp_session_new`, est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective, observer, share_losses)
 }
 
-cpp_stream_session_new <- function(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective = NULL, observer = FALSE) {
-    .Call(`_cppestimators_cpp_stream_session_new`, est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective, observer)
+cpp_stream_session_new <- function(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective = NULL, observer = FALSE, share_losses = TRUE) {
+    .Call(`_cppestimators_cpp_stream_session_new`, est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective, observer, share_losses)
 }
 
 cpp_dense_block <- function(est, features, threads) {

@@ -42,11 +42,12 @@ dataset_batch_size <- function(dataset) {
 
 # The engine session of a streaming input (run_session_impl()); across
 # processes, with this process's collective and part (R/distributed.R).
-stream_session <- function(object, ptr, input, mode, seed, kernel, collective = NULL, observer = FALSE) {
+stream_session <- function(object, ptr, input, mode, seed, kernel, collective = NULL, observer = FALSE,
+                           share_losses = TRUE) {
   args <- stream_session_args(object, input, mode)
   cpp_stream_session_new(ptr, args$pipeline, args$features, args$response, args$has_vocabulary,
                          args$vocabulary, args$weight, mode, args$batch_size, seed, args$window,
-                         engine_threads(), kernel, collective, observer)
+                         engine_threads(), kernel, collective, observer, share_losses)
 }
 
 # What cpp_stream_session_new() is given for an input, checked: the same on

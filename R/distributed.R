@@ -140,9 +140,9 @@ node_frame <- function(cl, i, timeout) {
   msg
 }
 
-node_frame_send <- function(cl, i, msg) {
+node_frame_send <- function(cl, i, msg, serialized = FALSE) {
   ok <- tryCatch({
-    frame_write(cl[[i]]$con, msg)
+    if (serialized) writeBin(msg, cl[[i]]$con) else frame_write(cl[[i]]$con, msg)
     TRUE
   }, error = function(e) FALSE)
   if (!ok) cluster_fail(sprintf("%s cannot be reached: its connection is closed (did the process end?)",
@@ -275,7 +275,10 @@ chief_collective <- function(cl, timeout) {
     state$current <- NULL
     parts
   }
-  send_all <- function(msg) for (i in seq_len(w)) node_frame_send(cl, i, msg)
+  send_all <- function(msg) {
+    bytes <- serialize(msg, NULL, xdr = FALSE)  # once, for every worker
+    for (i in seq_len(w)) node_frame_send(cl, i, bytes, serialized = TRUE)
+  }
   # per worker: "training" (its call sends frames), "finished" (its last
   # frame read, parallel's reply to the call pending), "drained", or "lost"
   state$phase <- rep("training", w)
@@ -361,10 +364,10 @@ release_workers <- function(cl, coll, reason) {
 # The rank of a socket cluster's worker: its part of the session, with the
 # chief's connection. Runs inside the worker's call from the chief.
 cluster_worker_train <- function(desc, rank, size, key, weight_key, batch_size, num_epochs, shuffle, seed,
-                                 kernel) {
+                                 kernel, share) {
   con <- master_connection()
   with_last_frame(con, worker_train(con, desc, rank, size, key, weight_key, batch_size, num_epochs, shuffle,
-                                    seed, kernel))
+                                    seed, kernel, share))
 }
 
 # Runs a worker's part, then tells the chief how it ended in a last frame
@@ -380,33 +383,52 @@ with_last_frame <- function(con, expr) {
 }
 
 worker_train <- function(con, desc, rank, size, key, weight_key, batch_size, num_epochs, shuffle, seed,
-                         kernel) {
+                         kernel, share) {
   shard <- worker_state$shards[[key]]
   if (is.null(shard)) stop("this worker does not hold the shard it was asked to train on")
   ptr <- cpp_estimator_new(desc)
   coll <- cpp_r_collective(worker_collective(con, rank, size))
   ses <- cpp_session_new(ptr, shard$features, shard$labels, shard$weights, weight_key, "train",
-                         as.integer(batch_size), num_epochs, shuffle, seed, NULL, engine_threads(), kernel,
-                         coll, FALSE)
+                         as.integer(batch_size), num_epochs, shuffle, seed, shard_block(key, desc, ptr, shard),
+                         engine_threads(), kernel, coll, FALSE, share)
   on.exit(cpp_session_close(ses), add = TRUE)
   r_session <- new_r_session(ses, "train")
   res <- cpp_session_run(ses, list(), r_session, new_run_context(ses, r_session), hostname())
   list(steps = res$steps, global_step = res$global_step)
 }
 
-# The same over a streaming dataset: `args` as stream_session_args() gave
-# them, with this worker's shard in the pipeline.
-cluster_worker_stream <- function(desc, rank, size, args, seed, kernel) {
-  con <- master_connection()
-  with_last_frame(con, worker_stream(con, desc, rank, size, args, seed, kernel))
+# The dense features of a shard for the model's columns, as one float32
+# block (what the chief's own sessions cache, R/feature_cache.R), built once
+# per shard and set of columns and kept with the shard; none when the model
+# has no dense columns or the block would pass the cache's budget.
+shard_block <- function(key, desc, ptr, shard) {
+  width <- cpp_estimator_dense_width(ptr)
+  n <- if (length(shard$features)) NROW(shard$features[[1]]) else 0
+  if (width == 0 || n == 0 || n * width * 4 > cache_budget()) return(NULL)
+  id <- paste0(key, "-", rlang::hash(desc$model$feature_columns))
+  blocks <- worker_state$blocks %||% list()
+  if (is.null(blocks[[id]])) {
+    kept <- names(worker_state$shards)
+    blocks <- blocks[vapply(names(blocks), function(b) any(startsWith(b, kept)), TRUE)]  # of shards still kept
+    blocks[[id]] <- cpp_dense_block(ptr, shard$features, engine_threads())
+    worker_state$blocks <- blocks
+  }
+  blocks[[id]]
 }
 
-worker_stream <- function(con, desc, rank, size, args, seed, kernel) {
+# The same over a streaming dataset: `args` as stream_session_args() gave
+# them, with this worker's shard in the pipeline.
+cluster_worker_stream <- function(desc, rank, size, args, seed, kernel, share) {
+  con <- master_connection()
+  with_last_frame(con, worker_stream(con, desc, rank, size, args, seed, kernel, share))
+}
+
+worker_stream <- function(con, desc, rank, size, args, seed, kernel, share) {
   ptr <- cpp_estimator_new(desc)
   coll <- cpp_r_collective(worker_collective(con, rank, size))
   ses <- cpp_stream_session_new(ptr, args$pipeline, args$features, args$response, args$has_vocabulary,
                                 args$vocabulary, args$weight, "train", args$batch_size, seed, args$window,
-                                engine_threads(), kernel, coll, FALSE)
+                                engine_threads(), kernel, coll, FALSE, share)
   on.exit(cpp_session_close(ses), add = TRUE)
   r_session <- new_r_session(ses, "train")
   res <- cpp_session_run(ses, list(), r_session, new_run_context(ses, r_session), hostname())
@@ -464,7 +486,8 @@ worker_collective <- function(con, rank, size) {
 # calls it with the session's resolved data): checks the workers, sends
 # the shards they lack, starts their sessions and returns the chief's:
 # its data (none), collective, and finish()/fail() for after the run.
-socket_training <- function(cl, object, data, seed, kernel) {
+socket_training <- function(cl, object, data, seed, kernel, hooks) {
+  share <- wants_losses(hooks)
   timeout <- cluster_timeout()
   check_cluster_workers(cl, timeout)
   w <- length(cl)
@@ -478,7 +501,7 @@ socket_training <- function(cl, object, data, seed, kernel) {
       mine <- args
       mine$pipeline <- engine_pipeline(shard_dataset(args$dataset, w, i - 1L))
       mine$dataset <- NULL
-      node_start(cl, i, cluster_worker_stream, list(desc, i, w + 1L, mine, rank_seed(seed, i), kernel))
+      node_start(cl, i, cluster_worker_stream, list(desc, i, w + 1L, mine, rank_seed(seed, i), kernel, share))
     }
     chief <- data
     chief$input$dataset <- dataset_take(data$input$dataset, 0)
@@ -487,12 +510,12 @@ socket_training <- function(cl, object, data, seed, kernel) {
     for (i in seq_len(w)) {
       node_start(cl, i, cluster_worker_train, list(
         desc, i, w + 1L, key, object$spec$weight_column$name %||% "", data$batch_size, data$num_epochs,
-        isTRUE(data$shuffle), rank_seed(seed, i), kernel))
+        isTRUE(data$shuffle), rank_seed(seed, i), kernel, share))
     }
     chief <- take_rows(data, integer())
   }
   list(
-    data = chief, collective = cpp_r_collective(coll), observer = TRUE,
+    data = chief, collective = cpp_r_collective(coll), observer = TRUE, share_losses = share,
     finish = function() {
       for (i in seq_len(w)) {
         last <- drain_worker(cl, coll, i, timeout)
@@ -504,6 +527,14 @@ socket_training <- function(cl, object, data, seed, kernel) {
     },
     fail = function(e) release_workers(cl, coll, conditionMessage(e))
   )
+}
+
+# Whether the rounds carry the batches' per-example losses to the chief:
+# only for hooks that can fetch them (R closures, the logging hook).
+wants_losses <- function(hooks) {
+  any(vapply(hooks, function(h) {
+    isTRUE(hook_trait(h, "runs_r_code")) || inherits(h, "cppestimators_hook_logging_tensor")
+  }, TRUE))
 }
 
 # Shuffling seeds differ by rank (the same seed would give every worker the
@@ -520,18 +551,27 @@ mpi_world <- function() {
   list(rank = as.integer(Rmpi::mpi.comm.rank(0)), size = as.integer(Rmpi::mpi.comm.size(0)))
 }
 
-# Every rank's bytes: their lengths, then the bytes (MPI_Allgatherv).
-mpi_allgather <- function(bytes, size) {
+# Every rank's bytes end to end, with each rank's count: their lengths,
+# then the bytes (MPI_Allgatherv).
+mpi_gathered <- function(bytes, size) {
   counts <- Rmpi::mpi.allgather(length(bytes), type = 1, rdata = integer(size), comm = 0)
   all <- Rmpi::mpi.allgatherv(bytes, type = 4, rdata = raw(sum(counts)), rcounts = counts, comm = 0)
-  ends <- cumsum(counts)
-  lapply(seq_len(size), function(r) if (counts[r] == 0L) raw() else all[(ends[r] - counts[r] + 1L):ends[r]])
+  list(all = all, counts = as.integer(counts))
 }
 
+# Every rank gathers every rank's part and combines them itself (the same
+# combination on every rank, in rank order).
 mpi_collective <- function(world) {
   list(
     rank = world$rank, size = world$size,
-    allgather = function(bytes) mpi_allgather(bytes, world$size),
+    allgather = function(bytes) {
+      g <- mpi_gathered(bytes, world$size)
+      cpp_split_parts(g$all, g$counts)
+    },
+    allcombine = function(bytes) {
+      g <- mpi_gathered(bytes, world$size)
+      cpp_round_combine_flat(g$all, g$counts)
+    },
     broadcast = function(bytes, root) {
       n <- Rmpi::mpi.bcast(if (world$rank == root) length(bytes) else 0L, type = 1, rank = root, comm = 0)
       if (n == 0L) return(raw())
@@ -547,13 +587,13 @@ mpi_collective <- function(world) {
 
 # The part of an MPI rank: its shard of the data (rank r reads rows r + 1,
 # r + 1 + size, ... of a data frame, shard r of a dataset), its collective.
-mpi_training <- function(world, data, seed) {
+mpi_training <- function(world, data, seed, share) {
   if (isTRUE(data$stream)) {
     data$input$dataset <- shard_dataset(data$input$dataset, world$size, world$rank)
   } else {
     data <- take_shard(data, world$rank + 1L, world$size)
   }
-  list(data = data, seed = rank_seed(seed, world$rank),
+  list(data = data, seed = rank_seed(seed, world$rank), share_losses = share,
        collective = cpp_r_collective(mpi_collective(world)), observer = FALSE,
        finish = function() invisible(), fail = function(e) invisible())
 }
@@ -562,15 +602,17 @@ mpi_training <- function(world, data, seed) {
 # (mpi_go()), the same session on its shard, no hooks, no model_dir (the
 # chief writes it).
 mpi_worker_train <- function(object, input_fn, world) {
-  if (!mpi_go(world, NA)) return(invisible(new_history(NULL)))
+  go <- mpi_go(world, NA)
+  if (go == 0L) return(invisible(new_history(NULL)))
   ptr <- estimator_ptr(object)
   run_session(object, input_fn, "train", list(), ptr = ptr,
-              distributed = function(data, seed, kernel) mpi_training(world, data, seed))
+              distributed = function(data, seed, kernel, hooks) mpi_training(world, data, seed, go == 2L))
   invisible(new_history(NULL))
 }
 
-# Whether this train() call trains: the chief's decision (`go`, after its
-# checks, the model_dir lock and max_steps), broadcast to every rank.
+# Whether this train() call trains: the chief's decision (`go`: 0 no, after
+# its checks, the model_dir lock and max_steps; 1 yes; 2 yes, its hooks
+# reading per-example losses), broadcast to every rank.
 mpi_go <- function(world, go) {
-  isTRUE(Rmpi::mpi.bcast(if (world$rank == 0L) as.integer(go) else 0L, type = 1, rank = 0, comm = 0) == 1L)
+  as.integer(Rmpi::mpi.bcast(if (world$rank == 0L) as.integer(go) else 0L, type = 1, rank = 0, comm = 0))
 }

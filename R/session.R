@@ -27,19 +27,20 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   kernel <- engine_kernel()
   part <- NULL
   if (!is.null(distributed)) {
-    part <- distributed(data, seed, kernel)
+    part <- distributed(data, seed, kernel, hooks)
     data <- part$data
     seed <- part$seed %||% seed
   }
   ses <- tryCatch(
     if (isTRUE(data$stream)) {
-      stream_session(object, ptr, data$input, mode, seed, kernel, part$collective, isTRUE(part$observer))
+      stream_session(object, ptr, data$input, mode, seed, kernel, part$collective, isTRUE(part$observer),
+                     !isFALSE(part$share_losses))
     } else {
       cpp_session_new(ptr, data$features, data$labels, data$weights,
                       object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
                       data$num_epochs, isTRUE(data$shuffle), seed,
                       if (is.null(part)) feature_block(object, ptr, data), engine_threads(), kernel,
-                      part$collective, isTRUE(part$observer))
+                      part$collective, isTRUE(part$observer), !isFALSE(part$share_losses))
     },
     error = function(e) {
       if (!is.null(part)) part$fail(e)

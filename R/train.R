@@ -77,11 +77,11 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   if (!is.null(world) && world$rank > 0L) return(mpi_worker_train(object, input_fn, world))
   # under MPI the other ranks wait for the chief's decision to train
   told <- is.null(world)
-  on.exit(if (!told) mpi_go(world, FALSE), add = TRUE)
+  on.exit(if (!told) mpi_go(world, 0L), add = TRUE)
   distributed <- if (!is.null(world)) {
-    function(data, seed, kernel) mpi_training(world, data, seed)
+    function(data, seed, kernel, hooks) mpi_training(world, data, seed, wants_losses(hooks))
   } else if (is_socket_cluster(cluster)) {
-    function(data, seed, kernel) socket_training(cluster, object, data, seed, kernel)
+    function(data, seed, kernel, hooks) socket_training(cluster, object, data, seed, kernel, hooks)
   }
   ptr <- estimator_ptr(object)
   # the call's one look at model_dir: under its lock, the engine brought up
@@ -95,7 +95,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   hooks <- training_hooks(object, training$hooks, steps, max_steps, listeners, ptr)
   if (!told) {
-    mpi_go(world, TRUE)
+    mpi_go(world, if (wants_losses(hooks)) 2L else 1L)
     told <- TRUE
   }
   run <- training$run(input_fn, hooks, distributed)

@@ -86,6 +86,28 @@ RcppExport SEXP _cppestimators_cpp_round_combine(SEXP partsSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_split_parts
+Rcpp::List cpp_split_parts(Rcpp::RawVector all, Rcpp::IntegerVector counts);
+RcppExport SEXP _cppestimators_cpp_split_parts(SEXP allSEXP, SEXP countsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::RawVector>::type all(allSEXP);
+  Rcpp::traits::input_parameter<Rcpp::IntegerVector>::type counts(countsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_split_parts(all, counts));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_round_combine_flat
+Rcpp::RawVector cpp_round_combine_flat(Rcpp::RawVector all, Rcpp::IntegerVector counts);
+RcppExport SEXP _cppestimators_cpp_round_combine_flat(SEXP allSEXP, SEXP countsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::RawVector>::type all(allSEXP);
+  Rcpp::traits::input_parameter<Rcpp::IntegerVector>::type counts(countsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_round_combine_flat(all, counts));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_estimator_new
 SEXP cpp_estimator_new(Rcpp::List spec);
 RcppExport SEXP _cppestimators_cpp_estimator_new(SEXP specSEXP) {
@@ -250,13 +272,14 @@ RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
                      std::string weight_key, std::string mode, int batch_size, double num_epochs,
                      bool shuffle, double seed, SEXP block, int threads, std::string kernel,
-                     SEXP collective, bool observer);
+                     SEXP collective, bool observer, bool share_losses);
 RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP,
                                                SEXP weightsSEXP, SEXP weight_keySEXP, SEXP modeSEXP,
                                                SEXP batch_sizeSEXP, SEXP num_epochsSEXP,
                                                SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP,
                                                SEXP threadsSEXP, SEXP kernelSEXP,
-                                               SEXP collectiveSEXP, SEXP observerSEXP) {
+                                               SEXP collectiveSEXP, SEXP observerSEXP,
+                                               SEXP share_lossesSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
@@ -274,9 +297,10 @@ RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, 
   Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
   Rcpp::traits::input_parameter<SEXP>::type collective(collectiveSEXP);
   Rcpp::traits::input_parameter<bool>::type observer(observerSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, weights, weight_key, mode,
-                                               batch_size, num_epochs, shuffle, seed, block,
-                                               threads, kernel, collective, observer));
+  Rcpp::traits::input_parameter<bool>::type share_losses(share_lossesSEXP);
+  rcpp_result_gen = Rcpp::wrap(
+      cpp_session_new(est, features, labels, weights, weight_key, mode, batch_size, num_epochs,
+                      shuffle, seed, block, threads, kernel, collective, observer, share_losses));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -285,12 +309,13 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
                             std::string response, bool has_vocabulary,
                             std::vector<std::string> vocabulary, std::string weight_key,
                             std::string mode, int batch_size, double seed, double window_rows,
-                            int threads, std::string kernel, SEXP collective, bool observer);
+                            int threads, std::string kernel, SEXP collective, bool observer,
+                            bool share_losses);
 RcppExport SEXP _cppestimators_cpp_stream_session_new(
     SEXP estSEXP, SEXP descriptionSEXP, SEXP featuresSEXP, SEXP responseSEXP,
     SEXP has_vocabularySEXP, SEXP vocabularySEXP, SEXP weight_keySEXP, SEXP modeSEXP,
     SEXP batch_sizeSEXP, SEXP seedSEXP, SEXP window_rowsSEXP, SEXP threadsSEXP, SEXP kernelSEXP,
-    SEXP collectiveSEXP, SEXP observerSEXP) {
+    SEXP collectiveSEXP, SEXP observerSEXP, SEXP share_lossesSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
@@ -308,9 +333,10 @@ RcppExport SEXP _cppestimators_cpp_stream_session_new(
   Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
   Rcpp::traits::input_parameter<SEXP>::type collective(collectiveSEXP);
   Rcpp::traits::input_parameter<bool>::type observer(observerSEXP);
+  Rcpp::traits::input_parameter<bool>::type share_losses(share_lossesSEXP);
   rcpp_result_gen = Rcpp::wrap(cpp_stream_session_new(
       est, description, features, response, has_vocabulary, vocabulary, weight_key, mode,
-      batch_size, seed, window_rows, threads, kernel, collective, observer));
+      batch_size, seed, window_rows, threads, kernel, collective, observer, share_losses));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -614,6 +640,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_csv_reader_rewind", (DL_FUNC)&_cppestimators_cpp_csv_reader_rewind, 1},
     {"_cppestimators_cpp_r_collective", (DL_FUNC)&_cppestimators_cpp_r_collective, 1},
     {"_cppestimators_cpp_round_combine", (DL_FUNC)&_cppestimators_cpp_round_combine, 1},
+    {"_cppestimators_cpp_split_parts", (DL_FUNC)&_cppestimators_cpp_split_parts, 2},
+    {"_cppestimators_cpp_round_combine_flat", (DL_FUNC)&_cppestimators_cpp_round_combine_flat, 2},
     {"_cppestimators_cpp_estimator_new", (DL_FUNC)&_cppestimators_cpp_estimator_new, 1},
     {"_cppestimators_cpp_estimator_global_step", (DL_FUNC)&_cppestimators_cpp_estimator_global_step,
      1},
@@ -634,8 +662,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
-    {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 15},
-    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 15},
+    {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 16},
+    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 16},
     {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
     {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC)&_cppestimators_cpp_estimator_dense_width,
      1},

@@ -118,3 +118,37 @@ Rcpp::RawVector cpp_round_combine(Rcpp::List parts) {
   for (R_xlen_t i = 0; i < parts.size(); ++i) p.push_back(string_of(parts[i], "a round's part"));
   return raw_of(StepExchange::combine(p));
 }
+
+namespace {
+std::vector<std::string> split_parts(const Rcpp::RawVector& all,
+                                     const Rcpp::IntegerVector& counts) {
+  std::vector<std::string> p;
+  p.reserve(static_cast<std::size_t>(counts.size()));
+  std::size_t at = 0;
+  const char* data = reinterpret_cast<const char*>(RAW(all));
+  for (R_xlen_t i = 0; i < counts.size(); ++i) {
+    const std::size_t n = static_cast<std::size_t>(counts[i]);
+    if (counts[i] < 0 || at + n > static_cast<std::size_t>(all.size()))
+      Rcpp::stop("internal: the ranks' byte counts exceed what was gathered");
+    p.emplace_back(data + at, n);
+    at += n;
+  }
+  return p;
+}
+}  // namespace
+
+// The ranks' parts gathered end to end (`all`, rank r's `counts[r]` bytes
+// after the ranks before it), as a list of raw vectors.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_split_parts(Rcpp::RawVector all, Rcpp::IntegerVector counts) {
+  const std::vector<std::string> p = split_parts(all, counts);
+  Rcpp::List out(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) out[static_cast<R_xlen_t>(i)] = raw_of(p[i]);
+  return out;
+}
+
+// cpp_round_combine() of parts gathered end to end.
+// [[Rcpp::export(rng = false)]]
+Rcpp::RawVector cpp_round_combine_flat(Rcpp::RawVector all, Rcpp::IntegerVector counts) {
+  return raw_of(StepExchange::combine(split_parts(all, counts)));
+}

@@ -50,7 +50,8 @@ void set_collective(SessionBox& box, SessionOptions& opt, SEXP collective, bool 
 SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
                      std::string weight_key, std::string mode, int batch_size, double num_epochs,
                      bool shuffle, double seed, SEXP block, int threads, std::string kernel,
-                     SEXP collective = R_NilValue, bool observer = false) {
+                     SEXP collective = R_NilValue, bool observer = false,
+                     bool share_losses = true) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -81,6 +82,7 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
   opt.threads = threads;
   opt.kernel = kernel_named(kernel);
   set_collective(*box, opt, collective, observer);
+  opt.share_losses = share_losses;
   std::shared_ptr<const DenseRows> rows;
   if (!Rf_isNull(block)) {
     const BlockBox& b = block_of(block);
@@ -103,7 +105,7 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
                             std::vector<std::string> vocabulary, std::string weight_key,
                             std::string mode, int batch_size, double seed, double window_rows,
                             int threads, std::string kernel, SEXP collective = R_NilValue,
-                            bool observer = false) {
+                            bool observer = false, bool share_losses = true) {
   Estimator& e = estimator_of(est);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
@@ -126,6 +128,7 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
   opt.threads = threads;
   opt.kernel = kernel_named(kernel);
   set_collective(*box, opt, collective, observer);
+  opt.share_losses = share_losses;
   box->session.reset(new Session(e, *box->feed, opt));
   return Rcpp::XPtr<SessionBox>(box.release(), true);
 }

@@ -198,7 +198,9 @@ bool Session::run_round() {
   }
   const std::vector<Parameter*> params = est_.model().parameters();
   const std::size_t n_losses =
-      static_cast<std::size_t>(rows) * static_cast<std::size_t>(head.per_example_dim());
+      opt_.share_losses
+          ? static_cast<std::size_t>(rows) * static_cast<std::size_t>(head.per_example_dim())
+          : 0;
   const std::string combined = opt_.collective->allcombine(
       exchange_.pack(mine, per_example_.data(), n_losses, stats, params), &StepExchange::combine);
   StepStats all;

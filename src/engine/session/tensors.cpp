@@ -67,6 +67,10 @@ const std::vector<TensorEntry>& tensor_registry() {
       {"loss", always, [](const Session& s, TensorValue& out) { set_scalar(out, s.loss()); }},
       {"per_example_loss", always,
        [](const Session& s, TensorValue& out) {
+         if (!s.has_per_example_losses())
+           throw std::invalid_argument(
+               "`per_example_loss` of a step across processes reaches the chief only when an R "
+               "hook or hook_logging_tensor() is attached to train()");
          set_rows(out, s.per_example_losses(), s.rows(), s.head().per_example_dim(), false);
        }},
       {"average_loss", always,

@@ -38,6 +38,10 @@ struct SessionOptions {
   // This rank reads no data: it applies the rounds' results (a socket
   // cluster's driver, which runs the hooks while the workers read).
   bool observer = false;
+  // Whether a round carries every batch's per-example losses to every rank
+  // (what a chief's hooks fetching `per_example_loss` read; 4 bytes an
+  // example, which for whole-shard batches of trees outweighs the rest).
+  bool share_losses = true;
 };
 
 struct RunContext;
@@ -154,6 +158,13 @@ class Session {
     return distributed() ? exchange_.losses().data() : per_example_.data();
   }
   const float* local_per_example_losses() const { return per_example_.data(); }
+  // Whether per_example_losses() holds rows() x per_example_dim() values
+  // (not across ranks whose rounds do not share them).
+  bool has_per_example_losses() const {
+    return !distributed() ||
+           exchange_.losses().size() == static_cast<std::size_t>(rows()) *
+                                            static_cast<std::size_t>(head().per_example_dim());
+  }
   const float* logits() const { return logits_.data(); }
   const float* labels() const { return y_.data(); }
   // The last batch's example weights (null when the input has none).
