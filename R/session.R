@@ -39,7 +39,8 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
       cpp_session_new(ptr, data$features, data$labels, data$weights,
                       object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
                       data$num_epochs, isTRUE(data$shuffle), seed,
-                      if (is.null(part)) feature_block(object, ptr, data), engine_threads(), kernel,
+                      if (is.null(part)) feature_block(object, ptr, data) else part_block(ptr, data),
+                      engine_threads(), kernel,
                       part$collective, isTRUE(part$observer), !isFALSE(part$share_losses))
     },
     error = function(e) {
@@ -133,6 +134,16 @@ open_training_impl <- function(object, ptr, hooks) {
     invisible()
   }
   list(hooks = hooks, run = run, close = close)
+}
+
+# The dense block of a distributed session's own rows (an MPI rank's shard;
+# none for a socket cluster's chief, which reads no rows), built for this
+# call: the shard is this call's.
+part_block <- function(ptr, data) {
+  width <- cpp_estimator_dense_width(ptr)
+  n <- if (length(data$features)) NROW(data$features[[1]]) else 0
+  if (width == 0 || n == 0 || n * width * 4 > cache_budget()) return(NULL)
+  cpp_dense_block(ptr, data$features, engine_threads())
 }
 
 # With run_config(tf_random_seed =), the shuffling of a session depends only
