@@ -242,8 +242,19 @@ test_that("under mpirun -np 2, two ranks train as one process of twice the batch
     "hook <- session_run_hook(after_run = function(context, values) calls <<- calls + 1)",
     "h <- train(est, d, response = 'y', batch_size = 8L, num_epochs = 2, shuffle = FALSE, hooks = list(hook))",
     "rank <- Rmpi::mpi.comm.rank(0)",
+    "dnn <- dnn_regressor(c(5, 3), fcs, config = run_config(tf_random_seed = 2, cluster = 'mpi'))",
+    "train(dnn, d, response = 'y', batch_size = 8L, num_epochs = 2, shuffle = FALSE)",
+    "bx <- feature_columns(column_bucketized(column_numeric('x'), boundaries = c(-1, 0, 1)),",
+    "                      column_bucketized(column_numeric('z'), boundaries = c(0.25, 0.5, 0.75)))",
+    "trees <- boosted_trees_regressor(bx, n_batches_per_layer = 1, n_trees = 3, max_depth = 2,",
+    "                                 config = run_config(cluster = 'mpi'))",
+    "train(trees, input_fn(d, features = c('x', 'z'), response = 'y', batch_size = nrow(d) / 2,",
+    "                      num_epochs = NULL, shuffle = FALSE))",
+    "values <- function(e) lapply(setNames(nm = setdiff(variable_names(e), 'global_step')),",
+    "                             function(v) as.numeric(unlist(variable_value(e, v))))",
     "saveRDS(list(calls = calls, step = cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)),",
-    "             w = variable_value(est, 'linear/linear_model/x/weights')),",
+    "             w = variable_value(est, 'linear/linear_model/x/weights'), dnn = values(dnn),",
+    "             trees = values(trees)),",
     "        file.path(Sys.getenv('OUT'), paste0('rank', rank, '.rds')))",
     "invisible(Rmpi::mpi.finalize())"
   ), script)
@@ -268,6 +279,21 @@ test_that("under mpirun -np 2, two ranks train as one process of twice the batch
   dd <- utils::read.csv(file.path(out, "d.csv"))
   train(alone, dd, response = "y", batch_size = 16L, num_epochs = 2, shuffle = FALSE)
   expect_equal(r0$w, variable_value(alone, "linear/linear_model/x/weights"), tolerance = 1e-5)
+  # a DNN, and trees over bucketized columns (whole shards a layer)
+  expect_identical(r0$dnn, r1$dnn)
+  dnn <- dnn_regressor(c(5, 3), feature_columns(column_numeric("x", "z")), config = run_config(tf_random_seed = 2))
+  train(dnn, dd, response = "y", batch_size = 16L, num_epochs = 2, shuffle = FALSE)
+  expect_lte(max_relative_difference(r0$dnn, all_variables(dnn)), 1e-5)
+  expect_identical(r0$trees, r1$trees)
+  bx <- feature_columns(column_bucketized(column_numeric("x"), boundaries = c(-1, 0, 1)),
+                        column_bucketized(column_numeric("z"), boundaries = c(0.25, 0.5, 0.75)))
+  trees <- boosted_trees_regressor(bx, n_batches_per_layer = 1, n_trees = 3, max_depth = 2)
+  train(trees, input_fn(dd, features = c("x", "z"), response = "y", batch_size = nrow(dd), num_epochs = NULL,
+                        shuffle = FALSE))
+  tv <- all_variables(trees)
+  expect_identical(r0$trees[["boosted_trees/tree_feature"]], tv[["boosted_trees/tree_feature"]])
+  expect_identical(r0$trees[["boosted_trees/tree_threshold"]], tv[["boosted_trees/tree_threshold"]])
+  expect_lte(max_relative_difference(r0$trees["boosted_trees/tree_value"], tv["boosted_trees/tree_value"]), 1e-5)
 })
 
 test_that("dataset_shard() keeps every num_shards-th record, and workers read their own shard of files", {
