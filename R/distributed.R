@@ -288,14 +288,14 @@ chief_collective <- function(cl, timeout) {
       fail_on({
         if (failed()) return(c(list(bytes), rep(list(raw()), w)))
         parts <- parts_of(bytes)
-        send_all(list(cppe = "parts", parts = parts))
+        send_all(list(type = "cppe", cppe = "parts", parts = parts))
         parts
       })
     },
     broadcast = function(bytes, root) {
       fail_on({
         if (failed()) return(bytes)
-        send_all(list(cppe = "bytes", bytes = bytes))
+        send_all(list(type = "cppe", cppe = "bytes", bytes = bytes))
         bytes
       })
     },
@@ -303,7 +303,7 @@ chief_collective <- function(cl, timeout) {
       fail_on({
         if (failed()) return(cpp_round_combine(list(bytes)))
         combined <- cpp_round_combine(parts_of(bytes))
-        send_all(list(cppe = "bytes", bytes = combined))
+        send_all(list(type = "cppe", cppe = "bytes", bytes = combined))
         combined
       })
     },
@@ -350,7 +350,8 @@ release_workers <- function(cl, coll, reason) {
   st <- coll$state
   live <- which(st$phase %in% c("training", "finished"))
   for (i in live[st$phase[live] == "training"]) {
-    tryCatch(node_frame_send(cl, i, list(cppe = "abort", reason = reason)), error = function(e) NULL)
+    # (a `type` parallel's worker loop ignores, should the call have ended already)
+    tryCatch(node_frame_send(cl, i, list(type = "cppe", cppe = "abort", reason = reason)), error = function(e) NULL)
   }
   until <- Sys.time() + 1
   for (i in live) {

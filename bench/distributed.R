@@ -120,7 +120,7 @@ self <- if (file.exists("bench/distributed.R")) "bench/distributed.R" else "dist
 if (nzchar(mpirun) && nzchar(system.file(package = "Rmpi"))) {
   out <- system2(mpirun, c("--oversubscribe", "-np", "2", file.path(R.home("bin"), "Rscript"), self, "mpi"),
                  stdout = TRUE, stderr = FALSE,
-                 env = c("OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"))
+                 env = c("OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", paste0("TMPDIR=", tempdir())))
   v <- utils::read.table(text = out)
   mpi <- v[[2]][match(c(65536, 4194304), v[[1]])]
 }
@@ -153,7 +153,7 @@ rows$mpi <- NA
 if (nzchar(mpirun) && nzchar(system.file(package = "Rmpi"))) {
   out <- system2(mpirun, c("--oversubscribe", "-np", "2", file.path(R.home("bin"), "Rscript"), self, "mpi-train"),
                  stdout = TRUE, stderr = FALSE,
-                 env = c("OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"))
+                 env = c("OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", paste0("TMPDIR=", tempdir())))
   rows$mpi <- as.numeric(strsplit(trimws(out[length(out)]), " +")[[1]])
 }
 cat("\n| 1e6 x 20 rows | 1 process x 2 threads (s) | socket cluster, 2 workers x 1 thread (s) | ratio |",

@@ -140,11 +140,12 @@ test_that("evaluation during training, early stopping, checkpoints and resuming 
   ev <- as.data.frame(h)
   expect_equal(sort(unique(ev$step[ev$metric == "eval_loss"])), c(0, 5))
   expect_equal(cppestimators:::checkpoint_step(latest_checkpoint(est)), 5)
-  # a new estimator on the same model_dir, on 3 workers, resumes from the checkpoint
+  # a new estimator on the same model_dir, on 1 worker (CRAN's checks allow
+  # 2 processes), resumes from the checkpoint
   saved <- cppestimators:::checkpoint_step(latest_checkpoint(est))
-  cl3 <- local_cluster(3)
+  cl1 <- local_cluster(1)
   est2 <- linear_regressor(feature_columns = dist_columns(), model_dir = dir)
-  h2 <- train(est2, d, response = "y", batch_size = 8L, steps = 4, cluster = cl3)
+  h2 <- train(est2, d, response = "y", batch_size = 8L, steps = 4, cluster = cl1)
   expect_equal(max(h2$step), saved + 4)
 })
 
@@ -261,7 +262,10 @@ test_that("under mpirun -np 2, two ranks train as one process of twice the batch
   d <- dist_table()
   utils::write.csv(d[c("x", "z", "y")], file.path(out, "d.csv"), row.names = FALSE)
   status <- system2(mpirun, c("--oversubscribe", "-np", "2", file.path(R.home("bin"), "Rscript"), script),
+                    # (Open MPI's session files in this R session's temporary
+                    # directory, which R removes, rather than in /tmp)
                     env = c(paste0("DATA=", file.path(out, "d.csv")), paste0("OUT=", out),
+                            paste0("TMPDIR=", tempdir()), paste0("OMPI_MCA_orte_tmpdir_base=", tempdir()),
                             "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"),
                     stdout = file.path(out, "mpirun.log"), stderr = file.path(out, "mpirun.log"))
   if (status != 0) cat(readLines(file.path(out, "mpirun.log")), sep = "\n")
