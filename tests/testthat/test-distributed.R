@@ -261,11 +261,15 @@ test_that("under mpirun -np 2, two ranks train as one process of twice the batch
   ), script)
   d <- dist_table()
   utils::write.csv(d[c("x", "z", "y")], file.path(out, "d.csv"), row.names = FALSE)
+  session <- tempfile("om", tmpdir = if (dir.exists("/tmp")) "/tmp" else tempdir())
+  dir.create(session)
+  withr::defer(unlink(session, recursive = TRUE))
   status <- system2(mpirun, c("--oversubscribe", "-np", "2", file.path(R.home("bin"), "Rscript"), script),
-                    # (Open MPI's session files in this R session's temporary
-                    # directory, which R removes, rather than in /tmp)
+                    # (Open MPI's session files in a directory of this test, removed
+                    # after it; a short path, as Open MPI falls back to /tmp when the
+                    # path is too long for its sockets)
                     env = c(paste0("DATA=", file.path(out, "d.csv")), paste0("OUT=", out),
-                            paste0("TMPDIR=", tempdir()), paste0("OMPI_MCA_orte_tmpdir_base=", tempdir()),
+                            paste0("TMPDIR=", session), paste0("OMPI_MCA_orte_tmpdir_base=", session),
                             "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"),
                     stdout = file.path(out, "mpirun.log"), stderr = file.path(out, "mpirun.log"))
   if (status != 0) cat(readLines(file.path(out, "mpirun.log")), sep = "\n")
