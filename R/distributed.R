@@ -544,19 +544,24 @@ rank_seed <- function(seed, rank) (seed + 7919 * rank) %% 2^31
 
 # ---- MPI ----
 
+# Rmpi's function `name`. (Looked up when called rather than written as
+# Rmpi::name: R CMD check loads the namespaces of `::` references to check
+# them, and loading Rmpi starts MPI in the checking process.)
+rmpi <- function(name) getExportedValue("Rmpi", name)
+
 # This process's rank and the job's size under MPI (Rmpi).
 mpi_world <- function() {
   if (!requireNamespace("Rmpi", quietly = TRUE)) {
     cluster_fail("`cluster = \"mpi\"` needs the Rmpi package (Debian: r-cran-rmpi), which is not installed.")
   }
-  list(rank = as.integer(Rmpi::mpi.comm.rank(0)), size = as.integer(Rmpi::mpi.comm.size(0)))
+  list(rank = as.integer(rmpi("mpi.comm.rank")(0)), size = as.integer(rmpi("mpi.comm.size")(0)))
 }
 
 # Every rank's bytes end to end, with each rank's count: their lengths,
 # then the bytes (MPI_Allgatherv).
 mpi_gathered <- function(bytes, size) {
-  counts <- Rmpi::mpi.allgather(length(bytes), type = 1, rdata = integer(size), comm = 0)
-  all <- Rmpi::mpi.allgatherv(bytes, type = 4, rdata = raw(sum(counts)), rcounts = counts, comm = 0)
+  counts <- rmpi("mpi.allgather")(length(bytes), type = 1, rdata = integer(size), comm = 0)
+  all <- rmpi("mpi.allgatherv")(bytes, type = 4, rdata = raw(sum(counts)), rcounts = counts, comm = 0)
   list(all = all, counts = as.integer(counts))
 }
 
@@ -574,14 +579,14 @@ mpi_collective <- function(world) {
       cpp_round_combine_flat(g$all, g$counts)
     },
     broadcast = function(bytes, root) {
-      n <- Rmpi::mpi.bcast(if (world$rank == root) length(bytes) else 0L, type = 1, rank = root, comm = 0)
+      n <- rmpi("mpi.bcast")(if (world$rank == root) length(bytes) else 0L, type = 1, rank = root, comm = 0)
       if (n == 0L) return(raw())
-      Rmpi::mpi.bcast(if (world$rank == root) bytes else raw(n), type = 4, rank = root, comm = 0)
+      rmpi("mpi.bcast")(if (world$rank == root) bytes else raw(n), type = 4, rank = root, comm = 0)
     },
     abort = function(reason) {
       # MPI's collectives cannot be left by one rank: the job ends
       message(sprintf("cppestimators: rank %d gives up training: %s", world$rank, reason))
-      Rmpi::mpi.abort(comm = 0)
+      rmpi("mpi.abort")(comm = 0)
     }
   )
 }
@@ -615,5 +620,5 @@ mpi_worker_train <- function(object, input_fn, world) {
 # its checks, the model_dir lock and max_steps; 1 yes; 2 yes, its hooks
 # reading per-example losses), broadcast to every rank.
 mpi_go <- function(world, go) {
-  as.integer(Rmpi::mpi.bcast(if (world$rank == 0L) as.integer(go) else 0L, type = 1, rank = 0, comm = 0))
+  as.integer(rmpi("mpi.bcast")(if (world$rank == 0L) as.integer(go) else 0L, type = 1, rank = 0, comm = 0))
 }
