@@ -67,13 +67,23 @@
 #'   hooks (default `FALSE`).
 #' * `cppestimators.progress`: `FALSE` silences progress bars (default
 #'   `TRUE`). Bars, like every message of the package, go to stderr.
+#' * `cppestimators.cluster_timeout`: seconds the chief of a training on a
+#'   socket cluster waits for a worker's answer before it stops `train()`
+#'   with an error naming the worker (default 8).
 #'
 #' @section Conditions:
 #' Every error the package raises has the class `cppestimators_error`
 #' (errors of the C++ engine included), so `tryCatch(..., cppestimators_error
 #' = function(e) ...)` catches them. An error inside a hook has the class
 #' `cppestimators_hook_error` too, with fields `hook` (its position), `phase`
-#' and `parent` (the original condition).
+#' and `parent` (the original condition). Training across processes
+#' (`train()`'s `cluster`) fails with `cppestimators_cluster_error`, and one
+#' of `cppestimators_cluster_lost` (a worker's connection closed),
+#' `cppestimators_cluster_timeout` (a worker did not answer within
+#' `options(cppestimators.cluster_timeout)` seconds, default 8),
+#' `cppestimators_cluster_version` (a worker lacks the package or has
+#' another version) or `cppestimators_cluster_worker_error` (an error on a
+#' worker, its message included).
 #'
 #' @section Model directories:
 #' `train()` records what defines the model (kind, structure, head, feature

@@ -176,7 +176,8 @@ test_that("a worker that dies or stops answering stops train() with an error nam
     # the chief's last checkpoint is intact and the lock released: a new
     # estimator resumes from it on a new cluster
     expect_equal(cppestimators:::checkpoint_step(latest_checkpoint(est)), 10)
-    expect_false(file.exists(file.path(dir, "train.lock")))
+    expect_true(dir.exists(dir))
+    expect_false(file.exists(file.path(dir, ".cppestimators.lock")))
     cl2 <- local_cluster(2)
     est2 <- linear_regressor(feature_columns = dist_columns(), model_dir = dir)
     h <- train(est2, d, response = "y", batch_size = 10L, steps = 3, cluster = cl2)
