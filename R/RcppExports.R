@@ -89,6 +89,18 @@ cpp_read_events_from <- function(path, offset) {
     .Call(`_cppestimators_cpp_read_events_from`, path, offset)
 }
 
+cpp_graph_install <- function(est, graph) {
+    invisible(.Call(`_cppestimators_cpp_graph_install`, est, graph))
+}
+
+cpp_estimator_copy_state <- function(to, from) {
+    .Call(`_cppestimators_cpp_estimator_copy_state`, to, from)
+}
+
+cpp_estimator_decode_partial <- function(est, bytes, source) {
+    .Call(`_cppestimators_cpp_estimator_decode_partial`, est, bytes, source)
+}
+
 cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }

@@ -171,7 +171,7 @@ resolve_model_dir <- function(model_dir, config_dir) {
 # The estimator's optimizer as a complete spec: a name shortcut is its
 # optimizer_*() constructor at the estimator's default learning rate.
 optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2, null_ok = TRUE) {
-  optimizer_names <- names(optimizer_constructors)
+  optimizer_names <- canned_optimizer_names
   if (is.null(optimizer) && !null_ok) {
     abort(paste0("The given object is not an Optimizer instance. Given: NULL (`optimizer` must be one of ",
                  paste0('"', optimizer_names, '"', collapse = ", "), " or an optimizer_*() object)."))

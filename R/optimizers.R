@@ -18,7 +18,11 @@
 #' @param beta1,beta2 Adam's decay rates of the moment estimates.
 #' @param epsilon Small constant of Adam and RMSProp.
 #' @param decay RMSProp's decay of the mean square.
-#' @param momentum RMSProp's momentum.
+#' @param momentum RMSProp's momentum; for `optimizer_momentum()`, the
+#'   momentum of the accumulated step (TensorFlow's `MomentumOptimizer`:
+#'   `accum = momentum * accum + gradient`, `var -= learning_rate * accum`).
+#' @param use_nesterov Whether the momentum optimizer takes Nesterov's step
+#'   (`var -= learning_rate * (gradient + momentum * accum)`).
 #' @return An optimizer specification (class `cppestimators_optimizer`).
 #' @family estimators
 #' @name optimizers
@@ -96,11 +100,24 @@ optimizer_rmsprop <- function(learning_rate = 0.001, decay = 0.9, momentum = 0, 
   new_optimizer("RMSProp", learning_rate, decay = decay, momentum = momentum, epsilon = epsilon)
 }
 
+#' @rdname optimizers
+#' @export
+optimizer_momentum <- function(learning_rate = 0.01, momentum = 0.9, use_nesterov = FALSE) {
+  check_number(momentum, "momentum", min = 0, message = "`momentum` must be a number >= 0.")
+  check_flag(use_nesterov, "use_nesterov")
+  new_optimizer("Momentum", learning_rate, momentum = momentum, use_nesterov = as.numeric(use_nesterov))
+}
+
 # The optimizers by TensorFlow's names: the one place where names meet their
 # constructors (and so their defaults).
 optimizer_constructors <- list(Adagrad = optimizer_adagrad, Adam = optimizer_adam,
-                               Ftrl = optimizer_ftrl, RMSProp = optimizer_rmsprop,
-                               SGD = optimizer_sgd)
+                               Ftrl = optimizer_ftrl, Momentum = optimizer_momentum,
+                               RMSProp = optimizer_rmsprop, SGD = optimizer_sgd)
+
+# The names canned estimators accept for `optimizer` (TF 1.x's canned
+# _OPTIMIZER_CLS_NAMES): every constructor but Momentum, which TensorFlow
+# offered to custom estimators (tf$train$MomentumOptimizer) only.
+canned_optimizer_names <- c("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD")
 
 #' @export
 print.cppestimators_optimizer <- function(x, ...) {

@@ -258,6 +258,40 @@ RcppExport SEXP _cppestimators_cpp_read_events_from(SEXP pathSEXP, SEXP offsetSE
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_graph_install
+void cpp_graph_install(SEXP est, Rcpp::List graph);
+RcppExport SEXP _cppestimators_cpp_graph_install(SEXP estSEXP, SEXP graphSEXP) {
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type graph(graphSEXP);
+  cpp_graph_install(est, graph);
+  return R_NilValue;
+  END_RCPP
+}
+// cpp_estimator_copy_state
+int cpp_estimator_copy_state(SEXP to, SEXP from);
+RcppExport SEXP _cppestimators_cpp_estimator_copy_state(SEXP toSEXP, SEXP fromSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type to(toSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type from(fromSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_copy_state(to, from));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_estimator_decode_partial
+int cpp_estimator_decode_partial(SEXP est, Rcpp::RawVector bytes, std::string source);
+RcppExport SEXP _cppestimators_cpp_estimator_decode_partial(SEXP estSEXP, SEXP bytesSEXP,
+                                                            SEXP sourceSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::RawVector>::type bytes(bytesSEXP);
+  Rcpp::traits::input_parameter<std::string>::type source(sourceSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_decode_partial(est, bytes, source));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_registry_kinds
 Rcpp::CharacterVector cpp_registry_kinds(std::string family);
 RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
@@ -661,6 +695,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
+    {"_cppestimators_cpp_graph_install", (DL_FUNC)&_cppestimators_cpp_graph_install, 2},
+    {"_cppestimators_cpp_estimator_copy_state", (DL_FUNC)&_cppestimators_cpp_estimator_copy_state,
+     2},
+    {"_cppestimators_cpp_estimator_decode_partial",
+     (DL_FUNC)&_cppestimators_cpp_estimator_decode_partial, 3},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 16},
     {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 16},

@@ -5,16 +5,22 @@
 #include <string>
 
 #include <cppestimators/data/rng.h>
+#include <cppestimators/model/graph_model.h>
 #include <cppestimators/model/heads/registry.h>
 #include <cppestimators/model/optimizers/registry.h>
 #include <cppestimators/model/registry.h>
 
 namespace cppestimators {
 
-Estimator::Estimator(const EstimatorSpec& spec)
-    : spec_(spec),
-      head_(make_head(spec.head, spec.head_n)),
-      model_(make_model(spec.model, head_->logits_dim())) {
+Estimator::Estimator(const EstimatorSpec& spec) : spec_(spec) {
+  if (spec.model.kind == "graph") {
+    // a custom estimator: the head runs the label part of the model's graphs
+    model_ = make_model(spec.model, 0);
+    head_ = static_cast<GraphModel&>(*model_).make_head();
+  } else {
+    head_ = make_head(spec.head, spec.head_n);
+    model_ = make_model(spec.model, head_->logits_dim());
+  }
   const auto groups = model_->groups();
   groups_ = groups;
   if (spec.optimizers.size() != groups.size())

@@ -17,6 +17,8 @@ void Model::begin_session(FeatureSet::Binding& /*binding*/, std::int64_t /*n*/,
 
 void Model::rows_replaced(Workspace& /*ws*/) {}
 
+void Model::bind_mode(Mode /*mode*/) {}
+
 std::vector<Parameter*> Model::parameters() {
   std::vector<Parameter*> out;
   for (Parameter& p : params_) out.push_back(&p);
@@ -39,7 +41,16 @@ void Model::initialize(Rng& rng) {
         std::fill(p.value.begin(), p.value.end(), 0.0f);
         break;
       case Init::TruncatedNormal:
-        for (float& v : p.value) v = static_cast<float>(rng.truncated_normal(p.init_scale));
+        for (float& v : p.value)
+          v = static_cast<float>(p.init_offset + rng.truncated_normal(p.init_scale));
+        break;
+      case Init::Normal:
+        for (float& v : p.value)
+          v = static_cast<float>(p.init_offset + p.init_scale * rng.normal());
+        break;
+      case Init::Uniform:
+        for (float& v : p.value)
+          v = static_cast<float>(p.init_offset + p.init_scale * rng.uniform());
         break;
       case Init::GlorotUniform:
         for (float& v : p.value) v = static_cast<float>((2.0 * rng.uniform() - 1.0) * p.init_scale);

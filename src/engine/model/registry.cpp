@@ -3,6 +3,7 @@
 #include <cppestimators/model/boosted_trees.h>
 #include <cppestimators/model/combined_model.h>
 #include <cppestimators/model/dnn_model.h>
+#include <cppestimators/model/graph_model.h>
 #include <cppestimators/model/linear_model.h>
 #include <cppestimators/model/model.h>
 
@@ -14,7 +15,8 @@ const ModelRegistry& model_registry() {
     r.add<LinearModel>("linear")
         .add<DnnModel>("dnn")
         .add<CombinedModel>("combined")
-        .add<BoostedTreesModel>("boosted_trees");
+        .add<BoostedTreesModel>("boosted_trees")
+        .add<GraphModel>("graph");
     return r;
   }();
   return registry;

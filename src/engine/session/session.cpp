@@ -33,7 +33,7 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
       batcher_(feed ? 0 : data.n, feed ? feed->batch_size() : opt.batch_size, opt.num_epochs,
                opt.shuffle, opt.seed),
       binding_(bind_checked(est, data, feed)),
-      metrics_(est.head().new_metrics()) {
+      metrics_((est.model().bind_mode(opt.mode), est.head().new_metrics())) {
   const Head& head = est.head();
   if (opt.mode != Mode::Predict) {
     if (data.labels == nullptr)
@@ -110,6 +110,7 @@ bool Session::run_step() {
     rounds_ended_ = true;  // every rank holds the same model: they all finish here
     return false;          // nothing left to train
   }
+  est_.model().bind_mode(opt_.mode);  // a nested session may have bound another mode
   if (opt_.mode == Mode::Train && opt_.collective != nullptr) return run_round();
   const int rows = feed_ ? next_streamed() : batcher_.next(idx_.data());
   if (rows == 0) return false;
@@ -268,7 +269,7 @@ void Session::forward_in_chunks(int rows) {
 
 double Session::batch_loss(int rows, float* dlogits, bool mean_gradients) {
   const Head& head = est_.head();
-  const int threads = rows >= 16384 ? std::max(1, opt_.threads) : 1;
+  const int threads = rows >= 16384 && !head.scalar_loss() ? std::max(1, opt_.threads) : 1;
   const float rows_f = static_cast<float>(rows);
   const auto scale = [&](float* dl, int n) {
     if (dl == nullptr || !mean_gradients) return;

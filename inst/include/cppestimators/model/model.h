@@ -62,6 +62,10 @@ class Model {
   virtual void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
                              Mode mode, int threads);
 
+  // Called by a session of mode `mode` when it starts and before each of its
+  // steps (a custom estimator's graphs differ by mode; others ignore it).
+  virtual void bind_mode(Mode mode);
+
   // Called when a streaming session moved to a new window of rows: row
   // indices now name other examples, so per-row caches are stale.
   virtual void rows_replaced(Workspace& ws);

@@ -15,8 +15,10 @@ enum class Init {
   Zeros,
   TruncatedNormal,
   GlorotUniform,
-  Constant
-};  // Constant: init_scale everywhere
+  Constant,
+  Normal,  // init_offset + init_scale * N(0, 1)
+  Uniform  // init_offset + init_scale * U[0, 1)
+};         // Constant: init_scale everywhere
 
 struct ParamView {
   std::string name;        // TF variable name, e.g. "linear/linear_model/x/weights"
@@ -32,7 +34,8 @@ struct Parameter {
   int group = 0;              // which optimizer updates it
   bool trainable = true;
   Init init = Init::Zeros;
-  double init_scale = 0.0;  // truncated normal: sd; Glorot uniform: limit
+  double init_scale = 0.0;   // truncated normal: sd; Glorot uniform: limit
+  double init_offset = 0.0;  // truncated normal, normal: mean; uniform: minimum
   std::vector<std::vector<float>> slots;
 
   // A parameter seen as one variable of the given shape.

@@ -150,6 +150,7 @@ class Session {
     const double weights = distributed() ? round_.weight_sum : weighted_ ? weight_sum_ : rows;
     const double m = weights * est_.head().per_example_dim();
     if (rows <= 0 || m <= 0) return 0.0;
+    if (est_.head().scalar_loss()) return loss_;  // a custom estimator's loss is the batch's
     const double sum =
         est_.model().training().loss_is_batch_mean() ? static_cast<double>(loss_) * rows : loss_;
     return sum / m;

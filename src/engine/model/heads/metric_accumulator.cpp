@@ -35,7 +35,8 @@ void MetricAccumulator::update(const float* logits, const float* labels, const f
 
 MetricList MetricAccumulator::result() const {
   MetricList out;
-  out.emplace_back("average_loss", mean(loss_elem_sum_, loss_weight_sum_));
+  if (report_average_loss_)
+    out.emplace_back("average_loss", mean(loss_elem_sum_, loss_weight_sum_));
   out.emplace_back("loss", mean(batch_loss_sum_, static_cast<double>(batches_)));
   append(out);
   std::sort(out.begin(), out.end());

@@ -5,6 +5,7 @@
 #include <cppestimators/model/optimizers/adagrad.h>
 #include <cppestimators/model/optimizers/adam.h>
 #include <cppestimators/model/optimizers/ftrl.h>
+#include <cppestimators/model/optimizers/momentum.h>
 #include <cppestimators/model/optimizers/optimizer.h>
 #include <cppestimators/model/optimizers/rmsprop.h>
 #include <cppestimators/model/optimizers/sgd.h>
@@ -21,6 +22,7 @@ const OptimizerRegistry& optimizer_registry() {
     r.add<AdagradOptimizer>("Adagrad")
         .add<AdamOptimizer>("Adam")
         .add<FtrlOptimizer>("Ftrl")
+        .add<MomentumOptimizer>("Momentum")
         .add<RmsPropOptimizer>("RMSProp")
         .add<SgdOptimizer>("SGD");
     return r;

@@ -46,6 +46,10 @@ class Head {
   // Writes [rows x key_width] values of `key` (row-major).
   virtual void predict(const std::string& key, const float* logits, int rows,
                        double* out) const = 0;
+  // Whether the loss is one number of the whole batch (a custom estimator's
+  // graph) rather than the sum of per-example losses: its rows cannot be
+  // split over threads, and its average is itself.
+  virtual bool scalar_loss() const { return false; }
   // A fresh (reset) accumulator of this head's evaluation metrics.
   virtual std::unique_ptr<MetricAccumulator> new_metrics() const = 0;
 

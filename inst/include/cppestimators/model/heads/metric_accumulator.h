@@ -38,6 +38,9 @@ class MetricAccumulator {
   std::int64_t batches() const { return batches_; }
 
  protected:
+  // Whether result() reports average_loss (a custom estimator's reports
+  // only loss, as TF's Estimator did for a model_fn's spec).
+  void report_average_loss(bool yes) { report_average_loss_ = yes; }
   // Examples seen since the last reset(), and the sum of their weights (their
   // number when unweighted).
   std::int64_t examples() const { return examples_; }
@@ -52,6 +55,7 @@ class MetricAccumulator {
   virtual void append(MetricList& out) const = 0;
 
   int per_example_dim_;
+  bool report_average_loss_ = true;
   std::int64_t batches_ = 0, examples_ = 0;
   double batch_loss_sum_ = 0, loss_elem_sum_ = 0;
   double loss_weight_sum_ = 0, weight_sum_ = 0;  // of the losses' and the examples' weights

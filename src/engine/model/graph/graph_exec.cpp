@@ -1,0 +1,812 @@
+#include <cppestimators/model/graph/graph_exec.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace cppestimators {
+namespace graph {
+
+namespace {
+
+constexpr int kMaxRank = 8;
+
+// A shape with the rows filled in, without the heap.
+struct Dims {
+  int rank = 0;
+  std::int64_t d[kMaxRank] = {};
+  std::int64_t size() const {
+    std::int64_t n = 1;
+    for (int k = 0; k < rank; ++k) n *= d[k];
+    return n;
+  }
+};
+
+Dims dims_of(const Node& n, int rows) {
+  Dims out;
+  if (n.shape.size() > static_cast<std::size_t>(kMaxRank))
+    throw std::invalid_argument("'" + n.name + "' has more than 8 dimensions");
+  out.rank = static_cast<int>(n.shape.size());
+  for (int k = 0; k < out.rank; ++k) out.d[k] = n.shape[static_cast<std::size_t>(k)];
+  if (n.batched()) out.d[0] = rows;
+  return out;
+}
+
+// Strides of `in` read as `out` under numpy broadcasting: `in`'s dimensions
+// right-aligned to `out`'s, stride 0 where `in` has 1 (or nothing).
+void broadcast_strides(const Dims& in, const Dims& out, std::int64_t* s) {
+  std::int64_t stride = 1;
+  for (int k = out.rank - 1; k >= 0; --k) {
+    const int j = k - (out.rank - in.rank);
+    if (j < 0) {
+      s[k] = 0;
+      continue;
+    }
+    s[k] = in.d[j] == 1 && out.d[k] != 1 ? 0 : stride;
+    stride *= in.d[j];
+  }
+}
+
+// Calls f(o, ia, ib) for every element o of `out`, with the elements of
+// the two broadcast inputs it reads.
+template <class F>
+void each_broadcast(const Dims& out, const std::int64_t* sa, const std::int64_t* sb, F f) {
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  if (out.rank == 0) {
+    f(0, 0, 0);
+    return;
+  }
+  std::int64_t idx[kMaxRank] = {};
+  std::int64_t ia = 0, ib = 0;
+  const int last = out.rank - 1;
+  for (std::int64_t o = 0; o < n;) {
+    // the innermost dimension in one run
+    const std::int64_t len = out.d[last];
+    for (std::int64_t k = 0; k < len; ++k, ++o) f(o, ia + k * sa[last], ib + k * sb[last]);
+    for (int k = last - 1; k >= 0; --k) {
+      ++idx[k];
+      ia += sa[k];
+      ib += sb[k];
+      if (idx[k] < out.d[k]) break;
+      ia -= sa[k] * idx[k];
+      ib -= sb[k] * idx[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+bool same_dims(const Dims& a, const Dims& b) {
+  if (a.rank != b.rank) return false;
+  for (int k = 0; k < a.rank; ++k)
+    if (a.d[k] != b.d[k]) return false;
+  return true;
+}
+
+// The dimensions kept by a reduction, as 1s (keep_dims form).
+Dims reduced(const Dims& in, const std::vector<int>& axes) {
+  Dims out = in;
+  if (axes.empty())
+    for (int k = 0; k < in.rank; ++k) out.d[k] = 1;
+  for (int a : axes) {
+    const int k = a < 0 ? a + in.rank : a;
+    if (k < 0 || k >= in.rank) throw std::invalid_argument("a reduction axis is out of range");
+    out.d[k] = 1;
+  }
+  return out;
+}
+
+// Element i of an outer x len x inner block along one axis.
+struct AxisSplit {
+  std::int64_t outer = 1, len = 1, inner = 1;
+};
+
+AxisSplit split_at(const Dims& d, int axis) {
+  const int k = axis < 0 ? axis + d.rank : axis;
+  if (k < 0 || k >= d.rank) throw std::invalid_argument("an axis is out of range");
+  AxisSplit s;
+  for (int j = 0; j < k; ++j) s.outer *= d.d[j];
+  s.len = d.d[k];
+  for (int j = k + 1; j < d.rank; ++j) s.inner *= d.d[j];
+  return s;
+}
+
+template <class T>
+T sigmoid(T x) {
+  if (x >= 0) {
+    const T e = std::exp(-x);
+    return T(1) / (T(1) + e);
+  }
+  const T e = std::exp(x);
+  return e / (T(1) + e);
+}
+
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+
+template <class T>
+T unary(Op op, T x, double alpha) {
+  switch (op) {
+    case Op::Relu:
+      return x > 0 ? x : T(0);
+    case Op::Relu6:
+      return std::min(std::max(x, T(0)), T(6));
+    case Op::Elu:
+      return x > 0 ? x : std::expm1(x);
+    case Op::Selu:
+      return x > 0 ? T(kSeluScale) * x : T(kSeluScale * kSeluAlpha) * std::expm1(x);
+    case Op::Sigmoid:
+      return sigmoid(x);
+    case Op::Tanh:
+      return std::tanh(x);
+    case Op::Softplus:
+      return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x)));
+    case Op::Softsign:
+      return x / (T(1) + std::abs(x));
+    case Op::Exp:
+      return std::exp(x);
+    case Op::Log:
+      return std::log(x);
+    case Op::Neg:
+      return -x;
+    case Op::Square:
+      return x * x;
+    case Op::Sqrt:
+      return std::sqrt(x);
+    case Op::Abs:
+      return std::abs(x);
+    case Op::Sign:
+      return x > 0 ? T(1) : x < 0 ? T(-1) : T(0);
+    case Op::LeakyRelu:
+      return x > 0 ? x : static_cast<T>(alpha) * x;
+    default:  // identity, stop_gradient
+      return x;
+  }
+}
+
+// d(unary)/dx at x, with y = unary(x).
+template <class T>
+T unary_grad(Op op, T x, T y, double alpha) {
+  switch (op) {
+    case Op::Relu:
+      return x > 0 ? T(1) : T(0);
+    case Op::Relu6:
+      return x > 0 && x < 6 ? T(1) : T(0);
+    case Op::Elu:
+      return x > 0 ? T(1) : y + T(1);
+    case Op::Selu:
+      return x > 0 ? T(kSeluScale) : y + T(kSeluScale * kSeluAlpha);
+    case Op::Sigmoid:
+      return y * (T(1) - y);
+    case Op::Tanh:
+      return T(1) - y * y;
+    case Op::Softplus:
+      return sigmoid(x);
+    case Op::Softsign: {
+      const T d = T(1) + std::abs(x);
+      return T(1) / (d * d);
+    }
+    case Op::Exp:
+      return y;
+    case Op::Log:
+      return T(1) / x;
+    case Op::Neg:
+      return T(-1);
+    case Op::Square:
+      return T(2) * x;
+    case Op::Sqrt:
+      return T(0.5) / y;
+    case Op::Abs:
+      return x > 0 ? T(1) : x < 0 ? T(-1) : T(0);
+    case Op::LeakyRelu:
+      return x > 0 ? T(1) : static_cast<T>(alpha);
+    case Op::Identity:
+      return T(1);
+    default:
+      return T(0);
+  }
+}
+
+template <class T>
+T binary(Op op, T a, T b) {
+  switch (op) {
+    case Op::Add:
+      return a + b;
+    case Op::Sub:
+      return a - b;
+    case Op::Mul:
+      return a * b;
+    case Op::Div:
+      return a / b;
+    case Op::Maximum:
+      return std::max(a, b);
+    case Op::Minimum:
+      return std::min(a, b);
+    case Op::Pow:
+      return std::pow(a, b);
+    case Op::Equal:
+      return a == b ? T(1) : T(0);
+    case Op::NotEqual:
+      return a != b ? T(1) : T(0);
+    case Op::Greater:
+      return a > b ? T(1) : T(0);
+    case Op::GreaterEqual:
+      return a >= b ? T(1) : T(0);
+    case Op::Less:
+      return a < b ? T(1) : T(0);
+    case Op::LessEqual:
+      return a <= b ? T(1) : T(0);
+    default:
+      return T(0);
+  }
+}
+
+// Integer division of TF's integer tensors truncates; float division does not.
+template <class T>
+T binary_typed(Op op, T a, T b, DType t) {
+  if (op == Op::Div && !is_float(t)) return b == 0 ? T(0) : std::trunc(a / b);
+  return binary(op, a, b);
+}
+
+template <class T>
+T cast_to(T x, DType t) {
+  switch (t) {
+    case DType::Bool:
+      return x != 0 ? T(1) : T(0);
+    case DType::Int32:
+    case DType::Int64:
+      return std::isfinite(x) ? std::trunc(x) : T(0);
+    case DType::Float32:
+      return static_cast<T>(static_cast<float>(x));
+    default:
+      return x;
+  }
+}
+
+// C (m x n) = op(A) op(B), or += when accumulate.
+void matmul(const ExecEnv& env, bool ta, bool tb, int m, int n, int k, const float* a, int lda,
+            const float* b, int ldb, float* c, int ldc, bool accumulate) {
+  gemm::multiply(env.kernel, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+
+void matmul(const ExecEnv&, bool ta, bool tb, int m, int n, int k, const double* a, int lda,
+            const double* b, int ldb, double* c, int ldc, bool accumulate) {
+  if (!accumulate)
+    for (int i = 0; i < m; ++i)
+      std::fill(c + static_cast<std::ptrdiff_t>(i) * ldc, c + i * ldc + n, 0.0);
+  for (int i = 0; i < m; ++i) {
+    double* ci = c + static_cast<std::ptrdiff_t>(i) * ldc;
+    for (int p = 0; p < k; ++p) {
+      const double aip = ta ? a[static_cast<std::ptrdiff_t>(p) * lda + i]
+                            : a[static_cast<std::ptrdiff_t>(i) * lda + p];
+      if (aip == 0.0) continue;
+      if (tb)
+        for (int j = 0; j < n; ++j) ci[j] += aip * b[static_cast<std::ptrdiff_t>(j) * ldb + p];
+      else {
+        const double* bp = b + static_cast<std::ptrdiff_t>(p) * ldb;
+        for (int j = 0; j < n; ++j) ci[j] += aip * bp[j];
+      }
+    }
+  }
+}
+
+template <class T>
+void softmax_rows(const T* x, std::int64_t outer, std::int64_t c, T* y, bool log) {
+  for (std::int64_t r = 0; r < outer; ++r) {
+    const T* xr = x + r * c;
+    T* yr = y + r * c;
+    T mx = -std::numeric_limits<T>::infinity();
+    for (std::int64_t j = 0; j < c; ++j) mx = std::max(mx, xr[j]);
+    T sum = 0;
+    for (std::int64_t j = 0; j < c; ++j) sum += std::exp(xr[j] - mx);
+    if (log) {
+      const T lse = mx + std::log(sum);
+      for (std::int64_t j = 0; j < c; ++j) yr[j] = xr[j] - lse;
+    } else {
+      for (std::int64_t j = 0; j < c; ++j) yr[j] = std::exp(xr[j] - mx) / sum;
+    }
+  }
+}
+
+// log(sum(exp(x))) of one row.
+template <class T>
+T log_sum_exp(const T* x, std::int64_t c) {
+  T mx = -std::numeric_limits<T>::infinity();
+  for (std::int64_t j = 0; j < c; ++j) mx = std::max(mx, x[j]);
+  T sum = 0;
+  for (std::int64_t j = 0; j < c; ++j) sum += std::exp(x[j] - mx);
+  return mx + std::log(sum);
+}
+
+bool is_unary(Op op) {
+  switch (op) {
+    case Op::Relu:
+    case Op::Relu6:
+    case Op::Elu:
+    case Op::Selu:
+    case Op::Sigmoid:
+    case Op::Tanh:
+    case Op::Softplus:
+    case Op::Softsign:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Neg:
+    case Op::Square:
+    case Op::Sqrt:
+    case Op::Abs:
+    case Op::Identity:
+    case Op::StopGradient:
+    case Op::Sign:
+    case Op::LeakyRelu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_binary(Op op) {
+  switch (op) {
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Maximum:
+    case Op::Minimum:
+    case Op::Pow:
+    case Op::Equal:
+    case Op::NotEqual:
+    case Op::Greater:
+    case Op::GreaterEqual:
+    case Op::Less:
+    case Op::LessEqual:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+template <class T>
+void Tape<T>::reserve(const Graph& g, const std::vector<char>& values,
+                      const std::vector<char>& grads, int rows) {
+  const std::size_t n = g.nodes.size();
+  val.resize(n);
+  grad.resize(n);
+  mask.resize(n);
+  pick.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& x = g.nodes[i];
+    const std::size_t size = static_cast<std::size_t>(x.size(rows));
+    if (values[i] && val[i].size() < size) val[i].resize(size);
+    if (grads[i] && grad[i].size() < size) grad[i].resize(size);
+    if (values[i] && x.op == Op::Dropout && mask[i].size() < size) mask[i].resize(size);
+    if (values[i] && (x.op == Op::ReduceMax || x.op == Op::ReduceMin)) {
+      const Dims out = reduced(
+          dims_of(x.inputs.empty() ? x : g.nodes[static_cast<std::size_t>(x.inputs[0])], rows),
+          x.axes);
+      if (pick[i].size() < static_cast<std::size_t>(out.size()))
+        pick[i].resize(static_cast<std::size_t>(out.size()));
+    }
+  }
+  capacity = std::max(capacity, rows);
+}
+
+template <class T>
+void forward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows, ExecEnv& env) {
+  const Node& x = g.nodes[i];
+  T* y = t.val[i].data();
+  const Dims out = dims_of(x, rows);
+  const std::int64_t n = out.size();
+  auto in = [&](std::size_t k) -> const Node& {
+    return g.nodes[static_cast<std::size_t>(x.inputs[k])];
+  };
+  auto in_val = [&](std::size_t k) -> const T* {
+    return t.val[static_cast<std::size_t>(x.inputs[k])].data();
+  };
+  if (is_unary(x.op)) {
+    const T* a = in_val(0);
+    for (std::int64_t e = 0; e < n; ++e) y[e] = unary(x.op, a[e], x.alpha);
+    return;
+  }
+  if (is_binary(x.op)) {
+    const Dims da = dims_of(in(0), rows), db = dims_of(in(1), rows);
+    const T* a = in_val(0);
+    const T* b = in_val(1);
+    const DType operand = in(0).dtype;
+    if (same_dims(da, out) && same_dims(db, out)) {
+      for (std::int64_t e = 0; e < n; ++e) y[e] = binary_typed(x.op, a[e], b[e], operand);
+      return;
+    }
+    std::int64_t sa[kMaxRank], sb[kMaxRank];
+    broadcast_strides(da, out, sa);
+    broadcast_strides(db, out, sb);
+    each_broadcast(out, sa, sb, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
+      y[o] = binary_typed(x.op, a[ia], b[ib], operand);
+    });
+    return;
+  }
+  switch (x.op) {
+    case Op::Constant:
+      for (std::int64_t e = 0; e < n; ++e)
+        y[e] = static_cast<T>(x.value[static_cast<std::size_t>(e)]);
+      return;
+    case Op::Input:
+    case Op::Labels:
+    case Op::Variable:
+      return;  // filled by the caller
+    case Op::MatMul: {
+      const Dims da = dims_of(in(0), rows), db = dims_of(in(1), rows);
+      const int m = static_cast<int>(out.d[0]), nn = static_cast<int>(out.d[1]);
+      const int k = static_cast<int>(x.transpose_a ? da.d[0] : da.d[1]);
+      matmul(env, x.transpose_a, x.transpose_b, m, nn, k, in_val(0), static_cast<int>(da.d[1]),
+             in_val(1), static_cast<int>(db.d[1]), y, nn, false);
+      return;
+    }
+    case Op::Softmax:
+    case Op::LogSoftmax: {
+      const std::int64_t c = out.rank ? out.d[out.rank - 1] : 1;
+      softmax_rows(in_val(0), c ? n / c : 0, c, y, x.op == Op::LogSoftmax);
+      return;
+    }
+    case Op::ReduceSum:
+    case Op::ReduceMean:
+    case Op::ReduceMax:
+    case Op::ReduceMin: {
+      const Dims di = dims_of(in(0), rows);
+      const Dims keep = reduced(di, x.axes);
+      const std::int64_t m = keep.size();
+      const bool extreme = x.op == Op::ReduceMax || x.op == Op::ReduceMin;
+      const T init = x.op == Op::ReduceMax   ? -std::numeric_limits<T>::infinity()
+                     : x.op == Op::ReduceMin ? std::numeric_limits<T>::infinity()
+                                             : T(0);
+      std::fill(y, y + m, init);
+      std::int64_t so[kMaxRank], si[kMaxRank];
+      broadcast_strides(keep, di, so);
+      broadcast_strides(di, di, si);
+      const T* a = in_val(0);
+      std::int64_t* pick = extreme ? t.pick[i].data() : nullptr;
+      each_broadcast(di, si, so, [&](std::int64_t, std::int64_t ia, std::int64_t io) {
+        if (!extreme) {
+          y[io] += a[ia];
+        } else if (x.op == Op::ReduceMax ? a[ia] > y[io] : a[ia] < y[io]) {
+          y[io] = a[ia];
+          pick[io] = ia;
+        } else if (y[io] == init && pick != nullptr && a[ia] == init) {
+          pick[io] = ia;
+        }
+      });
+      if (x.op == Op::ReduceMean) {
+        const T count = m ? static_cast<T>(di.size() / m) : T(1);
+        for (std::int64_t e = 0; e < m; ++e) y[e] /= count;
+      }
+      return;
+    }
+    case Op::Reshape:
+    case Op::Cast: {
+      const T* a = in_val(0);
+      if (x.op == Op::Reshape)
+        std::copy(a, a + n, y);
+      else
+        for (std::int64_t e = 0; e < n; ++e) y[e] = cast_to(a[e], x.dtype);
+      return;
+    }
+    case Op::Concat: {
+      const AxisSplit so = split_at(out, x.axis);
+      std::int64_t at = 0;
+      for (std::size_t k = 0; k < x.inputs.size(); ++k) {
+        const AxisSplit s = split_at(dims_of(in(k), rows), x.axis);
+        const std::int64_t chunk = s.len * s.inner;
+        const T* a = in_val(k);
+        for (std::int64_t o = 0; o < so.outer; ++o)
+          std::copy(a + o * chunk, a + (o + 1) * chunk, y + o * so.len * so.inner + at);
+        at += chunk;
+      }
+      return;
+    }
+    case Op::ArgMax:
+    case Op::ArgMin: {
+      const AxisSplit s = split_at(dims_of(in(0), rows), x.axis);
+      const T* a = in_val(0);
+      for (std::int64_t o = 0; o < s.outer; ++o)
+        for (std::int64_t q = 0; q < s.inner; ++q) {
+          std::int64_t best = 0;
+          for (std::int64_t j = 1; j < s.len; ++j) {
+            const T v = a[(o * s.len + j) * s.inner + q], b = a[(o * s.len + best) * s.inner + q];
+            if (x.op == Op::ArgMax ? v > b : v < b) best = j;
+          }
+          y[o * s.inner + q] = static_cast<T>(best);
+        }
+      return;
+    }
+    case Op::OneHot: {
+      const std::int64_t depth = static_cast<std::int64_t>(x.depth);
+      const T* a = in_val(0);
+      const std::int64_t m = depth ? n / depth : 0;
+      std::fill(y, y + n, static_cast<T>(x.off_value));
+      for (std::int64_t e = 0; e < m; ++e) {
+        const T v = a[e];
+        if (v >= 0 && v < static_cast<T>(depth) && v == std::trunc(v))
+          y[e * depth + static_cast<std::int64_t>(v)] = static_cast<T>(x.on_value);
+      }
+      return;
+    }
+    case Op::Dropout: {
+      const T* a = in_val(0);
+      unsigned char* kept = t.mask[i].data();
+      const double keep = 1.0 - x.rate;
+      const T scale = static_cast<T>(1.0 / keep);
+      for (std::int64_t e = 0; e < n; ++e) {
+        kept[e] = env.rng->uniform() < keep;
+        y[e] = kept[e] ? a[e] * scale : T(0);
+      }
+      return;
+    }
+    case Op::SigmoidXent: {
+      const T* z = in_val(0);
+      const T* l = in_val(1);
+      for (std::int64_t e = 0; e < n; ++e) {
+        const T v = l[e];
+        y[e] = std::max(v, T(0)) - v * z[e] + std::log1p(std::exp(-std::abs(v)));
+      }
+      return;
+    }
+    case Op::SoftmaxXent: {
+      const Dims dl = dims_of(in(1), rows);
+      const std::int64_t c = dl.d[dl.rank - 1];
+      const T* z = in_val(0);
+      const T* l = in_val(1);
+      for (std::int64_t r = 0; r < n; ++r) {
+        const T lse = log_sum_exp(l + r * c, c);
+        T s = 0;
+        for (std::int64_t j = 0; j < c; ++j) s += z[r * c + j] * (lse - l[r * c + j]);
+        y[r] = s;
+      }
+      return;
+    }
+    case Op::SparseSoftmaxXent: {
+      const Dims dl = dims_of(in(1), rows);
+      const std::int64_t c = dl.d[dl.rank - 1];
+      const T* z = in_val(0);
+      const T* l = in_val(1);
+      for (std::int64_t r = 0; r < n; ++r) {
+        const T label = z[r];
+        if (!(label >= 0 && label < static_cast<T>(c)) || label != std::trunc(label))
+          throw std::invalid_argument("Received a label value of " +
+                                      std::to_string(static_cast<long long>(label)) +
+                                      " which is outside the valid range of [0, " +
+                                      std::to_string(static_cast<long long>(c)) + ")");
+        y[r] = log_sum_exp(l + r * c, c) - l[r * c + static_cast<std::int64_t>(label)];
+      }
+      return;
+    }
+    default:
+      throw std::invalid_argument(std::string("internal: no forward for ") + op_name(x.op));
+  }
+}
+
+template <class T>
+void backward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows,
+                   const std::vector<char>& into, const ExecEnv& env) {
+  const Node& x = g.nodes[i];
+  if (!differentiable(x.op)) return;
+  const T* gy = t.grad[i].data();
+  const T* y = t.val[i].data();
+  const Dims out = dims_of(x, rows);
+  const std::int64_t n = out.size();
+  auto idx = [&](std::size_t k) { return static_cast<std::size_t>(x.inputs[k]); };
+  auto in = [&](std::size_t k) -> const Node& { return g.nodes[idx(k)]; };
+  auto wants = [&](std::size_t k) { return into[idx(k)] != 0; };
+  auto in_val = [&](std::size_t k) -> const T* { return t.val[idx(k)].data(); };
+  auto in_grad = [&](std::size_t k) -> T* { return t.grad[idx(k)].data(); };
+  if (is_unary(x.op)) {
+    if (!wants(0)) return;
+    const T* a = in_val(0);
+    T* ga = in_grad(0);
+    for (std::int64_t e = 0; e < n; ++e) ga[e] += gy[e] * unary_grad(x.op, a[e], y[e], x.alpha);
+    return;
+  }
+  if (is_binary(x.op)) {
+    const Dims da = dims_of(in(0), rows), db = dims_of(in(1), rows);
+    const T* a = in_val(0);
+    const T* b = in_val(1);
+    T* ga = wants(0) ? in_grad(0) : nullptr;
+    T* gb = wants(1) ? in_grad(1) : nullptr;
+    std::int64_t sa[kMaxRank], sb[kMaxRank];
+    broadcast_strides(da, out, sa);
+    broadcast_strides(db, out, sb);
+    each_broadcast(out, sa, sb, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
+      const T g0 = gy[o], av = a[ia], bv = b[ib];
+      T d0 = 0, d1 = 0;
+      switch (x.op) {
+        case Op::Add:
+          d0 = g0, d1 = g0;
+          break;
+        case Op::Sub:
+          d0 = g0, d1 = -g0;
+          break;
+        case Op::Mul:
+          d0 = g0 * bv, d1 = g0 * av;
+          break;
+        case Op::Div:
+          d0 = g0 / bv, d1 = -g0 * av / (bv * bv);
+          break;
+        case Op::Maximum:
+          d0 = av >= bv ? g0 : T(0), d1 = av >= bv ? T(0) : g0;
+          break;
+        case Op::Minimum:
+          d0 = av <= bv ? g0 : T(0), d1 = av <= bv ? T(0) : g0;
+          break;
+        case Op::Pow:
+          d0 = g0 * bv * std::pow(av, bv - T(1));
+          d1 = av > 0 ? g0 * y[o] * std::log(av) : T(0);
+          break;
+        default:
+          break;
+      }
+      if (ga) ga[ia] += d0;
+      if (gb) gb[ib] += d1;
+    });
+    return;
+  }
+  switch (x.op) {
+    case Op::MatMul: {
+      // C = op(A) op(B): dA = dC op(B)^T (transposed back), dB likewise
+      const Dims da = dims_of(in(0), rows), db = dims_of(in(1), rows);
+      const int m = static_cast<int>(out.d[0]), nn = static_cast<int>(out.d[1]);
+      const int k = static_cast<int>(x.transpose_a ? da.d[0] : da.d[1]);
+      const int lda = static_cast<int>(da.d[1]), ldb = static_cast<int>(db.d[1]);
+      if (wants(0)) {
+        if (!x.transpose_a)  // dA (m x k) = dC (m x n) op(B)^T
+          matmul(env, false, !x.transpose_b, m, k, nn, gy, nn, in_val(1), ldb, in_grad(0), lda,
+                 true);
+        else  // A is k x m: dA = op(B) dC^T
+          matmul(env, x.transpose_b, true, k, m, nn, in_val(1), ldb, gy, nn, in_grad(0), lda, true);
+      }
+      if (wants(1)) {
+        if (!x.transpose_b)  // dB (k x n) = op(A)^T dC
+          matmul(env, !x.transpose_a, false, k, nn, m, in_val(0), lda, gy, nn, in_grad(1), ldb,
+                 true);
+        else  // B is n x k: dB = dC^T op(A)
+          matmul(env, true, x.transpose_a, nn, k, m, gy, nn, in_val(0), lda, in_grad(1), ldb, true);
+      }
+      return;
+    }
+    case Op::Softmax:
+    case Op::LogSoftmax: {
+      if (!wants(0)) return;
+      const std::int64_t c = out.rank ? out.d[out.rank - 1] : 1;
+      T* ga = in_grad(0);
+      for (std::int64_t r = 0; c && r < n / c; ++r) {
+        const T* yr = y + r * c;
+        const T* gr = gy + r * c;
+        T* dr = ga + r * c;
+        if (x.op == Op::Softmax) {
+          T dot = 0;
+          for (std::int64_t j = 0; j < c; ++j) dot += gr[j] * yr[j];
+          for (std::int64_t j = 0; j < c; ++j) dr[j] += yr[j] * (gr[j] - dot);
+        } else {
+          T sum = 0;
+          for (std::int64_t j = 0; j < c; ++j) sum += gr[j];
+          for (std::int64_t j = 0; j < c; ++j) dr[j] += gr[j] - std::exp(yr[j]) * sum;
+        }
+      }
+      return;
+    }
+    case Op::ReduceSum:
+    case Op::ReduceMean: {
+      if (!wants(0)) return;
+      const Dims di = dims_of(in(0), rows);
+      const Dims keep = reduced(di, x.axes);
+      const std::int64_t m = keep.size();
+      const T scale = x.op == Op::ReduceMean && m ? T(1) / static_cast<T>(di.size() / m) : T(1);
+      std::int64_t so[kMaxRank], si[kMaxRank];
+      broadcast_strides(keep, di, so);
+      broadcast_strides(di, di, si);
+      T* ga = in_grad(0);
+      each_broadcast(di, si, so, [&](std::int64_t, std::int64_t ia, std::int64_t io) {
+        ga[ia] += gy[io] * scale;
+      });
+      return;
+    }
+    case Op::ReduceMax:
+    case Op::ReduceMin: {
+      if (!wants(0)) return;
+      const Dims keep = reduced(dims_of(in(0), rows), x.axes);
+      T* ga = in_grad(0);
+      const std::int64_t* pick = t.pick[i].data();
+      for (std::int64_t e = 0; e < keep.size(); ++e) ga[pick[e]] += gy[e];
+      return;
+    }
+    case Op::Reshape:
+    case Op::Identity:
+    case Op::Cast: {
+      if (!wants(0) || !is_float(in(0).dtype)) return;
+      T* ga = in_grad(0);
+      for (std::int64_t e = 0; e < n; ++e) ga[e] += gy[e];
+      return;
+    }
+    case Op::Concat: {
+      const AxisSplit so = split_at(out, x.axis);
+      std::int64_t at = 0;
+      for (std::size_t k = 0; k < x.inputs.size(); ++k) {
+        const AxisSplit s = split_at(dims_of(in(k), rows), x.axis);
+        const std::int64_t chunk = s.len * s.inner;
+        if (wants(k)) {
+          T* ga = in_grad(k);
+          for (std::int64_t o = 0; o < so.outer; ++o)
+            for (std::int64_t e = 0; e < chunk; ++e)
+              ga[o * chunk + e] += gy[o * so.len * so.inner + at + e];
+        }
+        at += chunk;
+      }
+      return;
+    }
+    case Op::Dropout: {
+      if (!wants(0)) return;
+      const unsigned char* kept = t.mask[i].data();
+      const T scale = static_cast<T>(1.0 / (1.0 - x.rate));
+      T* ga = in_grad(0);
+      for (std::int64_t e = 0; e < n; ++e)
+        if (kept[e]) ga[e] += gy[e] * scale;
+      return;
+    }
+    case Op::SigmoidXent: {
+      const T* z = in_val(0);
+      const T* l = in_val(1);
+      for (std::int64_t e = 0; e < n; ++e) {
+        if (wants(0)) in_grad(0)[e] += -gy[e] * l[e];
+        if (wants(1)) in_grad(1)[e] += gy[e] * (sigmoid(l[e]) - z[e]);
+      }
+      return;
+    }
+    case Op::SoftmaxXent: {
+      const Dims dl = dims_of(in(1), rows);
+      const std::int64_t c = dl.d[dl.rank - 1];
+      const T* z = in_val(0);
+      const T* l = in_val(1);
+      for (std::int64_t r = 0; r < n; ++r) {
+        const T lse = log_sum_exp(l + r * c, c);
+        T zsum = 0;
+        for (std::int64_t j = 0; j < c; ++j) zsum += z[r * c + j];
+        for (std::int64_t j = 0; j < c; ++j) {
+          const T ls = l[r * c + j] - lse;  // log softmax
+          if (wants(0)) in_grad(0)[r * c + j] += -gy[r] * ls;
+          if (wants(1)) in_grad(1)[r * c + j] += gy[r] * (std::exp(ls) * zsum - z[r * c + j]);
+        }
+      }
+      return;
+    }
+    case Op::SparseSoftmaxXent: {
+      if (!wants(1)) return;
+      const Dims dl = dims_of(in(1), rows);
+      const std::int64_t c = dl.d[dl.rank - 1];
+      const T* z = in_val(0);
+      const T* l = in_val(1);
+      T* gl = in_grad(1);
+      for (std::int64_t r = 0; r < n; ++r) {
+        const T lse = log_sum_exp(l + r * c, c);
+        const std::int64_t label = static_cast<std::int64_t>(z[r]);
+        for (std::int64_t j = 0; j < c; ++j)
+          gl[r * c + j] += gy[r] * (std::exp(l[r * c + j] - lse) - (j == label ? T(1) : T(0)));
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+template struct Tape<float>;
+template struct Tape<double>;
+template void forward_node<float>(const Graph&, std::size_t, Tape<float>&, int, ExecEnv&);
+template void forward_node<double>(const Graph&, std::size_t, Tape<double>&, int, ExecEnv&);
+template void backward_node<float>(const Graph&, std::size_t, Tape<float>&, int,
+                                   const std::vector<char>&, const ExecEnv&);
+template void backward_node<double>(const Graph&, std::size_t, Tape<double>&, int,
+                                    const std::vector<char>&, const ExecEnv&);
+
+}  // namespace graph
+}  // namespace cppestimators

@@ -1,0 +1,62 @@
+// The R boundary for custom estimators: installing a model_fn's graph of
+// one mode into the engine (R/estimator_custom.R), and carrying the values
+// of an engine's variables into another built for other graphs.
+#include <Rcpp.h>
+
+#include <algorithm>
+#include <string>
+
+#include <cppestimators/io/checkpoint.h>
+#include <cppestimators/model/graph_model.h>
+
+#include "glue.h"
+#include "r_data.h"
+
+using namespace cppestimators;
+
+// [[Rcpp::export(rng = false)]]
+void cpp_graph_install(SEXP est, Rcpp::List graph) {
+  Estimator& e = estimator_of(est);
+  auto* model = dynamic_cast<GraphModel*>(&e.model());
+  if (model == nullptr) Rcpp::stop("internal: not a custom estimator's engine");
+  model->install(spec_from_r(graph));
+}
+
+// Copies every variable of `from` that `to` holds with the same name and
+// size, the global step and the learning-rate scale; returns how many
+// variables were copied.
+// [[Rcpp::export(rng = false)]]
+int cpp_estimator_copy_state(SEXP to, SEXP from) {
+  Estimator& dst = estimator_of(to);
+  const Estimator& src = estimator_of(from);
+  int copied = 0;
+  for (const VariableRef& v : dst.variables()) {
+    const VariableRef* s = src.find_variable(v.name);
+    if (s == nullptr || s->size != v.size) continue;
+    std::copy(s->data, s->data + s->size, v.data);
+    ++copied;
+  }
+  if (src.uses_learning_rate_scale()) dst.use_learning_rate_scale();
+  dst.set_learning_rate_scale(src.learning_rate_scale());
+  dst.set_global_step(src.global_step());
+  return copied;
+}
+
+// Restores the variables of checkpoint bytes that the estimator holds (by
+// name and size), and the global step; the others keep their values (a
+// custom estimator's engine rebuilt for graphs with more variables).
+// [[Rcpp::export(rng = false)]]
+int cpp_estimator_decode_partial(SEXP est, Rcpp::RawVector bytes, std::string source) {
+  Estimator& e = estimator_of(est);
+  const std::string s(bytes.begin(), bytes.end());
+  const CheckpointData data = decode_checkpoint(s, source);
+  int copied = 0;
+  for (const VariableRef& v : e.variables())
+    for (const auto& t : data.tensors)
+      if (t.name == v.name && t.data.size() == v.size) {
+        std::copy(t.data.begin(), t.data.end(), v.data);
+        ++copied;
+      }
+  e.set_global_step(data.global_step);
+  return copied;
+}
