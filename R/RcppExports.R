@@ -101,6 +101,10 @@ cpp_estimator_decode_partial <- function(est, bytes, source) {
     .Call(`_cppestimators_cpp_estimator_decode_partial`, est, bytes, source)
 }
 
+cpp_checkpoint_shapes <- function(path) {
+    .Call(`_cppestimators_cpp_checkpoint_shapes`, path)
+}
+
 cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }

@@ -245,7 +245,7 @@ custom_call <- function(object, input_fn, mode) {
   if ("config" %in% declared) args$config <- spec$config
   label <- spec$model_fn_label %||% "function"
   res <- with_tf_graph(g, tryCatch(do.call(fn, args), error = function(e) {
-    classes <- grep("^cppestimators_", class(e), value = TRUE)
+    classes <- setdiff(grep("^cppestimators_", class(e), value = TRUE), "cppestimators_error")
     abort(sprintf("model_fn (%s) failed in mode \"%s\": %s", label, mode, conditionMessage(e)),
           class = unique(c(classes, "cppestimators_model_fn_error")), parent = e)
   }))
@@ -344,10 +344,34 @@ custom_install <- function(object, g, graph, mode, optimizer) {
       cpp_estimator_decode_partial(ptr, st$weights, "the estimator's saved weights")
     }
     st$ptr <- ptr
+    remember_weights(object)  # what saveRDS() keeps: this engine's state
   } else {
     with_error_class(cpp_graph_install(old, graph))
   }
   object
+}
+
+# The engine of a custom estimator whose model_fn has not run in this
+# session: the variables of model_dir's newest checkpoint (read back by
+# variable_names() and variable_value(), carried into the engine its first
+# call builds), or none before any training.
+custom_checkpoint_engine <- function(object) {
+  dir <- object$spec$model_dir
+  path <- if (!is.null(dir)) cpp_latest_checkpoint(dir) else ""
+  vars <- list()
+  if (nzchar(path)) {
+    ck <- with_error_class(cpp_checkpoint_shapes(path))
+    keep <- ck$names != "learning_rate_scale"
+    vars <- Map(function(n, s) list(kind = "zeros", name = n, shape = s, trainable = 0),
+                ck$names[keep], ck$shapes[keep])
+  }
+  spec <- object$spec
+  # a placeholder column: the engine's models read at least one
+  spec$feature_columns <- list(column_numeric("__custom_estimator_placeholder__"))
+  spec$model <- new_model_spec("graph", variables = unname(vars), graphs = list())
+  ptr <- with_error_class(new_engine(list(spec = spec)))
+  if (nzchar(path)) with_error_class(cpp_estimator_restore(ptr, normalizePath(path)))
+  ptr
 }
 
 # ------------------------------------------------------------------ methods
@@ -369,6 +393,17 @@ train.tf_custom_estimator <- function(object, input_fn, steps = NULL, hooks = NU
   }
   train.tf_estimator(object, input_fn, steps = steps, hooks = hooks, max_steps = max_steps,
                      saving_listeners = saving_listeners, ...)
+}
+
+#' @export
+train_and_evaluate.tf_custom_estimator <- function(object, train_spec, eval_spec, ...) {
+  if (inherits(train_spec, "cppestimators_train_spec") && inherits(eval_spec, "cppestimators_eval_spec")) {
+    # the engine holds both graphs before training starts: the evaluations
+    # run between its steps
+    object <- custom_call(object, train_spec$input_fn, "train")$object
+    object <- custom_call(object, eval_spec$input_fn, "eval")$object
+  }
+  train_and_evaluate.tf_estimator(object, train_spec, eval_spec, ...)
 }
 
 #' @export
@@ -405,7 +440,7 @@ predict.tf_custom_estimator <- function(object, input_fn, checkpoint_path = NULL
   run <- run_session(object, input_fn, "infer", hooks, predict_keys = keys, checkpoint_path = checkpoint_path)
   out <- lapply(keys, function(k) {
     m <- run$predictions[[k]]
-    if (preds[[k]]$dtype %in% c("int32", "int64")) m[] <- as.integer(m)
+    if (preds[[k]]$dtype %in% c("int32", "int64")) storage.mode(m) <- "integer"
     if (preds[[k]]$dtype == "bool") m <- m != 0
     if (!is.matrix(m)) return(as.vector(m))
     cpp_matrix_rows(m)
@@ -425,4 +460,21 @@ check_custom_input <- function(input_fn, fn) {
     abort(sprintf("%s(): a custom estimator reads an input_fn() (it has no feature columns to read a data frame by): e.g. input_fn(data, features = ..., response = ...).",
                   fn), class = "cppestimators_unsupported_tf")
   }
+}
+
+#' @rdname estimator
+#' @details `input_layer()` is tfestimators' function, the same as
+#'   `tf$feature_column$input_layer()`: inside a `model_fn`, the
+#'   `[batch, width]` tensor of `feature_columns` (numeric, bucketized and
+#'   indicator columns, sorted by name as TensorFlow does) read from
+#'   `features`.
+#' @param features The `features` the `model_fn` received.
+#' @param feature_columns Feature columns, from [feature_columns()].
+#' @param weight_collections,trainable,cols_to_vars TensorFlow's arguments,
+#'   accepted for compatibility.
+#' @export
+input_layer <- function(features, feature_columns, weight_collections = NULL, trainable = TRUE,
+                        cols_to_vars = NULL) {
+  tf_feature_column_input_layer(features, feature_columns, weight_collections = weight_collections,
+                                trainable = trainable, cols_to_vars = cols_to_vars)
 }

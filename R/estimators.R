@@ -195,6 +195,11 @@ optimizer_spec <- function(optimizer, n_columns, default_lr = 0.2, null_ok = TRU
 estimator_ptr <- function(object) {
   st <- object$state
   if (is.null(st$ptr) || is_null_xptr(st$ptr)) {
+    if (inherits(object, "tf_custom_estimator") && !length(object$spec$model$graphs)) {
+      st$ptr <- custom_checkpoint_engine(object)
+      remember_weights(object)
+      return(st$ptr)
+    }
     st$ptr <- with_error_class(new_engine(object))
     restore_weights(object, st$ptr)
     remember_weights(object)

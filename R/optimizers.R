@@ -104,8 +104,11 @@ optimizer_rmsprop <- function(learning_rate = 0.001, decay = 0.9, momentum = 0, 
 #' @export
 optimizer_momentum <- function(learning_rate = 0.01, momentum = 0.9, use_nesterov = FALSE) {
   check_number(momentum, "momentum", min = 0, message = "`momentum` must be a number >= 0.")
+  # a saved spec holds the flag as 0 or 1 (engine_optimizer() rebuilds specs through here)
+  if (identical(use_nesterov, 0) || identical(use_nesterov, 1)) use_nesterov <- use_nesterov == 1
   check_flag(use_nesterov, "use_nesterov")
-  new_optimizer("Momentum", learning_rate, momentum = momentum, use_nesterov = as.numeric(use_nesterov))
+  structure(c(unclass(new_optimizer("Momentum", learning_rate, momentum = momentum)),
+              list(use_nesterov = use_nesterov)), class = "cppestimators_optimizer")
 }
 
 # The optimizers by TensorFlow's names: the one place where names meet their

@@ -292,6 +292,16 @@ RcppExport SEXP _cppestimators_cpp_estimator_decode_partial(SEXP estSEXP, SEXP b
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_checkpoint_shapes
+Rcpp::List cpp_checkpoint_shapes(std::string path);
+RcppExport SEXP _cppestimators_cpp_checkpoint_shapes(SEXP pathSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_shapes(path));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_registry_kinds
 Rcpp::CharacterVector cpp_registry_kinds(std::string family);
 RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
@@ -700,6 +710,7 @@ static const R_CallMethodDef CallEntries[] = {
      2},
     {"_cppestimators_cpp_estimator_decode_partial",
      (DL_FUNC)&_cppestimators_cpp_estimator_decode_partial, 3},
+    {"_cppestimators_cpp_checkpoint_shapes", (DL_FUNC)&_cppestimators_cpp_checkpoint_shapes, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 16},
     {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 16},

@@ -60,3 +60,18 @@ int cpp_estimator_decode_partial(SEXP est, Rcpp::RawVector bytes, std::string so
   e.set_global_step(data.global_step);
   return copied;
 }
+
+// The variables of a checkpoint file: list(names, shapes), global_step
+// excluded (a custom estimator that has not called its model_fn yet reads
+// its variables from model_dir's newest checkpoint, as TF's Estimator did).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_checkpoint_shapes(std::string path) {
+  const CheckpointData data = read_checkpoint_file(path);
+  Rcpp::CharacterVector names;
+  Rcpp::List shapes;
+  for (const auto& t : data.tensors) {
+    names.push_back(t.name);
+    shapes.push_back(Rcpp::NumericVector(t.shape.begin(), t.shape.end()));
+  }
+  return Rcpp::List::create(Rcpp::Named("names") = names, Rcpp::Named("shapes") = shapes);
+}

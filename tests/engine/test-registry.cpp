@@ -119,10 +119,10 @@ context("Registries") {
     });
     expect_true(hook.find("unknown hook kind 'progress_barr'") != std::string::npos);
     expect_true(hook.find("'progress_bar'") != std::string::npos);
-    const std::string opt = error_of([] { make_optimizer(testing::optimizer("Momentum", 0.1)); });
+    const std::string opt = error_of([] { make_optimizer(testing::optimizer("Nadam", 0.1)); });
     expect_true(opt ==
-                "Unsupported optimizer name: Momentum. Supported names are: Adagrad, Adam, Ftrl, "
-                "RMSProp, SGD");
+                "Unsupported optimizer name: Nadam. Supported names are: Adagrad, Adam, Ftrl, "
+                "Momentum, RMSProp, SGD");
     const std::string head = error_of([] { make_head("poisson", 1); });
     expect_true(head ==
                 "unknown head 'poisson'; known heads are 'binary', 'multi_class', 'regression'");

@@ -76,14 +76,24 @@ struct GraphModel::Work : Workspace {
 };
 
 GraphModel::GraphModel(const Spec& spec, int units) : Model(spec, units) {
-  for (std::size_t i = 0; i < features_.size(); ++i) {
+  features_.require_dense("tf$feature_column$input_layer()");
+  // the graphs index the columns in the spec's order; the feature set keeps
+  // them sorted by name
+  for (const Spec& cs : spec.children("feature_columns")) {
+    const std::string& name = cs.str("name");
+    std::size_t i = 0;
+    while (i < features_.size() && features_.column(i).name() != name) ++i;
+    if (i == features_.size())
+      throw std::invalid_argument("internal: no feature column '" + name + "'");
     const FeatureTransform& c = features_.column(i);
     Column col;
     if (c.role() == ColumnRole::Dense) {
       col.kind = Column::Dense;
       col.width = c.dense_width();
       col.source = features_.dense_offset(i);
-    } else if (c.role() == ColumnRole::Indicator) {
+    } else if (c.role() == ColumnRole::Indicator || c.role() == ColumnRole::Categorical) {
+      // indicator columns (multi-hot), and bucketized ones (one-hot), as a
+      // DNN's input layer reads them; require_dense() refused the others
       col.kind = Column::Hot;
       col.width = static_cast<int>(c.num_buckets());
       col.source = features_.sparse_slot(i);
@@ -91,9 +101,7 @@ GraphModel::GraphModel(const Spec& spec, int units) : Model(spec, units) {
       throw std::invalid_argument(
           "tf$feature_column$input_layer() of a custom estimator reads numeric, bucketized and "
           "indicator columns; '" +
-          c.name() + "' is " +
-          (c.role() == ColumnRole::Embedding ? "an embedding" : "a categorical") +
-          " column (wrap a categorical column in column_indicator())");
+          c.name() + "' is an embedding column (not supported yet: use column_indicator())");
     }
     columns_.push_back(col);
   }

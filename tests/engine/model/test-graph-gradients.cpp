@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <cppestimators/data/rng.h>
+#include <cppestimators/math/gemm.h>
 #include <cppestimators/model/graph/graph.h>
 #include <cppestimators/model/graph/graph_exec.h>
 
@@ -93,6 +94,7 @@ struct Run {
   Tape<T> t;
   Rng rng;
   std::uint64_t seed;
+  gemm::Kernel kernel = gemm::Kernel::Portable;  // float's matrix products
   explicit Run(const Builder& builder, std::uint64_t dropout_seed = 17)
       : b(builder), seed(dropout_seed) {
     const std::vector<char> all(b.g.nodes.size(), 1);
@@ -104,6 +106,7 @@ struct Run {
     rng = Rng(seed);
     graph::ExecEnv env;
     env.rng = &rng;
+    env.kernel = kernel;
     for (std::size_t i = 0; i < b.g.nodes.size(); ++i) {
       if (b.is_leaf[i]) {
         for (std::size_t e = 0; e < values[i].size(); ++e)
@@ -126,6 +129,7 @@ struct Run {
       t.grad[static_cast<std::size_t>(out)][e] = static_cast<T>(w[e]);
     const std::vector<char> all(b.g.nodes.size(), 1);
     graph::ExecEnv env;
+    env.kernel = kernel;
     for (std::size_t i = b.g.nodes.size(); i-- > 0;)
       if (!b.is_leaf[i]) graph::backward_node(b.g, i, t, kRows, all, env);
   }
@@ -180,24 +184,30 @@ double worst_gradient_error(const Builder& b, int out) {
 }
 
 // The largest difference between the float tape and the double one: the
-// output's values and every leaf's gradient (float's kernels, e.g. GEMM,
-// are not double's).
+// output's values and every leaf's gradient, with each matrix-product
+// kernel the CPU runs (float's products are GEMM's, double's are not).
 double worst_float_error(const Builder& b, int out) {
   const Values w = weights_for(b, out, 99);
   Run<double> d(b);
-  Run<float> f(b);
   d.forward(b.leaf);
-  f.forward(b.leaf);
-  double worst = 0;
-  const Values yd = d.value(out), yf = f.value(out);
-  for (std::size_t e = 0; e < yd.size(); ++e) worst = std::max(worst, relative_error(yf[e], yd[e]));
+  const Values yd = d.value(out);
   d.backward(out, w);
-  f.backward(out, w);
-  for (std::size_t i = 0; i < b.g.nodes.size(); ++i) {
-    if (!b.is_leaf[i] || !graph::is_float(b.g.nodes[i].dtype)) continue;
-    const Values gd = d.gradient(static_cast<int>(i)), gf = f.gradient(static_cast<int>(i));
-    for (std::size_t e = 0; e < gd.size(); ++e)
-      worst = std::max(worst, relative_error(gf[e], gd[e]));
+  double worst = 0;
+  for (gemm::Kernel kernel : {gemm::Kernel::Portable, gemm::Kernel::Avx2, gemm::Kernel::Avx512}) {
+    if (!gemm::available(kernel)) continue;
+    Run<float> f(b);
+    f.kernel = kernel;
+    f.forward(b.leaf);
+    const Values yf = f.value(out);
+    for (std::size_t e = 0; e < yd.size(); ++e)
+      worst = std::max(worst, relative_error(yf[e], yd[e]));
+    f.backward(out, w);
+    for (std::size_t i = 0; i < b.g.nodes.size(); ++i) {
+      if (!b.is_leaf[i] || !graph::is_float(b.g.nodes[i].dtype)) continue;
+      const Values gd = d.gradient(static_cast<int>(i)), gf = f.gradient(static_cast<int>(i));
+      for (std::size_t e = 0; e < gd.size(); ++e)
+        worst = std::max(worst, relative_error(gf[e], gd[e]));
+    }
   }
   return worst;
 }
@@ -748,8 +758,8 @@ context("graph op values") {
                  "Received a label value of 5 which is outside the valid range of [0, 3)"));
   }
 
-  test_that("ties of reduce_max and maximum: the gradient goes to one element") {
-    // TensorFlow's maximum passes the gradient of a tie to its first input
+  test_that("ties as TensorFlow breaks them: maximum's to x, reduce_max's split evenly") {
+    // maximum and minimum pass a tie's gradient to x (x >= y, x <= y)
     Builder b;
     const int x = b.input({-1}, {1, 2, 3, 4});
     const int y = b.input({-1}, {1, 5, 3, 0});
@@ -759,8 +769,34 @@ context("graph op values") {
     Run<double> run(b);
     run.forward(b.leaf);
     run.backward(out, {1, 1, 1, 1});
-    // a tie: x gets both (x >= y for maximum, x <= y for minimum)
     expect_true((run.gradient(x) == Values{2, 1, 2, 1}));
     expect_true((run.gradient(y) == Values{0, 1, 0, 1}));
+    // reduce_max and reduce_min share it between the tied values
+    // (_MinOrMaxGrad: indicators / number selected)
+    Builder r;
+    const int a = r.input({-1, 3}, {2, 7, 7, 0, 0, 0, -1, 3, -1, 5, 4, 3});
+    const int rmax = r.add(Op::ReduceMax, {a}, {-1});
+    r.at(rmax).axes = {1};
+    const int rmin = r.add(Op::ReduceMin, {a}, {-1});
+    r.at(rmin).axes = {1};
+    const int all = r.add(Op::ReduceMax, {a}, {});
+    for (int node : {rmax, rmin, all}) {
+      Run<double> t(r);
+      t.forward(r.leaf);
+      const Values w = node == all ? Values{6} : Values{4, 8, 12, 16};
+      t.backward(node, w);
+      if (node == rmax) {
+        expect_true((t.value(node) == Values{7, 0, 3, 5}));
+        expect_true(
+            (t.gradient(a) == Values{0, 2, 2, 8.0 / 3, 8.0 / 3, 8.0 / 3, 0, 12, 0, 16, 0, 0}));
+      } else if (node == rmin) {
+        expect_true((t.value(node) == Values{2, 0, -1, 3}));
+        expect_true(
+            (t.gradient(a) == Values{4, 0, 0, 8.0 / 3, 8.0 / 3, 8.0 / 3, 6, 0, 6, 0, 0, 16}));
+      } else {
+        expect_true((t.value(node) == Values{7}));
+        expect_true((t.gradient(a) == Values{0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+      }
+    }
   }
 }

@@ -467,17 +467,21 @@ void forward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows, ExecEnv& 
       broadcast_strides(keep, di, so);
       broadcast_strides(di, di, si);
       const T* a = in_val(0);
-      std::int64_t* pick = extreme ? t.pick[i].data() : nullptr;
       each_broadcast(di, si, so, [&](std::int64_t, std::int64_t ia, std::int64_t io) {
-        if (!extreme) {
+        if (!extreme)
           y[io] += a[ia];
-        } else if (x.op == Op::ReduceMax ? a[ia] > y[io] : a[ia] < y[io]) {
+        else if (x.op == Op::ReduceMax ? a[ia] > y[io] : a[ia] < y[io])
           y[io] = a[ia];
-          pick[io] = ia;
-        } else if (y[io] == init && pick != nullptr && a[ia] == init) {
-          pick[io] = ia;
-        }
       });
+      if (extreme) {
+        // how many values tie for each extreme: TF's gradient of reduce_max
+        // and reduce_min (_MinOrMaxGrad) splits it evenly between them
+        std::int64_t* ties = t.pick[i].data();
+        std::fill(ties, ties + m, std::int64_t(0));
+        each_broadcast(di, si, so, [&](std::int64_t, std::int64_t ia, std::int64_t io) {
+          if (a[ia] == y[io]) ++ties[io];
+        });
+      }
       if (x.op == Op::ReduceMean) {
         const T count = m ? static_cast<T>(di.size() / m) : T(1);
         for (std::int64_t e = 0; e < m; ++e) y[e] /= count;
@@ -714,10 +718,19 @@ void backward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows,
     case Op::ReduceMax:
     case Op::ReduceMin: {
       if (!wants(0)) return;
-      const Dims keep = reduced(dims_of(in(0), rows), x.axes);
+      // every value equal to its extreme gets an even share (as TF's
+      // _MinOrMaxGrad: indicators / number selected), not only the first
+      const Dims di = dims_of(in(0), rows);
+      const Dims keep = reduced(di, x.axes);
+      std::int64_t so[kMaxRank], si[kMaxRank];
+      broadcast_strides(keep, di, so);
+      broadcast_strides(di, di, si);
+      const T* a = in_val(0);
+      const std::int64_t* ties = t.pick[i].data();
       T* ga = in_grad(0);
-      const std::int64_t* pick = t.pick[i].data();
-      for (std::int64_t e = 0; e < keep.size(); ++e) ga[pick[e]] += gy[e];
+      each_broadcast(di, si, so, [&](std::int64_t, std::int64_t ia, std::int64_t io) {
+        if (a[ia] == y[io]) ga[ia] += gy[io] / static_cast<T>(ties[io]);
+      });
       return;
     }
     case Op::Reshape:

@@ -87,8 +87,30 @@ context("Optimizers") {
     expect_true(near(slots[1], 0.0314658388));
   }
 
+  test_that("Momentum: accum = m * accum + g, w -= lr * accum (Nesterov: lr * (g + m * accum))") {
+    Spec spec = testing::optimizer("Momentum", 0.1);
+    spec.nums["momentum"] = {0.9};
+    for (bool nesterov : {false, true}) {
+      spec.nums["use_nesterov"] = {nesterov ? 1.0 : 0.0};
+      auto opt = make_optimizer(spec);
+      expect_true(opt->slot_names() == std::vector<std::string>{"Momentum"});
+      std::vector<float> acc = opt->slot_initial_values();
+      expect_true(acc[0] == 0.0f);
+      float* slots[4] = {acc.data(), nullptr, nullptr, nullptr};
+      float w = 0.5f;
+      const float g1 = 0.3f, g2 = -0.2f;
+      opt->apply_dense(&w, &g1, slots, 1);
+      opt->apply_dense(&w, &g2, slots, 1);
+      // by hand: accum 0.3, then 0.9 * 0.3 - 0.2 = 0.07
+      const double want = nesterov ? 0.5 - 0.1 * (0.3 + 0.9 * 0.3) - 0.1 * (-0.2 + 0.9 * 0.07)
+                                   : 0.5 - 0.1 * 0.3 - 0.1 * 0.07;
+      expect_true(near(acc[0], 0.07));
+      expect_true(near(w, want));
+    }
+  }
+
   test_that("unknown names and bad learning rates are rejected") {
-    expect_error_as(make_optimizer(testing::optimizer("Momentum", 0.1)), std::invalid_argument);
+    expect_error_as(make_optimizer(testing::optimizer("Nadam", 0.1)), std::invalid_argument);
     expect_error_as(make_optimizer(testing::optimizer("SGD", 0.0)), std::invalid_argument);
   }
 }

@@ -22,7 +22,7 @@ template <class T>
 struct Tape {
   std::vector<std::vector<T>> val, grad;
   std::vector<std::vector<unsigned char>> mask;  // dropout: kept values
-  std::vector<std::vector<std::int64_t>> pick;   // reduce_max/min: the element chosen
+  std::vector<std::vector<std::int64_t>> pick;   // reduce_max/min: the values tied for it
   int capacity = 0;                              // rows the buffers hold
 
   // Buffers for the nodes `values` marks (gradients for `grads`), `rows`
