@@ -72,6 +72,7 @@ struct GraphModel::Work : Workspace {
   std::vector<float> scratch;  // a float input layer read into T values
   std::vector<std::vector<float>> pgrad;
   std::vector<Gradient> grads;
+  std::vector<char> reached;  // the variables the last backward pass reached
   int rows = 0;
 };
 
@@ -253,6 +254,7 @@ void GraphModel::forward_t(const FeatureBatch& batch, Work<T>& ws, float* logits
   graph::ExecEnv env;
   env.kernel = ws.kernel;
   env.rng = &ws.rng;
+  env.threads = ws.threads;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     if (!g.model_needed[i]) continue;
     const Node& n = g.nodes[i];
@@ -321,11 +323,13 @@ const std::vector<Gradient>& GraphModel::backward_t(const float* dlogits, Work<T
   }
   graph::ExecEnv env;
   env.kernel = ws.kernel;
+  env.threads = ws.threads;
   for (std::size_t i = g.nodes.size(); i-- > 0;)
     if (g.model_grad[i] && g.nodes[i].op != Op::Variable)
       graph::backward_node(g, i, ws.tape, rows, g.model_grad, env);
   for (auto& pg : ws.pgrad) std::fill(pg.begin(), pg.end(), 0.0f);
-  std::vector<char> reached(vars_.size(), 0);
+  std::vector<char>& reached = ws.reached;
+  reached.assign(vars_.size(), 0);  // sized once: no allocation after the first step
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.op != Op::Variable || !g.model_grad[i]) continue;
@@ -540,10 +544,9 @@ class GraphHead : public Head {
         std::fill(t.grad[i].begin(), t.grad[i].begin() + g.nodes[i].size(rows), T(0));
     if (g.head_grad[static_cast<std::size_t>(g.loss)])
       t.grad[static_cast<std::size_t>(g.loss)][0] = T(1);
-    std::vector<char> frontier_mark(g.nodes.size(), 0);
-    for (int f : g.frontier) frontier_mark[static_cast<std::size_t>(f)] = 1;
+    // the frontier's nodes were computed by the model: their gradients stop here
     for (std::size_t i = g.nodes.size(); i-- > 0;)
-      if (g.head_grad[i] && !frontier_mark[i])
+      if (g.head_grad[i] && g.side[i] == graph::Side::Head)
         graph::backward_node(g, i, t, rows, g.head_grad, env);
     std::fill(dlogits, dlogits + static_cast<std::size_t>(rows) * width, 0.0f);
     for (std::size_t f = 0; f < g.frontier.size(); ++f) {

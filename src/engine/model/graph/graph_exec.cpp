@@ -1,5 +1,9 @@
 #include <cppestimators/model/graph/graph_exec.h>
 
+#include <Eigen/Core>
+
+#include <cppestimators/parallel.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -130,7 +134,7 @@ template <class T>
 T unary(Op op, T x, double alpha) {
   switch (op) {
     case Op::Relu:
-      return x > 0 ? x : T(0);
+      return std::max(x, T(0));  // branch-free (and NaN stays NaN)
     case Op::Relu6:
       return std::min(std::max(x, T(0)), T(6));
     case Op::Elu:
@@ -265,31 +269,46 @@ T cast_to(T x, DType t) {
   }
 }
 
-// C (m x n) = op(A) op(B), or += when accumulate.
+// C (m x n) = op(A) op(B), or += when accumulate. A large product splits
+// C's rows over the threads (as the DNN's layers do): each value is computed
+// as on one thread, so the thread count does not change the result.
 void matmul(const ExecEnv& env, bool ta, bool tb, int m, int n, int k, const float* a, int lda,
             const float* b, int ldb, float* c, int ldc, bool accumulate) {
-  gemm::multiply(env.kernel, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  const double macs = static_cast<double>(m) * n * k;
+  const int threads =
+      env.threads > 1 && m >= 2 * env.threads && macs >= (1 << 20) ? env.threads : 1;
+  if (threads == 1) {
+    gemm::multiply(env.kernel, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    return;
+  }
+  parallel_for(threads, threads, [&](int t) {
+    const int r0 = m * t / threads, rn = m * (t + 1) / threads - r0;
+    if (rn == 0) return;
+    // op(A)'s rows r0..: A's rows, or its columns when transposed
+    const float* at = ta ? a + r0 : a + static_cast<std::ptrdiff_t>(r0) * lda;
+    gemm::multiply(env.kernel, ta, tb, rn, n, k, at, lda, b, ldb,
+                   c + static_cast<std::ptrdiff_t>(r0) * ldc, ldc, accumulate);
+  });
 }
 
+// The double product (graphs holding float64 tensors) through Eigen.
 void matmul(const ExecEnv&, bool ta, bool tb, int m, int n, int k, const double* a, int lda,
             const double* b, int ldb, double* c, int ldc, bool accumulate) {
-  if (!accumulate)
-    for (int i = 0; i < m; ++i)
-      std::fill(c + static_cast<std::ptrdiff_t>(i) * ldc, c + i * ldc + n, 0.0);
-  for (int i = 0; i < m; ++i) {
-    double* ci = c + static_cast<std::ptrdiff_t>(i) * ldc;
-    for (int p = 0; p < k; ++p) {
-      const double aip = ta ? a[static_cast<std::ptrdiff_t>(p) * lda + i]
-                            : a[static_cast<std::ptrdiff_t>(i) * lda + p];
-      if (aip == 0.0) continue;
-      if (tb)
-        for (int j = 0; j < n; ++j) ci[j] += aip * b[static_cast<std::ptrdiff_t>(j) * ldb + p];
-      else {
-        const double* bp = b + static_cast<std::ptrdiff_t>(p) * ldb;
-        for (int j = 0; j < n; ++j) ci[j] += aip * bp[j];
-      }
-    }
-  }
+  using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using In = Eigen::Map<const Mat, 0, Eigen::OuterStride<>>;
+  using Out = Eigen::Map<Mat, 0, Eigen::OuterStride<>>;
+  const In A(a, ta ? k : m, ta ? m : k, Eigen::OuterStride<>(lda));
+  const In B(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
+  Out C(c, m, n, Eigen::OuterStride<>(ldc));
+  if (!accumulate) C.setZero();
+  if (ta && tb)
+    C.noalias() += A.transpose() * B.transpose();
+  else if (ta)
+    C.noalias() += A.transpose() * B;
+  else if (tb)
+    C.noalias() += A * B.transpose();
+  else
+    C.noalias() += A * B;
 }
 
 template <class T>
@@ -367,6 +386,231 @@ bool is_binary(Op op) {
   }
 }
 
+// How a binary op's operand lies over the output: the same shape, one
+// value, or the output's trailing dimensions (a bias over a batch); the
+// rest takes the general broadcast.
+enum class Layout { Same, Scalar, Suffix, General };
+
+Layout layout_of(const Dims& in, const Dims& out) {
+  if (same_dims(in, out)) return Layout::Same;
+  if (in.size() == 1) return Layout::Scalar;
+  int lead = 0;
+  while (lead < in.rank && in.d[lead] == 1) ++lead;
+  const int len = in.rank - lead;
+  if (len > out.rank) return Layout::General;
+  for (int k = 0; k < len; ++k)
+    if (in.d[lead + k] != out.d[out.rank - len + k]) return Layout::General;
+  return Layout::Suffix;
+}
+
+// Calls f(o, ia, ib) for every output element, as each_broadcast() does,
+// with plain loops for the common layouts.
+template <class F>
+void each_mapped(const Dims& out, const Dims& da, const Dims& db, F f) {
+  const std::int64_t n = out.size();
+  const Layout la = layout_of(da, out), lb = layout_of(db, out);
+  if (la == Layout::Same && lb == Layout::Same) {
+#pragma omp simd
+    for (std::int64_t e = 0; e < n; ++e) f(e, e, e);
+  } else if (la == Layout::Same && lb == Layout::Scalar) {
+    for (std::int64_t e = 0; e < n; ++e) f(e, e, std::int64_t(0));
+  } else if (la == Layout::Scalar && lb == Layout::Same) {
+    for (std::int64_t e = 0; e < n; ++e) f(e, std::int64_t(0), e);
+  } else if (la == Layout::Same && lb == Layout::Suffix) {
+    const std::int64_t m = db.size();
+    for (std::int64_t o = 0; o < n; o += m)
+#pragma omp simd
+      for (std::int64_t j = 0; j < m; ++j) f(o + j, o + j, j);
+  } else if (la == Layout::Suffix && lb == Layout::Same) {
+    const std::int64_t m = da.size();
+    for (std::int64_t o = 0; o < n; o += m)
+#pragma omp simd
+      for (std::int64_t j = 0; j < m; ++j) f(o + j, j, o + j);
+  } else {
+    std::int64_t sa[kMaxRank], sb[kMaxRank];
+    broadcast_strides(da, out, sa);
+    broadcast_strides(db, out, sb);
+    each_broadcast(out, sa, sb, f);
+  }
+}
+
+// The ops' loops, one instance per op: the op is a constant inside them,
+// so the compiler drops the switches of unary() and binary().
+template <Op O, class T>
+void unary_forward(const T* a, T* y, std::int64_t n, double alpha) {
+#pragma omp simd
+  for (std::int64_t e = 0; e < n; ++e) y[e] = unary(O, a[e], alpha);
+}
+
+template <Op O, class T>
+void unary_backward(const T* a, const T* y, const T* gy, T* ga, std::int64_t n, double alpha) {
+  if constexpr (O == Op::Relu) {
+    // a select the compiler vectorizes (a branch on the sign mispredicts)
+#pragma omp simd
+    for (std::int64_t e = 0; e < n; ++e) {
+      const T g = gy[e];  // loaded whatever the sign: the loop has no branch
+      ga[e] += a[e] > T(0) ? g : T(0);
+    }
+  } else {
+#pragma omp simd
+    for (std::int64_t e = 0; e < n; ++e) ga[e] += gy[e] * unary_grad(O, a[e], y[e], alpha);
+  }
+}
+
+template <Op O, class T>
+void binary_forward(const Dims& out, const Dims& da, const Dims& db, const T* a, const T* b, T* y,
+                    DType operand) {
+  if (O == Op::Div && !is_float(operand)) {
+    each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
+      y[o] = binary_typed(O, a[ia], b[ib], operand);
+    });
+    return;
+  }
+  each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
+    y[o] = binary(O, a[ia], b[ib]);
+  });
+}
+
+// d(a op b)/da and /db at (a, b), y = a op b.
+template <Op O, class T>
+inline void binary_grad(T av, T bv, T yv, T& d0, T& d1) {
+  switch (O) {
+    case Op::Add:
+      d0 = T(1), d1 = T(1);
+      break;
+    case Op::Sub:
+      d0 = T(1), d1 = T(-1);
+      break;
+    case Op::Mul:
+      d0 = bv, d1 = av;
+      break;
+    case Op::Div:
+      d0 = T(1) / bv, d1 = -av / (bv * bv);
+      break;
+    case Op::Maximum:
+      d0 = av >= bv ? T(1) : T(0), d1 = av >= bv ? T(0) : T(1);
+      break;
+    case Op::Minimum:
+      d0 = av <= bv ? T(1) : T(0), d1 = av <= bv ? T(0) : T(1);
+      break;
+    case Op::Pow:
+      d0 = bv * std::pow(av, bv - T(1));
+      d1 = av > 0 ? yv * std::log(av) : T(0);
+      break;
+    default:
+      d0 = T(0), d1 = T(0);
+  }
+}
+
+template <Op O, class T>
+void binary_backward(const Dims& out, const Dims& da, const Dims& db, const T* a, const T* b,
+                     const T* y, const T* gy, T* ga, T* gb) {
+  if (ga != nullptr)
+    each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
+      T d0, d1;
+      binary_grad<O>(a[ia], b[ib], y[o], d0, d1);
+      ga[ia] += gy[o] * d0;
+    });
+  if (gb != nullptr)
+    each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
+      T d0, d1;
+      binary_grad<O>(a[ia], b[ib], y[o], d0, d1);
+      gb[ib] += gy[o] * d1;
+    });
+}
+
+#define CPPEST_UNARY_OPS(X)                                                         \
+  X(Relu)                                                                           \
+  X(Relu6)                                                                          \
+  X(Elu)                                                                            \
+  X(Selu)                                                                           \
+  X(Sigmoid)                                                                        \
+  X(Tanh)                                                                           \
+  X(Softplus) X(Softsign) X(Exp) X(Log) X(Neg) X(Square) X(Sqrt) X(Abs) X(Identity) \
+      X(StopGradient) X(Sign) X(LeakyRelu)
+#define CPPEST_BINARY_OPS(X) \
+  X(Add)                     \
+  X(Sub)                     \
+  X(Mul)                     \
+  X(Div)                     \
+  X(Maximum) X(Minimum) X(Pow) X(Equal) X(NotEqual) X(Greater) X(GreaterEqual) X(Less) X(LessEqual)
+
+template <class T>
+void run_unary_forward(Op op, const T* a, T* y, std::int64_t n, double alpha) {
+  switch (op) {
+#define CPPEST_CASE(O)                    \
+  case Op::O:                             \
+    unary_forward<Op::O>(a, y, n, alpha); \
+    return;
+    CPPEST_UNARY_OPS(CPPEST_CASE)
+#undef CPPEST_CASE
+    default:
+      return;
+  }
+}
+
+template <class T>
+void run_unary_backward(Op op, const T* a, const T* y, const T* gy, T* ga, std::int64_t n,
+                        double alpha) {
+  switch (op) {
+#define CPPEST_CASE(O)                             \
+  case Op::O:                                      \
+    unary_backward<Op::O>(a, y, gy, ga, n, alpha); \
+    return;
+    CPPEST_UNARY_OPS(CPPEST_CASE)
+#undef CPPEST_CASE
+    default:
+      return;
+  }
+}
+
+template <class T>
+void run_binary_forward(Op op, const Dims& out, const Dims& da, const Dims& db, const T* a,
+                        const T* b, T* y, DType operand) {
+  switch (op) {
+#define CPPEST_CASE(O)                                    \
+  case Op::O:                                             \
+    binary_forward<Op::O>(out, da, db, a, b, y, operand); \
+    return;
+    CPPEST_BINARY_OPS(CPPEST_CASE)
+#undef CPPEST_CASE
+    default:
+      return;
+  }
+}
+
+template <class T>
+void run_binary_backward(Op op, const Dims& out, const Dims& da, const Dims& db, const T* a,
+                         const T* b, const T* y, const T* gy, T* ga, T* gb) {
+  switch (op) {
+#define CPPEST_CASE(O)                                        \
+  case Op::O:                                                 \
+    binary_backward<Op::O>(out, da, db, a, b, y, gy, ga, gb); \
+    return;
+    CPPEST_BINARY_OPS(CPPEST_CASE)
+#undef CPPEST_CASE
+    default:
+      return;
+  }
+}
+#undef CPPEST_UNARY_OPS
+
+// Runs f(first, count) over [0, n): large element-wise ops split into one
+// piece per thread (each value computed as on one thread).
+template <class F>
+void in_chunks(const ExecEnv& env, std::int64_t n, F f) {
+  const int threads = env.threads > 1 && n >= (1 << 15) ? env.threads : 1;
+  if (threads == 1) {
+    f(std::int64_t(0), n);
+    return;
+  }
+  parallel_for(threads, threads, [&](int t) {
+    const std::int64_t e0 = n * t / threads, e1 = n * (t + 1) / threads;
+    if (e1 > e0) f(e0, e1 - e0);
+  });
+}
+#undef CPPEST_BINARY_OPS
+
 }  // namespace
 
 template <class T>
@@ -408,24 +652,14 @@ void forward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows, ExecEnv& 
   };
   if (is_unary(x.op)) {
     const T* a = in_val(0);
-    for (std::int64_t e = 0; e < n; ++e) y[e] = unary(x.op, a[e], x.alpha);
+    in_chunks(env, n, [&](std::int64_t e0, std::int64_t len) {
+      run_unary_forward(x.op, a + e0, y + e0, len, x.alpha);
+    });
     return;
   }
   if (is_binary(x.op)) {
-    const Dims da = dims_of(in(0), rows), db = dims_of(in(1), rows);
-    const T* a = in_val(0);
-    const T* b = in_val(1);
-    const DType operand = in(0).dtype;
-    if (same_dims(da, out) && same_dims(db, out)) {
-      for (std::int64_t e = 0; e < n; ++e) y[e] = binary_typed(x.op, a[e], b[e], operand);
-      return;
-    }
-    std::int64_t sa[kMaxRank], sb[kMaxRank];
-    broadcast_strides(da, out, sa);
-    broadcast_strides(db, out, sb);
-    each_broadcast(out, sa, sb, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
-      y[o] = binary_typed(x.op, a[ia], b[ib], operand);
-    });
+    run_binary_forward(x.op, out, dims_of(in(0), rows), dims_of(in(1), rows), in_val(0), in_val(1),
+                       y, in(0).dtype);
     return;
   }
   switch (x.op) {
@@ -609,50 +843,14 @@ void backward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows,
     if (!wants(0)) return;
     const T* a = in_val(0);
     T* ga = in_grad(0);
-    for (std::int64_t e = 0; e < n; ++e) ga[e] += gy[e] * unary_grad(x.op, a[e], y[e], x.alpha);
+    in_chunks(env, n, [&](std::int64_t e0, std::int64_t len) {
+      run_unary_backward(x.op, a + e0, y + e0, gy + e0, ga + e0, len, x.alpha);
+    });
     return;
   }
   if (is_binary(x.op)) {
-    const Dims da = dims_of(in(0), rows), db = dims_of(in(1), rows);
-    const T* a = in_val(0);
-    const T* b = in_val(1);
-    T* ga = wants(0) ? in_grad(0) : nullptr;
-    T* gb = wants(1) ? in_grad(1) : nullptr;
-    std::int64_t sa[kMaxRank], sb[kMaxRank];
-    broadcast_strides(da, out, sa);
-    broadcast_strides(db, out, sb);
-    each_broadcast(out, sa, sb, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
-      const T g0 = gy[o], av = a[ia], bv = b[ib];
-      T d0 = 0, d1 = 0;
-      switch (x.op) {
-        case Op::Add:
-          d0 = g0, d1 = g0;
-          break;
-        case Op::Sub:
-          d0 = g0, d1 = -g0;
-          break;
-        case Op::Mul:
-          d0 = g0 * bv, d1 = g0 * av;
-          break;
-        case Op::Div:
-          d0 = g0 / bv, d1 = -g0 * av / (bv * bv);
-          break;
-        case Op::Maximum:
-          d0 = av >= bv ? g0 : T(0), d1 = av >= bv ? T(0) : g0;
-          break;
-        case Op::Minimum:
-          d0 = av <= bv ? g0 : T(0), d1 = av <= bv ? T(0) : g0;
-          break;
-        case Op::Pow:
-          d0 = g0 * bv * std::pow(av, bv - T(1));
-          d1 = av > 0 ? g0 * y[o] * std::log(av) : T(0);
-          break;
-        default:
-          break;
-      }
-      if (ga) ga[ia] += d0;
-      if (gb) gb[ib] += d1;
-    });
+    run_binary_backward(x.op, out, dims_of(in(0), rows), dims_of(in(1), rows), in_val(0), in_val(1),
+                        y, gy, wants(0) ? in_grad(0) : nullptr, wants(1) ? in_grad(1) : nullptr);
     return;
   }
   switch (x.op) {

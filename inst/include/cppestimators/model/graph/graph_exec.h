@@ -34,6 +34,7 @@ struct Tape {
 struct ExecEnv {
   gemm::Kernel kernel = gemm::Kernel::Portable;
   Rng* rng = nullptr;
+  int threads = 1;  // a large matrix product splits its rows over them
 };
 
 template <class T>
