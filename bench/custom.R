@@ -3,7 +3,7 @@
 # layers, sparse softmax cross entropy summed over the batch, Adagrad 0.05),
 # so the two train the same network (their loss curves agree, see
 # tests/testthat/test-custom-estimators.R). Prints a markdown table:
-# microseconds per step of each, median of 3, and their ratio (goal: the
+# microseconds per step of each, median of 5 paired runs, and their ratio (goal: the
 # custom estimator's step at most 1.3x the canned one's).
 suppressPackageStartupMessages(library(cppestimators))
 options(cppestimators.progress = FALSE, cppestimators.threads = as.integer(Sys.getenv("BENCH_CUSTOM_THREADS", "2")))
@@ -41,20 +41,24 @@ shape_case <- function(features, hidden, classes, batch) {
   df$y <- as.integer(max.col(x %*% matrix(stats::rnorm(features * classes), features, classes)) - 1L)
   fcs <- feature_columns(column_numeric(colnames(x)))
   input <- input_fn(df, response = "y", features = colnames(x), batch_size = batch, num_epochs = NULL)
-  per_step <- function(make) {
-    est <- suppressMessages(make())
-    run <- function(steps) {
-      system.time(invisible(utils::capture.output(suppressMessages(train(est, input, steps = steps)))))[["elapsed"]]
-    }
-    invisible(run(20))
-    steps <- 200L
-    stats::median(vapply(1:3, function(i) (run(3 * steps) - run(steps)) / (2 * steps), 0)) * 1e6
-  }
   params <- list(columns = fcs, hidden = as.integer(hidden), classes = as.integer(classes))
-  canned <- per_step(function() dnn_classifier(hidden_units = hidden, feature_columns = fcs, n_classes = classes,
-                                               optimizer = optimizer_adagrad(0.05), config = quiet))
-  custom <- per_step(function() estimator(dnn_fn, params = params, config = quiet))
-  in_double <- per_step(function() estimator(matrix_fn, params = params, config = quiet))
+  ests <- list(
+    canned = suppressMessages(dnn_classifier(hidden_units = hidden, feature_columns = fcs, n_classes = classes,
+                                             optimizer = optimizer_adagrad(0.05), config = quiet)),
+    custom = suppressMessages(estimator(dnn_fn, params = params, config = quiet)),
+    double = suppressMessages(estimator(matrix_fn, params = params, config = quiet)))
+  run <- function(est, steps) {
+    system.time(invisible(utils::capture.output(suppressMessages(train(est, input, steps = steps)))))[["elapsed"]]
+  }
+  for (est in ests) invisible(run(est, 20))
+  steps <- 200L
+  # paired: the estimators take turns, so that a slower moment of the
+  # machine falls on each of them; medians of 5
+  times <- replicate(5, vapply(ests, function(est) (run(est, 3 * steps) - run(est, steps)) / (2 * steps), 0))
+  us <- apply(times, 1, stats::median) * 1e6
+  canned <- us[["canned"]]
+  custom <- us[["custom"]]
+  in_double <- us[["double"]]
   data.frame(shape = sprintf("%d -> %s -> %d, batch %d", features, paste(hidden, collapse = " -> "), classes, batch),
              canned = canned, custom = custom, ratio = custom / canned, double = in_double)
 }

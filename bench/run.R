@@ -281,9 +281,12 @@ if (requireNamespace("data.table", quietly = TRUE)) {
 # (bench/workers.R: forked children and tune_grid() on future's workers).
 # Training across processes (bench/distributed.R: rounds on a socket
 # cluster and under MPI, trees and a DNN epoch on 2 workers).
-for (script in c("load.R", "workers.R", "distributed.R")) {
+# Custom estimators (bench/custom.R: a model_fn rebuilding dnn_classifier()
+# against the canned DNN).
+for (script in c("custom.R", "load.R", "workers.R", "distributed.R")) {
   path <- if (file.exists("bench")) file.path("bench", script) else script
   title <- switch(script,
+                  custom.R = "# Custom estimators: estimator(model_fn) against dnn_classifier() of the same shape, 2 threads (bench/custom.R)",
                   load.R = "# Under load: 2 threads against 1, with spinning processes started by bench/load.R",
                   workers.R = "# Several fits at once (bench/workers.R)",
                   distributed.R = "# Training across processes: rounds, and 2 workers x 1 thread against 1 process x 2 threads (bench/distributed.R)")
