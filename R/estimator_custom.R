@@ -184,9 +184,13 @@ estimator_spec <- function(mode, predictions = NULL, loss = NULL, train_op = NUL
 print.cppestimators_estimator_spec <- function(x, ...) {
   cat(sprintf("<estimator_spec> mode \"%s\"\n", x$mode))
   if (!is.null(x$loss)) cat("  loss: ", format(x$loss), "\n", sep = "")
-  if (!is.null(x$predictions)) cat("  predictions: ", paste(names(spec_predictions(x$predictions)), collapse = ", "), "\n", sep = "")
+  if (!is.null(x$predictions)) {
+    cat("  predictions: ", paste(names(spec_predictions(x$predictions)), collapse = ", "), "\n", sep = "")
+  }
   if (!is.null(x$train_op)) cat("  train_op: ", x$train_op$optimizer$name, "\n", sep = "")
-  if (length(x$eval_metric_ops)) cat("  eval_metric_ops: ", paste(names(x$eval_metric_ops), collapse = ", "), "\n", sep = "")
+  if (length(x$eval_metric_ops)) {
+    cat("  eval_metric_ops: ", paste(names(x$eval_metric_ops), collapse = ", "), "\n", sep = "")
+  }
   invisible(x)
 }
 
@@ -457,8 +461,9 @@ predict.tf_custom_estimator <- function(object, input_fn, checkpoint_path = NULL
 
 check_custom_input <- function(input_fn, fn) {
   if (is.data.frame(input_fn)) {
-    abort(sprintf("%s(): a custom estimator reads an input_fn() (it has no feature columns to read a data frame by): e.g. input_fn(data, features = ..., response = ...).",
-                  fn), class = "cppestimators_unsupported_tf")
+    abort(sprintf(paste("%s(): a custom estimator reads an input_fn() (it has no feature columns to read a",
+                        "data frame by): e.g. input_fn(data, features = ..., response = ...)."), fn),
+          class = "cppestimators_unsupported_tf")
   }
 }
 

@@ -64,7 +64,8 @@ shape_case <- function(features, hidden, classes, batch) {
 }
 
 res <- rbind(shape_case(20, c(64, 64), 3, 128), shape_case(64, c(256, 256), 10, 256))
-cat("| shape | dnn_classifier() (us/step) | estimator(model_fn), input_layer (us/step) | custom / canned | goal | met | estimator(model_fn), float64 features matrix (us/step) |\n")
+cat(paste("| shape | dnn_classifier() (us/step) | estimator(model_fn), input_layer (us/step) | custom / canned |",
+          "goal | met | estimator(model_fn), float64 features matrix (us/step) |\n"))
 cat("|---|---:|---:|---:|---:|---|---:|\n")
 for (i in seq_len(nrow(res))) {
   r <- res[i, ]

@@ -329,3 +329,38 @@ test_that("an unsupported tf call is a classed error at the call, naming the mod
   expect_match(conditionMessage(err), "tf$layers$conv2d", fixed = TRUE)
   expect_null(latest_checkpoint(est))  # nothing trained, nothing written
 })
+
+test_that("tf$metrics stream over every batch as TensorFlow's: auc, precision, recall, mean, mae", {
+  set.seed(5)
+  d <- data.frame(x = rnorm(300), z = rnorm(300))
+  d$y <- as.integer(d$x + 0.5 * d$z + rnorm(300, sd = 0.5) > 0)
+  fn <- function(features, labels, mode, params) {
+    logit <- tf$reshape(tf$layers$dense(features, 1L, name = "lin"), list(-1L))
+    prob <- tf$sigmoid(logit)
+    if (mode == "infer") return(estimator_spec(mode, predictions = list(prob = prob)))
+    y <- tf$cast(labels, tf$float32)
+    loss <- tf$losses$sigmoid_cross_entropy(y, logit)
+    cls <- tf$cast(tf$greater(prob, 0.5), tf$float32)
+    estimator_spec(mode, loss = loss,
+                   train_op = tf$train$GradientDescentOptimizer(0.5)$minimize(loss),
+                   eval_metric_ops = list(
+                     auc = tf$metrics$auc(y, prob), precision = tf$metrics$precision(y, cls),
+                     recall = tf$metrics$recall(y, cls), mean_prob = tf$metrics$mean(prob),
+                     mae = tf$metrics$mean_absolute_error(y, prob)))
+  }
+  est <- estimator(fn, model_dir = tempfile())
+  input <- input_fn(d, response = "y", features = c("x", "z"), batch_size = 32L)
+  quietly(train(est, input_fn(d, response = "y", features = c("x", "z"), batch_size = 32L, num_epochs = 5)))
+  m <- quietly(evaluate(est, input))
+  p <- quietly(predict(est, input))$prob
+  cls <- as.numeric(p > 0.5)
+  expect_named(m, c("auc", "loss", "mae", "mean_prob", "precision", "recall", "global_step"))
+  expect_equal(m$precision, sum(cls == 1 & d$y == 1) / sum(cls == 1), tolerance = 1e-6)
+  expect_equal(m$recall, sum(cls == 1 & d$y == 1) / sum(d$y == 1), tolerance = 1e-6)
+  expect_equal(m$mean_prob, mean(p), tolerance = 1e-6)
+  expect_equal(m$mae, mean(abs(d$y - p)), tolerance = 1e-6)
+  # TF's AUC: 200 thresholds, trapezoids; close to the exact rank AUC
+  exact <- (sum(rank(p)[d$y == 1]) - sum(d$y == 1) * (sum(d$y == 1) + 1) / 2) / (sum(d$y == 1) * sum(d$y == 0))
+  expect_equal(m$auc, exact, tolerance = 5e-3)
+  expect_gt(m$auc, 0.8)
+})

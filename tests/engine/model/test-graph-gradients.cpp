@@ -649,16 +649,31 @@ context("graph op values") {
                                      static_cast<float>(1.0 / 3.0)}));
   }
 
-  test_that("integer division truncates (0 for a zero divisor); float division does not") {
+  test_that(
+      "integer division floors (TF 1.x's tf$div, Python 2 division); float division does not") {
     Eval e;
-    const int a = e.b.input({-1}, {7, -7, 7, 5}, DType::Int32);
-    const int b = e.b.input({-1}, {2, 2, 0, -3}, DType::Int32);
+    const int a = e.b.input({-1}, {7, -7, 6, 5}, DType::Int32);
+    const int b = e.b.input({-1}, {2, 2, 3, -3}, DType::Int32);
     const int q = e.b.add(Op::Div, {a, b}, {-1}, DType::Int32);
     const int fa = e.b.input({-1}, {7, -7, 1, 5});
     const int fb = e.b.input({-1}, {2, 2, 4, -4});
     const int fq = e.b.add(Op::Div, {fa, fb}, {-1});
-    expect_true((e.of(q) == Values{3, -3, 0, -1}));
+    expect_true((e.of(q) == Values{3, -4, 2, -2}));
     expect_true((e.of(fq) == Values{3.5, -3.5, 0.25, -1.25}));
+  }
+
+  test_that("integer division by zero is TensorFlow's error") {
+    Eval e;
+    const int a = e.b.input({-1}, {7, -7, 6, 5}, DType::Int32);
+    const int b = e.b.input({-1}, {2, 0, 3, -3}, DType::Int32);
+    const int q = e.b.add(Op::Div, {a, b}, {-1}, DType::Int32);
+    std::string message;
+    try {
+      e.of(q);
+    } catch (const std::invalid_argument& err) {
+      message = err.what();
+    }
+    expect_true(message == "Integer division by zero");
   }
 
   test_that("softmax's rows sum to 1 and match values computed by hand") {

@@ -247,10 +247,12 @@ T binary(Op op, T a, T b) {
   }
 }
 
-// Integer division of TF's integer tensors truncates; float division does not.
+// tf$div of integer tensors is TF 1.x's Python 2 division, floor_div (an
+// error when dividing by zero, as TensorFlow's); float division is exact.
 template <class T>
 T binary_typed(Op op, T a, T b, DType t) {
-  if (op == Op::Div && !is_float(t)) return b == 0 ? T(0) : std::trunc(a / b);
+  if (op == Op::Div && !is_float(t))
+    return b == 0 ? T(0) : std::floor(a / b);  // zeros refused before
   return binary(op, a, b);
 }
 
@@ -461,6 +463,9 @@ template <Op O, class T>
 void binary_forward(const Dims& out, const Dims& da, const Dims& db, const T* a, const T* b, T* y,
                     DType operand) {
   if (O == Op::Div && !is_float(operand)) {
+    // checked here: nothing may throw inside the (vectorized) loops
+    for (std::int64_t e = 0; e < db.size(); ++e)
+      if (b[e] == 0) throw std::invalid_argument("Integer division by zero");
     each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
       y[o] = binary_typed(O, a[ia], b[ib], operand);
     });
@@ -519,31 +524,46 @@ void binary_backward(const Dims& out, const Dims& da, const Dims& db, const T* a
     });
 }
 
-#define CPPEST_UNARY_OPS(X)                                                         \
-  X(Relu)                                                                           \
-  X(Relu6)                                                                          \
-  X(Elu)                                                                            \
-  X(Selu)                                                                           \
-  X(Sigmoid)                                                                        \
-  X(Tanh)                                                                           \
-  X(Softplus) X(Softsign) X(Exp) X(Log) X(Neg) X(Square) X(Sqrt) X(Abs) X(Identity) \
-      X(StopGradient) X(Sign) X(LeakyRelu)
-#define CPPEST_BINARY_OPS(X) \
-  X(Add)                     \
-  X(Sub)                     \
-  X(Mul)                     \
-  X(Div)                     \
-  X(Maximum) X(Minimum) X(Pow) X(Equal) X(NotEqual) X(Greater) X(GreaterEqual) X(Less) X(LessEqual)
-
+// The ops' dispatch: one instance of the loops per op.
 template <class T>
 void run_unary_forward(Op op, const T* a, T* y, std::int64_t n, double alpha) {
   switch (op) {
-#define CPPEST_CASE(O)                    \
-  case Op::O:                             \
-    unary_forward<Op::O>(a, y, n, alpha); \
-    return;
-    CPPEST_UNARY_OPS(CPPEST_CASE)
-#undef CPPEST_CASE
+    case Op::Relu:
+      return unary_forward<Op::Relu>(a, y, n, alpha);
+    case Op::Relu6:
+      return unary_forward<Op::Relu6>(a, y, n, alpha);
+    case Op::Elu:
+      return unary_forward<Op::Elu>(a, y, n, alpha);
+    case Op::Selu:
+      return unary_forward<Op::Selu>(a, y, n, alpha);
+    case Op::Sigmoid:
+      return unary_forward<Op::Sigmoid>(a, y, n, alpha);
+    case Op::Tanh:
+      return unary_forward<Op::Tanh>(a, y, n, alpha);
+    case Op::Softplus:
+      return unary_forward<Op::Softplus>(a, y, n, alpha);
+    case Op::Softsign:
+      return unary_forward<Op::Softsign>(a, y, n, alpha);
+    case Op::Exp:
+      return unary_forward<Op::Exp>(a, y, n, alpha);
+    case Op::Log:
+      return unary_forward<Op::Log>(a, y, n, alpha);
+    case Op::Neg:
+      return unary_forward<Op::Neg>(a, y, n, alpha);
+    case Op::Square:
+      return unary_forward<Op::Square>(a, y, n, alpha);
+    case Op::Sqrt:
+      return unary_forward<Op::Sqrt>(a, y, n, alpha);
+    case Op::Abs:
+      return unary_forward<Op::Abs>(a, y, n, alpha);
+    case Op::Identity:
+      return unary_forward<Op::Identity>(a, y, n, alpha);
+    case Op::StopGradient:
+      return unary_forward<Op::StopGradient>(a, y, n, alpha);
+    case Op::Sign:
+      return unary_forward<Op::Sign>(a, y, n, alpha);
+    case Op::LeakyRelu:
+      return unary_forward<Op::LeakyRelu>(a, y, n, alpha);
     default:
       return;
   }
@@ -553,12 +573,42 @@ template <class T>
 void run_unary_backward(Op op, const T* a, const T* y, const T* gy, T* ga, std::int64_t n,
                         double alpha) {
   switch (op) {
-#define CPPEST_CASE(O)                             \
-  case Op::O:                                      \
-    unary_backward<Op::O>(a, y, gy, ga, n, alpha); \
-    return;
-    CPPEST_UNARY_OPS(CPPEST_CASE)
-#undef CPPEST_CASE
+    case Op::Relu:
+      return unary_backward<Op::Relu>(a, y, gy, ga, n, alpha);
+    case Op::Relu6:
+      return unary_backward<Op::Relu6>(a, y, gy, ga, n, alpha);
+    case Op::Elu:
+      return unary_backward<Op::Elu>(a, y, gy, ga, n, alpha);
+    case Op::Selu:
+      return unary_backward<Op::Selu>(a, y, gy, ga, n, alpha);
+    case Op::Sigmoid:
+      return unary_backward<Op::Sigmoid>(a, y, gy, ga, n, alpha);
+    case Op::Tanh:
+      return unary_backward<Op::Tanh>(a, y, gy, ga, n, alpha);
+    case Op::Softplus:
+      return unary_backward<Op::Softplus>(a, y, gy, ga, n, alpha);
+    case Op::Softsign:
+      return unary_backward<Op::Softsign>(a, y, gy, ga, n, alpha);
+    case Op::Exp:
+      return unary_backward<Op::Exp>(a, y, gy, ga, n, alpha);
+    case Op::Log:
+      return unary_backward<Op::Log>(a, y, gy, ga, n, alpha);
+    case Op::Neg:
+      return unary_backward<Op::Neg>(a, y, gy, ga, n, alpha);
+    case Op::Square:
+      return unary_backward<Op::Square>(a, y, gy, ga, n, alpha);
+    case Op::Sqrt:
+      return unary_backward<Op::Sqrt>(a, y, gy, ga, n, alpha);
+    case Op::Abs:
+      return unary_backward<Op::Abs>(a, y, gy, ga, n, alpha);
+    case Op::Identity:
+      return unary_backward<Op::Identity>(a, y, gy, ga, n, alpha);
+    case Op::StopGradient:
+      return unary_backward<Op::StopGradient>(a, y, gy, ga, n, alpha);
+    case Op::Sign:
+      return unary_backward<Op::Sign>(a, y, gy, ga, n, alpha);
+    case Op::LeakyRelu:
+      return unary_backward<Op::LeakyRelu>(a, y, gy, ga, n, alpha);
     default:
       return;
   }
@@ -568,12 +618,32 @@ template <class T>
 void run_binary_forward(Op op, const Dims& out, const Dims& da, const Dims& db, const T* a,
                         const T* b, T* y, DType operand) {
   switch (op) {
-#define CPPEST_CASE(O)                                    \
-  case Op::O:                                             \
-    binary_forward<Op::O>(out, da, db, a, b, y, operand); \
-    return;
-    CPPEST_BINARY_OPS(CPPEST_CASE)
-#undef CPPEST_CASE
+    case Op::Add:
+      return binary_forward<Op::Add>(out, da, db, a, b, y, operand);
+    case Op::Sub:
+      return binary_forward<Op::Sub>(out, da, db, a, b, y, operand);
+    case Op::Mul:
+      return binary_forward<Op::Mul>(out, da, db, a, b, y, operand);
+    case Op::Div:
+      return binary_forward<Op::Div>(out, da, db, a, b, y, operand);
+    case Op::Maximum:
+      return binary_forward<Op::Maximum>(out, da, db, a, b, y, operand);
+    case Op::Minimum:
+      return binary_forward<Op::Minimum>(out, da, db, a, b, y, operand);
+    case Op::Pow:
+      return binary_forward<Op::Pow>(out, da, db, a, b, y, operand);
+    case Op::Equal:
+      return binary_forward<Op::Equal>(out, da, db, a, b, y, operand);
+    case Op::NotEqual:
+      return binary_forward<Op::NotEqual>(out, da, db, a, b, y, operand);
+    case Op::Greater:
+      return binary_forward<Op::Greater>(out, da, db, a, b, y, operand);
+    case Op::GreaterEqual:
+      return binary_forward<Op::GreaterEqual>(out, da, db, a, b, y, operand);
+    case Op::Less:
+      return binary_forward<Op::Less>(out, da, db, a, b, y, operand);
+    case Op::LessEqual:
+      return binary_forward<Op::LessEqual>(out, da, db, a, b, y, operand);
     default:
       return;
   }
@@ -583,17 +653,36 @@ template <class T>
 void run_binary_backward(Op op, const Dims& out, const Dims& da, const Dims& db, const T* a,
                          const T* b, const T* y, const T* gy, T* ga, T* gb) {
   switch (op) {
-#define CPPEST_CASE(O)                                        \
-  case Op::O:                                                 \
-    binary_backward<Op::O>(out, da, db, a, b, y, gy, ga, gb); \
-    return;
-    CPPEST_BINARY_OPS(CPPEST_CASE)
-#undef CPPEST_CASE
+    case Op::Add:
+      return binary_backward<Op::Add>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Sub:
+      return binary_backward<Op::Sub>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Mul:
+      return binary_backward<Op::Mul>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Div:
+      return binary_backward<Op::Div>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Maximum:
+      return binary_backward<Op::Maximum>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Minimum:
+      return binary_backward<Op::Minimum>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Pow:
+      return binary_backward<Op::Pow>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Equal:
+      return binary_backward<Op::Equal>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::NotEqual:
+      return binary_backward<Op::NotEqual>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Greater:
+      return binary_backward<Op::Greater>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::GreaterEqual:
+      return binary_backward<Op::GreaterEqual>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::Less:
+      return binary_backward<Op::Less>(out, da, db, a, b, y, gy, ga, gb);
+    case Op::LessEqual:
+      return binary_backward<Op::LessEqual>(out, da, db, a, b, y, gy, ga, gb);
     default:
       return;
   }
 }
-#undef CPPEST_UNARY_OPS
 
 // Runs f(first, count) over [0, n): large element-wise ops split into one
 // piece per thread (each value computed as on one thread).
@@ -609,7 +698,6 @@ void in_chunks(const ExecEnv& env, std::int64_t n, F f) {
     if (e1 > e0) f(e0, e1 - e0);
   });
 }
-#undef CPPEST_BINARY_OPS
 
 }  // namespace
 
