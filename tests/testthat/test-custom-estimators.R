@@ -364,3 +364,30 @@ test_that("tf$metrics stream over every batch as TensorFlow's: auc, precision, r
   expect_equal(m$auc, exact, tolerance = 5e-3)
   expect_gt(m$auc, 0.8)
 })
+
+test_that("input_layer() reads bucketized and indicator columns one-hot, sorted by name as TF", {
+  fcs <- feature_columns(
+    column_bucketized(column_numeric("Sepal.Length"), c(5, 6)),
+    column_numeric("Petal.Width"),
+    column_indicator(column_categorical_with_vocabulary_list("kind", vocabulary_list = c("a", "b"))))
+  d <- iris
+  d$kind <- rep(c("a", "b"), 75)
+  fn <- function(features, labels, mode, params) {
+    net <- input_layer(features, params$columns)
+    logits <- tf$layers$dense(net, 3L, name = "out")
+    if (mode == "infer") return(estimator_spec(mode, predictions = list(net = net)))
+    loss <- tf$losses$sparse_softmax_cross_entropy(labels, logits)
+    estimator_spec(mode, loss = loss, train_op = tf$train$MomentumOptimizer(0.1, 0.9)$minimize(loss))
+  }
+  est <- estimator(fn, params = list(columns = fcs), model_dir = tempfile())
+  input <- suppressMessages(input_fn(d, response = "Species", features = c("Sepal.Length", "Petal.Width", "kind"),
+                                     batch_size = 50L, shuffle = FALSE))
+  quietly(train(est, input, steps = 3))
+  expect_equal(dim(variable_value(est, "out/kernel")[[1]]), c(6L, 3L))  # 3 buckets + 1 + 2 categories
+  expect_true("out/kernel/Momentum" %in% variable_names(est))
+  net <- do.call(rbind, quietly(predict(est, input))$net)
+  # columns sorted by name: Petal.Width, Sepal.Length_bucketized, kind_indicator
+  expect_equal(net[, 1], d$Petal.Width, tolerance = 1e-6)
+  expect_equal(max.col(net[, 2:4]), findInterval(d$Sepal.Length, c(5, 6)) + 1L)
+  expect_equal(net[, 5:6], cbind(as.numeric(d$kind == "a"), as.numeric(d$kind == "b")), ignore_attr = TRUE)
+})
