@@ -19,7 +19,9 @@
 #' its features (as tfestimators gave it), which
 #' `tf$feature_column$input_layer(features, feature_columns)` also reads by
 #' name; `labels` is the response: int32 for a factor (its level codes from
-#' 0) or integers, float64 for numbers. Variables are named as TensorFlow
+#' 0) or integers, float64 for numbers. A streaming dataset's input
+#' ([text_line_dataset()], [tfrecord_dataset()], ...) gives the types its
+#' spec declares. Variables are named as TensorFlow
 #' names them (`dense/kernel`, `dense_1/bias`, ...) in checkpoints and in
 #' [variable_names()].
 #'
@@ -228,14 +230,20 @@ print.tf_custom_estimator <- function(x, ...) {
 custom_call <- function(object, input_fn, mode) {
   spec <- object$spec
   inp <- as_input_fn(input_fn, object)
-  if (inherits(inp, "cppestimators_dataset_input_fn")) {
-    abort(paste("custom estimators read input_fn() inputs (data frames, lists, matrices); a dataset input",
-                "is not supported by estimator(model_fn) yet."), class = "cppestimators_unsupported_tf")
-  }
   g <- new_tf_graph(mode)
-  features <- tf_features(g, names(inp$features), vapply(inp$features, custom_feature_type, ""))
   labels <- NULL
-  if (mode != "infer" && !is.null(inp$labels)) labels <- custom_labels_tensor(g, inp)
+  if (inherits(inp, "cppestimators_dataset_input_fn")) {
+    # a streaming dataset: the types its spec declares
+    types <- dataset_column_types(inp$dataset)
+    features <- tf_features(g, inp$feature_names, unname(custom_type_of(types[inp$feature_names])))
+    if (mode != "infer" && !is.null(inp$response)) {
+      dtype <- switch(types[[inp$response]] %||% "double", integer = "int32", logical = "bool", "float64")
+      labels <- tf_graph_labels(g, shape = -1, dtype = dtype)
+    }
+  } else {
+    features <- tf_features(g, names(inp$features), vapply(inp$features, custom_feature_type, ""))
+    if (mode != "infer" && !is.null(inp$labels)) labels <- custom_labels_tensor(g, inp)
+  }
   fn <- spec$model_fn
   declared <- names(formals(fn))
   args <- list(features = features)
@@ -280,6 +288,29 @@ custom_feature_type <- function(x) {
   if (is.character(x)) return("character")
   if (is.numeric(x) || is.logical(x)) return("numeric")
   describe(x)
+}
+
+# The R types of a streaming dataset's columns, by name, where its spec
+# says them (a CSV record spec; a tf.train.Example parse spec's dtypes);
+# "double" otherwise.
+dataset_column_types <- function(dataset) {
+  nms <- dataset_names(dataset)
+  out <- stats::setNames(rep("double", length(nms)), nms)
+  if (inherits(dataset, "cppestimators_csv_dataset")) {
+    spec <- dataset$record_spec
+    keep <- spec$types != "skip"
+    out[spec$names[keep]] <- spec$types[keep]
+  } else if (inherits(dataset, "cppestimators_tfrecord_dataset")) {
+    for (n in names(dataset$features)) {
+      dt <- as.character(dataset$features[[n]]$dtype %||% "float32")
+      out[[n]] <- if (dt %in% c("int64", "int32")) "integer" else if (dt == "string") "character" else "double"
+    }
+  }
+  out
+}
+
+custom_type_of <- function(types) {
+  ifelse(is.na(types) | types %in% c("integer", "double", "logical"), "numeric", types)
 }
 
 # The labels tensor: int32 for a factor or integers (tfestimators' codes),

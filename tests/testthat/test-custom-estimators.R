@@ -391,3 +391,29 @@ test_that("input_layer() reads bucketized and indicator columns one-hot, sorted 
   expect_equal(max.col(net[, 2:4]), findInterval(d$Sepal.Length, c(5, 6)) + 1L)
   expect_equal(net[, 5:6], cbind(as.numeric(d$kind == "a"), as.numeric(d$kind == "b")), ignore_attr = TRUE)
 })
+
+test_that("a custom estimator trains on a streaming CSV dataset as on the same data in memory", {
+  path <- tempfile(fileext = ".csv")
+  d <- mtcars[c("drat", "wt", "mpg")]
+  utils::write.csv(d, path, row.names = FALSE)
+  fn <- function(features, labels, mode, params) {
+    pred <- tf$reshape(tf$layers$dense(features, 1L, name = "lin"), list(-1L))
+    if (mode == "infer") return(estimator_spec(mode, predictions = list(mpg = pred)))
+    loss <- tf$losses$mean_squared_error(labels, pred)
+    estimator_spec(mode, loss = loss, train_op = tf$train$GradientDescentOptimizer(0.01)$minimize(loss))
+  }
+  cfg <- run_config(tf_random_seed = 3)
+  streamed <- estimator(fn, config = cfg, model_dir = tempfile())
+  in_memory <- estimator(fn, config = cfg, model_dir = tempfile())
+  ds <- text_line_dataset(path, record_spec = csv_record_spec(path))
+  quietly(train(streamed, input_fn(ds, features = c("drat", "wt"), response = "mpg", batch_size = 32L)))
+  quietly(train(in_memory, input_fn(d, features = c("drat", "wt"), response = "mpg", batch_size = 32L,
+                                    shuffle = FALSE)))
+  expect_equal(variable_value(streamed, "lin/kernel")[[1]], variable_value(in_memory, "lin/kernel")[[1]],
+               tolerance = 1e-6)
+  m <- quietly(evaluate(streamed, input_fn(ds, features = c("drat", "wt"), response = "mpg", batch_size = 32L)))
+  expect_named(m, c("loss", "global_step"))
+  p <- quietly(predict(streamed, input_fn(ds, features = c("drat", "wt"), batch_size = 32L)))
+  expect_equal(nrow(p), 32)
+  expect_equal(m$loss, mean((p$mpg - d$mpg)^2), tolerance = 1e-5)
+})
