@@ -501,8 +501,8 @@ check_custom_input <- function(input_fn, fn) {
 #' @rdname estimator
 #' @details `input_layer()` is tfestimators' function, the same as
 #'   `tf$feature_column$input_layer()`: inside a `model_fn`, the
-#'   `[batch, width]` tensor of `feature_columns` (numeric, bucketized and
-#'   indicator columns, sorted by name as TensorFlow does) read from
+#'   `[batch, width]` tensor of `feature_columns` (numeric, bucketized,
+#'   indicator and embedding columns, sorted by name as TensorFlow does) read from
 #'   `features`.
 #' @param features The `features` the `model_fn` received.
 #' @param feature_columns Feature columns, from [feature_columns()].

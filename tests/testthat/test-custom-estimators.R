@@ -417,3 +417,42 @@ test_that("a custom estimator trains on a streaming CSV dataset as on the same d
   expect_equal(nrow(p), 32)
   expect_equal(m$loss, mean((p$mpg - d$mpg)^2), tolerance = 1e-5)
 })
+
+test_that("input_layer() over an embedding column trains its table as the canned DNN does", {
+  set.seed(9)
+  d <- data.frame(x = rnorm(120), cat = sample(c("a", "b", "c", "d"), 120, TRUE), stringsAsFactors = FALSE)
+  d$y <- as.integer(d$x + (d$cat %in% c("a", "c")) + rnorm(120, sd = 0.3) > 0.5)
+  emb <- column_embedding(column_categorical_with_vocabulary_list("cat", vocabulary_list = c("a", "b", "c", "d")),
+                          dimension = 3)
+  fcs <- feature_columns(column_numeric("x"), emb)
+  fn <- function(features, labels, mode, params, config) {
+    net <- tf$feature_column$input_layer(features, params$columns)
+    net <- tf$layers$dense(net, 8L, activation = tf$nn$relu, name = "dnn/hiddenlayer_0")
+    logits <- tf$layers$dense(net, 3L, name = "dnn/logits")
+    loss <- tf$losses$sparse_softmax_cross_entropy(labels, logits, reduction = tf$losses$Reduction$SUM)
+    estimator_spec(mode, loss = loss,
+                   train_op = tf$train$AdagradOptimizer(0.05)$minimize(loss, tf$train$get_global_step()))
+  }
+  cfg <- run_config(tf_random_seed = 11)
+  custom <- estimator(fn, params = list(columns = fcs), config = cfg, model_dir = tempfile())
+  canned <- dnn_classifier(hidden_units = 8, feature_columns = fcs, n_classes = 3, config = cfg,
+                           model_dir = tempfile())
+  input <- input_fn(d, response = "y", features = c("x", "cat"), batch_size = 20L, shuffle = FALSE,
+                    num_epochs = NULL)
+  curve <- function(est) {
+    losses <- numeric()
+    hook <- session_run_hook(
+      before_run = function(context) session_run_args(loss = context$session$graph$get_tensor_by_name("loss")),
+      after_run = function(context, values) losses <<- c(losses, values$results$loss))
+    quietly(train(est, input, steps = 12, hooks = list(hook)))
+    losses
+  }
+  b <- curve(custom)
+  a <- curve(canned)
+  expect_equal(b, a, tolerance = 1e-5)
+  table <- "input_layer/cat_embedding/embedding_weights"
+  expect_true(table %in% variable_names(custom))
+  expect_equal(variable_value(custom, table)[[1]],
+               variable_value(canned, "dnn/input_from_feature_columns/input_layer/cat_embedding/embedding_weights")[[1]],
+               tolerance = 1e-5)
+})

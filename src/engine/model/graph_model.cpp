@@ -72,7 +72,8 @@ struct GraphModel::Work : Workspace {
   std::vector<float> scratch;  // a float input layer read into T values
   std::vector<std::vector<float>> pgrad;
   std::vector<Gradient> grads;
-  std::vector<char> reached;  // the variables the last backward pass reached
+  std::vector<char> reached;      // the variables the last backward pass reached
+  std::vector<EmbeddedWork> emb;  // per column of the model (embedding columns only)
   int rows = 0;
 };
 
@@ -99,10 +100,17 @@ GraphModel::GraphModel(const Spec& spec, int units) : Model(spec, units) {
       col.width = static_cast<int>(c.num_buckets());
       col.source = features_.sparse_slot(i);
     } else {
-      throw std::invalid_argument(
-          "tf$feature_column$input_layer() of a custom estimator reads numeric, bucketized and "
-          "indicator columns; '" +
-          c.name() + "' is an embedding column (not supported yet: use column_indicator())");
+      // an embedding column: its table, named as TF's input_layer() names it
+      const EmbeddingParams& ep = *c.embedding();
+      Parameter table = Parameter::single("input_layer/" + c.name() + "/embedding_weights",
+                                          {static_cast<int>(c.num_buckets()), ep.dimension});
+      table.init = Init::TruncatedNormal;
+      table.init_scale = ep.init_stddev;
+      table.trainable = ep.trainable;
+      col.kind = Column::Embedded;
+      col.width = ep.dimension;
+      col.source = features_.sparse_slot(i);
+      col.lookup = std::make_shared<EmbeddingLookup>(ep, &add(std::move(table)));
     }
     columns_.push_back(col);
   }
@@ -128,7 +136,20 @@ void GraphModel::install(const Spec& graph_spec) {
     Node& n = g->nodes[i];
     if (n.op == Op::Input) {
       std::int64_t width = 0;
-      for (int c : n.columns) width += columns_[static_cast<std::size_t>(c)].width;
+      for (int c : n.columns) {
+        const Column& col = columns_[static_cast<std::size_t>(c)];
+        width += col.width;
+        if (col.kind != Column::Embedded) continue;
+        // its gradient flows from this input node to the table
+        trains[i] = trains[i] || col.lookup->trainable();
+        for (std::size_t j = 0; j < i; ++j)
+          if (g->nodes[j].op == Op::Input &&
+              std::find(g->nodes[j].columns.begin(), g->nodes[j].columns.end(), c) !=
+                  g->nodes[j].columns.end())
+            throw std::invalid_argument("the " + g->mode +
+                                        " graph reads an embedding column in two input layers; "
+                                        "read it once and reuse the tensor");
+      }
       if (width != n.shape[1])
         throw std::invalid_argument("the input layer '" + n.name + "' is " +
                                     std::to_string(n.shape[1]) + " wide but its columns give " +
@@ -179,7 +200,7 @@ void GraphModel::bind_mode(Mode mode) {
   units_ = static_cast<int>(g.frontier_width);
 }
 
-std::unique_ptr<Workspace> GraphModel::new_workspace(const FeatureBatch&, int max_rows,
+std::unique_ptr<Workspace> GraphModel::new_workspace(const FeatureBatch& batch, int max_rows,
                                                      int threads) const {
   const Graph& g = bound();
   std::vector<char> grads(g.model_grad);
@@ -190,7 +211,15 @@ std::unique_ptr<Workspace> GraphModel::new_workspace(const FeatureBatch&, int ma
     ws->pgrad.resize(vars_.size());
     for (std::size_t v = 0; v < vars_.size(); ++v)
       if (vars_[v]->trainable) ws->pgrad[v].assign(vars_[v]->value.size(), 0.0f);
-    ws->grads.reserve(vars_.size());
+    ws->grads.reserve(vars_.size() + columns_.size());
+    ws->emb.resize(columns_.size());
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      const Column& col = columns_[c];
+      if (col.kind != Column::Embedded) continue;
+      col.lookup->reserve(ws->emb[c].scratch, batch.sparse[static_cast<std::size_t>(col.source)]);
+      ws->emb[c].values.assign(static_cast<std::size_t>(std::max(1, max_rows)) * col.width, 0.0f);
+      ws->emb[c].grad.assign(static_cast<std::size_t>(std::max(1, max_rows)) * col.width, 0.0f);
+    }
   };
   if (double_) {
     auto ws = std::make_unique<Work<double>>();
@@ -204,7 +233,7 @@ std::unique_ptr<Workspace> GraphModel::new_workspace(const FeatureBatch&, int ma
 
 template <class T>
 void GraphModel::fill_input_t(const Node& n, const FeatureBatch& batch, T* x,
-                              std::vector<float>& scratch) const {
+                              std::vector<float>& scratch, std::vector<EmbeddedWork>& emb) const {
   const int rows = batch.rows;
   const std::size_t width = static_cast<std::size_t>(n.shape[1]);
   float* out;
@@ -226,6 +255,14 @@ void GraphModel::fill_input_t(const Node& n, const FeatureBatch& batch, T* x,
         std::memcpy(out + static_cast<std::size_t>(r) * width + offset, src + c.source,
                     static_cast<std::size_t>(c.width) * sizeof(float));
       }
+    } else if (c.kind == Column::Embedded) {
+      EmbeddedWork& e = emb[static_cast<std::size_t>(ci)];
+      c.lookup->forward(batch.sparse[static_cast<std::size_t>(c.source)], e.scratch,
+                        e.values.data());
+      for (int r = 0; r < rows; ++r)
+        std::memcpy(out + static_cast<std::size_t>(r) * width + offset,
+                    e.values.data() + static_cast<std::size_t>(r) * c.width,
+                    static_cast<std::size_t>(c.width) * sizeof(float));
     } else {
       const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.source)];
       for (int r = 0; r < rows; ++r)
@@ -260,7 +297,7 @@ void GraphModel::forward_t(const FeatureBatch& batch, Work<T>& ws, float* logits
     const Node& n = g.nodes[i];
     T* y = ws.tape.val[i].data();
     if (n.op == Op::Input) {
-      fill_input_t(n, batch, y, ws.scratch);
+      fill_input_t(n, batch, y, ws.scratch, ws.emb);
     } else if (n.op == Op::Variable) {
       const std::vector<float>& v = vars_[static_cast<std::size_t>(n.param)]->value;
       std::copy(v.begin(), v.end(), y);
@@ -290,14 +327,15 @@ void GraphModel::forward_t(const FeatureBatch& batch, Work<T>& ws, float* logits
   }
 }
 
-const std::vector<Gradient>& GraphModel::backward(const FeatureBatch&, const float* dlogits,
+const std::vector<Gradient>& GraphModel::backward(const FeatureBatch& batch, const float* dlogits,
                                                   Workspace& base) {
-  if (double_) return backward_t(dlogits, static_cast<Work<double>&>(base));
-  return backward_t(dlogits, static_cast<Work<float>&>(base));
+  if (double_) return backward_t(batch, dlogits, static_cast<Work<double>&>(base));
+  return backward_t(batch, dlogits, static_cast<Work<float>&>(base));
 }
 
 template <class T>
-const std::vector<Gradient>& GraphModel::backward_t(const float* dlogits, Work<T>& ws) {
+const std::vector<Gradient>& GraphModel::backward_t(const FeatureBatch& batch, const float* dlogits,
+                                                    Work<T>& ws) {
   const Graph& g = *ws.graph;
   const int rows = ws.rows;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
@@ -325,7 +363,7 @@ const std::vector<Gradient>& GraphModel::backward_t(const float* dlogits, Work<T
   env.kernel = ws.kernel;
   env.threads = ws.threads;
   for (std::size_t i = g.nodes.size(); i-- > 0;)
-    if (g.model_grad[i] && g.nodes[i].op != Op::Variable)
+    if (g.model_grad[i] && g.nodes[i].op != Op::Variable && g.nodes[i].op != Op::Input)
       graph::backward_node(g, i, ws.tape, rows, g.model_grad, env);
   for (auto& pg : ws.pgrad) std::fill(pg.begin(), pg.end(), 0.0f);
   std::vector<char>& reached = ws.reached;
@@ -342,6 +380,29 @@ const std::vector<Gradient>& GraphModel::backward_t(const float* dlogits, Work<T
   ws.grads.clear();
   for (std::size_t v = 0; v < vars_.size(); ++v)
     if (reached[v]) ws.grads.push_back(dense_gradient(*vars_[v], ws.pgrad[v]));
+  // embedding tables: their slice of an input layer's gradient, by id
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.op != Op::Input || !g.model_grad[i]) continue;
+    const T* d = ws.tape.grad[i].data();
+    const std::size_t width = static_cast<std::size_t>(n.shape[1]);
+    std::size_t offset = 0;
+    for (int ci : n.columns) {
+      const Column& c = columns_[static_cast<std::size_t>(ci)];
+      const std::size_t w = static_cast<std::size_t>(c.width);
+      if (c.kind == Column::Embedded && c.lookup->trainable()) {
+        EmbeddedWork& e = ws.emb[static_cast<std::size_t>(ci)];
+        for (int r = 0; r < rows; ++r)
+          for (std::size_t k = 0; k < w; ++k)
+            e.grad[static_cast<std::size_t>(r) * w + k] =
+                static_cast<float>(d[static_cast<std::size_t>(r) * width + offset + k]);
+        ws.grads.emplace_back();
+        c.lookup->backward(batch.sparse[static_cast<std::size_t>(c.source)], e.scratch,
+                           e.grad.data(), ws.grads.back());
+      }
+      offset += w;
+    }
+  }
   return ws.grads;
 }
 

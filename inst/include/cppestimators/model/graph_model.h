@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "embedding_lookup.h"
 #include "graph/graph.h"
 #include "graph/graph_exec.h"
 #include "heads/head.h"
@@ -53,21 +54,28 @@ class GraphModel : public Model {
   std::unique_ptr<Head> make_head();
 
  private:
+  struct Column {
+    enum Kind { Dense, Hot, Embedded } kind = Dense;
+    int width = 0, source = 0;
+    std::shared_ptr<EmbeddingLookup> lookup;  // embedding columns: their table
+  };
+  // An embedding column's lookup work in a workspace.
+  struct EmbeddedWork {
+    EmbeddingLookup::Scratch scratch;
+    std::vector<float> values, grad;
+  };
   static int index(Mode m) { return static_cast<int>(m); }
   template <class T>
   struct Work;
   template <class T>
   void forward_t(const FeatureBatch& batch, Work<T>& ws, float* logits) const;
   template <class T>
-  const std::vector<Gradient>& backward_t(const float* dlogits, Work<T>& ws);
+  const std::vector<Gradient>& backward_t(const FeatureBatch& batch, const float* dlogits,
+                                          Work<T>& ws);
   template <class T>
   void fill_input_t(const graph::Node& n, const FeatureBatch& batch, T* x,
-                    std::vector<float>& scratch) const;
+                    std::vector<float>& scratch, std::vector<EmbeddedWork>& emb) const;
 
-  struct Column {
-    enum Kind { Dense, Hot } kind = Dense;
-    int width = 0, source = 0;
-  };
   std::vector<Column> columns_;
   std::vector<Parameter*> vars_;
   std::vector<std::string> var_names_;

@@ -349,7 +349,8 @@ void analyse(Graph& g, const std::vector<char>& trains, bool in_double) {
   for (std::size_t i = 0; i < n; ++i) {
     const Node& x = g.nodes[i];
     if (g.side[i] == Side::Model) {
-      char v = x.op == Op::Variable && i < trains.size() && trains[i];
+      // a trainable variable, or an input layer over a trainable embedding
+      char v = (x.op == Op::Variable || x.op == Op::Input) && i < trains.size() && trains[i];
       if (differentiable(x.op))
         for (int in : x.inputs) v = v || g.model_grad[static_cast<std::size_t>(in)];
       g.model_grad[i] = v && g.model_needed[i] && is_float(x.dtype);

@@ -20,7 +20,8 @@
 // Ops (attributes in brackets; "x" the first input, "y" the second):
 //   input [columns]: the feature columns (indices in the model's columns)
 //     concatenated in that order as a DNN's input layer reads them
-//     (dense values, one-hot or multi-hot buckets); [rows, width]
+//     (dense values, one-hot or multi-hot buckets, embeddings, whose
+//     tables the model holds and trains); [rows, width]
 //   labels: the batch's labels, [rows] or [rows, k]
 //   constant [value: row-major values]; variable [var: its name]
 //   unary: relu relu6 elu selu sigmoid tanh softplus softsign exp log neg
