@@ -185,6 +185,10 @@ cpp_gemm_kernel <- function(name) {
     .Call(`_cppestimators_cpp_gemm_kernel`, name)
 }
 
+cpp_without_dispatch <- function(x) {
+    .Call(`_cppestimators_cpp_without_dispatch`, x)
+}
+
 cpp_stream_collect <- function(description, n, seed, window_rows) {
     .Call(`_cppestimators_cpp_stream_collect`, description, n, seed, window_rows)
 }

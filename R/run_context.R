@@ -1,8 +1,9 @@
 # The R face of a running session, handed to R closure hooks: a session with
 # a graph (named tensor collections) and run(), and a run context whose stop
 # flag lives in the engine. All are made once per session. The session and
-# the context have classes (for print() and inherits()); the graph, like the
-# run values, is a plain environment, so `$` on it needs no dispatch.
+# the context have classes (for print() and inherits()) but not R's object
+# bit, and the graph, like the run values, is a plain environment: `$` on
+# any of them needs no S3 dispatch.
 
 tensor <- function(name) structure(list(name = name), class = "cppestimators_tensor")
 
@@ -25,6 +26,7 @@ new_graph <- function(mode) {
   global_step <- list(tensor("global_step"))
   graph$get_collection <- function(name) {
     # primitives only on the way to a collection: hooks call this every step
+    if (identical(name, "losses")) return(losses)
     if (is.character(name) && length(name) == 1L && is.null(attributes(name)) && !is.na(name)) {
       if (name == "losses") return(losses)
       if (name == "global_step") return(global_step)
@@ -46,7 +48,9 @@ new_r_session <- function(ses, mode) {
     check_fetches(fetches)
     cpp_session_fetch(ses, fetches)
   }
-  structure(s, class = "cppestimators_session")
+  # classed for print() and inherits(), without the object bit: `$` on it
+  # (context$session$graph, every step of a hook) needs no S3 dispatch
+  cpp_without_dispatch(structure(s, class = "cppestimators_session"))
 }
 
 new_run_context <- function(ses, r_session) {
@@ -55,7 +59,7 @@ new_run_context <- function(ses, r_session) {
   ctx$original_args <- session_run_args(loss = tensor("loss"))
   ctx$request_stop <- function() invisible(cpp_session_request_stop(ses))
   makeActiveBinding("stop_requested", function() cpp_session_stop_requested(ses), ctx)
-  structure(ctx, class = "cppestimators_run_context")
+  cpp_without_dispatch(structure(ctx, class = "cppestimators_run_context"))
 }
 
 #' @export

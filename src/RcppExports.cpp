@@ -561,6 +561,16 @@ RcppExport SEXP _cppestimators_cpp_gemm_kernel(SEXP nameSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_without_dispatch
+SEXP cpp_without_dispatch(SEXP x);
+RcppExport SEXP _cppestimators_cpp_without_dispatch(SEXP xSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type x(xSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_without_dispatch(x));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_stream_collect
 Rcpp::List cpp_stream_collect(Rcpp::List description, double n, double seed, double window_rows);
 RcppExport SEXP _cppestimators_cpp_stream_collect(SEXP descriptionSEXP, SEXP nSEXP, SEXP seedSEXP,
@@ -736,6 +746,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_session_note_interrupt",
      (DL_FUNC)&_cppestimators_cpp_session_note_interrupt, 1},
     {"_cppestimators_cpp_gemm_kernel", (DL_FUNC)&_cppestimators_cpp_gemm_kernel, 1},
+    {"_cppestimators_cpp_without_dispatch", (DL_FUNC)&_cppestimators_cpp_without_dispatch, 1},
     {"_cppestimators_cpp_stream_collect", (DL_FUNC)&_cppestimators_cpp_stream_collect, 4},
     {"_cppestimators_cpp_write_tfrecord", (DL_FUNC)&_cppestimators_cpp_write_tfrecord, 2},
     {"_cppestimators_cpp_tfrecord_reader", (DL_FUNC)&_cppestimators_cpp_tfrecord_reader, 2},

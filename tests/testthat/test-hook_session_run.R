@@ -164,3 +164,16 @@ test_that("each session checks the fetches of a hook again", {
                regexp = "`before_run` of hook 1 (EstimatorSessionRunHook) failed: unknown tensor 'labels'",
                fixed = TRUE)
 })
+
+test_that("session_run_args() gives equal fetches equal answers, and a changed answer is a copy", {
+  losses <- list(cppestimators:::tensor("per_example_loss"))
+  a <- session_run_args(losses = losses)
+  b <- session_run_args(losses = losses)
+  expect_identical(a, b)
+  a$fetches$losses <- "loss"  # the caller's copy changes, the next answer does not
+  expect_identical(session_run_args(losses = losses)$fetches$losses, losses)
+  expect_identical(session_run_args(other = losses)$fetches, list(other = losses))
+  expect_identical(session_run_args(losses = "global_step")$fetches, list(losses = "global_step"))
+  expect_error(session_run_args(losses = 42), "session_run_args\\(\\) takes tensor handles")
+  expect_identical(session_run_args(losses = losses)$fetches, list(losses = losses))
+})
