@@ -169,6 +169,10 @@ cpp_session_run_args <- function(fetches, options) {
     .Call(`_cppestimators_cpp_session_run_args`, fetches, options)
 }
 
+cpp_session_run_args_frame <- function(frame) {
+    .Call(`_cppestimators_cpp_session_run_args_frame`, frame)
+}
+
 cpp_session_close <- function(ses) {
     invisible(.Call(`_cppestimators_cpp_session_close`, ses))
 }

@@ -89,9 +89,15 @@ check_callback <- function(f, arg, args) {
 #' @examples
 #' session_run_args(loss = "loss", step = "global_step")
 session_run_args <- function(..., feed_dict = NULL, options = NULL) {
+  # hooks make one every step: the engine reads the arguments from this
+  # call's frame, and gives its last answer again for the same fetches; NULL
+  # sends the call the long way, which checks and says what is wrong
+  args <- .Call(`_cppestimators_cpp_session_run_args_frame`, environment())
+  if (is.null(args)) session_run_args_checked(..., feed_dict = feed_dict, options = options) else args
+}
+
+session_run_args_checked <- function(..., feed_dict = NULL, options = NULL) {
   if (!is.null(feed_dict)) abort("`feed_dict` is not supported: there are no placeholders to feed.")
-  # hooks make one every step: one call into C++ checks and builds it; it
-  # is NULL when a fetch is not one, and check_fetches() then says which
   args <- .Call(`_cppestimators_cpp_session_run_args`, list(...), options)
   if (is.null(args)) check_fetches(list(...))
   args

@@ -523,6 +523,16 @@ RcppExport SEXP _cppestimators_cpp_session_run_args(SEXP fetchesSEXP, SEXP optio
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_session_run_args_frame
+SEXP cpp_session_run_args_frame(SEXP frame);
+RcppExport SEXP _cppestimators_cpp_session_run_args_frame(SEXP frameSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type frame(frameSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_run_args_frame(frame));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_session_close
 void cpp_session_close(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_close(SEXP sesSEXP) {
@@ -741,6 +751,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_xptr_is_null", (DL_FUNC)&_cppestimators_cpp_xptr_is_null, 1},
     {"_cppestimators_cpp_check_fetches", (DL_FUNC)&_cppestimators_cpp_check_fetches, 1},
     {"_cppestimators_cpp_session_run_args", (DL_FUNC)&_cppestimators_cpp_session_run_args, 2},
+    {"_cppestimators_cpp_session_run_args_frame",
+     (DL_FUNC)&_cppestimators_cpp_session_run_args_frame, 1},
     {"_cppestimators_cpp_session_close", (DL_FUNC)&_cppestimators_cpp_session_close, 1},
     {"_cppestimators_cpp_live_sessions", (DL_FUNC)&_cppestimators_cpp_live_sessions, 0},
     {"_cppestimators_cpp_session_note_interrupt",

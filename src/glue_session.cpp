@@ -339,6 +339,12 @@ SEXP cpp_check_fetches(SEXP x) {
                             Rcpp::Named("too_deep") = too_deep);
 }
 
+// The last answer of session_run_args() without options (preserved).
+static SEXP& run_args_cache() {
+  static SEXP last = nullptr;
+  return last;
+}
+
 // session_run_args()'s object, list(fetches =, feed_dict = NULL, options =)
 // of class cppestimators_session_run_args, or NULL when an element of
 // `fetches` is neither a tensor handle nor a tensor name or the structure
@@ -349,7 +355,7 @@ SEXP cpp_session_run_args(SEXP fetches, SEXP options) {
   // A hook asks for the same fetches every step (the same collection
   // objects under the same names): the last answer is given again, unchanged
   // (it is not mutable, so R copies it before any change).
-  static SEXP last = nullptr;
+  SEXP& last = run_args_cache();
   if (last != nullptr && Rf_isNull(options) && TYPEOF(fetches) == VECSXP) {
     SEXP prev = VECTOR_ELT(last, 0);
     const R_xlen_t n = Rf_xlength(fetches);
@@ -358,7 +364,8 @@ SEXP cpp_session_run_args(SEXP fetches, SEXP options) {
     SEXP fn = Rf_getAttrib(fetches, R_NamesSymbol), pn = Rf_getAttrib(prev, R_NamesSymbol);
     same = same && Rf_xlength(fn) == Rf_xlength(pn) && Rf_length(ATTRIB(fetches)) <= 1;
     for (R_xlen_t i = 0; same && i < n; ++i) same = VECTOR_ELT(fetches, i) == VECTOR_ELT(prev, i);
-    for (R_xlen_t i = 0; same && i < Rf_xlength(fn); ++i) same = STRING_ELT(fn, i) == STRING_ELT(pn, i);
+    for (R_xlen_t i = 0; same && i < Rf_xlength(fn); ++i)
+      same = STRING_ELT(fn, i) == STRING_ELT(pn, i);
     if (same) return last;
   }
   bool too_deep = false;
@@ -389,6 +396,46 @@ SEXP cpp_session_run_args(SEXP fetches, SEXP options) {
     last = args;
   }
   return args;
+}
+
+// session_run_args() from its frame: the fetches are read from `...` without
+// an R list, and when they are the objects of the last call under the same
+// names (a hook's collection, step after step) the last answer is given
+// again. NULL when feed_dict or options are given or a fetch needs checking:
+// the R function then takes the long way.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_session_run_args_frame(SEXP frame) {
+  static SEXP feed = Rf_install("feed_dict"), opts = Rf_install("options");
+  if (!Rf_isNull(Rf_eval(feed, frame)) || !Rf_isNull(Rf_eval(opts, frame))) return R_NilValue;
+  SEXP dots = Rf_findVarInFrame3(frame, R_DotsSymbol, TRUE);
+  if (TYPEOF(dots) != DOTSXP) return R_NilValue;
+  R_xlen_t n = 0;
+  for (SEXP d = dots; d != R_NilValue; d = CDR(d)) ++n;
+  SEXP last = run_args_cache();
+  if (last != nullptr) {
+    SEXP prev = VECTOR_ELT(last, 0);
+    SEXP pn = Rf_getAttrib(prev, R_NamesSymbol);
+    bool same = TYPEOF(prev) == VECSXP && Rf_xlength(prev) == n && Rf_xlength(pn) == n;
+    R_xlen_t i = 0;
+    for (SEXP d = dots; same && d != R_NilValue; d = CDR(d), ++i) {
+      SEXP v = CAR(d);
+      if (TYPEOF(v) == PROMSXP) v = Rf_eval(v, frame);  // forces the argument, as list(...) would
+      same = TAG(d) != R_NilValue && PRINTNAME(TAG(d)) == STRING_ELT(pn, i) &&
+             v == VECTOR_ELT(prev, i);
+    }
+    if (same) return last;
+  }
+  Rcpp::Shield<SEXP> fetches(Rf_allocVector(VECSXP, n));
+  Rcpp::Shield<SEXP> names(Rf_allocVector(STRSXP, n));
+  R_xlen_t i = 0;
+  for (SEXP d = dots; d != R_NilValue; d = CDR(d), ++i) {
+    SEXP v = CAR(d);
+    if (TYPEOF(v) == PROMSXP) v = Rf_eval(v, frame);
+    SET_VECTOR_ELT(fetches, i, v);
+    SET_STRING_ELT(names, i, TAG(d) == R_NilValue ? R_BlankString : PRINTNAME(TAG(d)));
+  }
+  Rf_setAttrib(fetches, R_NamesSymbol, names);
+  return cpp_session_run_args(fetches, R_NilValue);
 }
 
 // Frees a finished session's buffers now rather than at garbage collection.
