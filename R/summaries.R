@@ -43,10 +43,17 @@ read_summaries <- function(dir) {
   out
 }
 
+# The host's name, asked once per process (Sys.info() takes ~50 us, and
+# every train() needs it for its lock and its session).
 hostname <- function() {
+  if (identical(host_cache$pid, Sys.getpid())) return(host_cache$name)
   h <- Sys.info()[["nodename"]]
-  if (is.null(h) || !nzchar(h)) "localhost" else h
+  host_cache$name <- if (is.null(h) || !nzchar(h)) "localhost" else h
+  host_cache$pid <- Sys.getpid()
+  host_cache$name
 }
+
+host_cache <- new.env(parent = emptyenv())
 
 # Evaluation results as summaries in model_dir/eval or eval_<name>, and
 # TF's "Saving dict" line.
