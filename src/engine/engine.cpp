@@ -81,6 +81,7 @@
 
 // math
 #include "math/gemm.cpp"
+#include "math/logistic_step.cpp"
 
 // model
 #include "model/boosted_trees.cpp"

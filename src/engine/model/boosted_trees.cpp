@@ -143,12 +143,53 @@ StepStats BoostedTreesModel::Boosting::compute(const FeatureBatch& batch, const 
                                           m_.buckets_, first, slots, threads, exists)
                         : ws.hist.compute(batch, logits, g, head, reached, ws.rows.bins16.data(),
                                           m_.buckets_, first, slots, threads, exists);
+  centered(stats, batch.rows, ws);
+  return stats;
+}
+
+void BoostedTreesModel::Boosting::centered(StepStats&, int rows, Work& ws) const {
   if (m_.centering()) {  // the batch's mean gradient and hessian (every row at the root)
     double* tot = ws.hist.sums.data() + trees::node_stride(m_.buckets_.total_bins()) - 2;
-    tot[0] = static_cast<float>(tot[0]) / static_cast<float>(batch.rows);
-    tot[1] = static_cast<float>(tot[1]) / static_cast<float>(batch.rows);
+    tot[0] = static_cast<float>(tot[0]) / static_cast<float>(rows);
+    tot[1] = static_cast<float>(tot[1]) / static_cast<float>(rows);
   }
-  return stats;
+}
+
+bool BoostedTreesModel::Boosting::fused_step(const FeatureBatch& batch, const Head& head,
+                                             Workspace& base, float* logits, float* per_example,
+                                             double& loss, StepStats& stats) {
+  Work& ws = static_cast<Work&>(base);
+  trees::Ensemble& e = m_.ensemble_;
+  if (m_.training_finished() || batch.labels == nullptr || !closed_form(head) ||
+      !e.walks_in_order(batch, ws.rows))
+    return false;
+  int finished = 0, current = -1;
+  e.begin_walk(ws.rows, finished, current);
+  if (current < 0) return false;
+  const int layer = static_cast<int>(e.state(trees::Ensemble::kLayer));
+  const int first = (1 << layer) - 1, slots = 1 << layer;
+  const int threads = batch.rows >= 4096 ? ws.threads : 1;
+  const int tree = static_cast<int>(e.finished_trees());
+  const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
+  const std::size_t n_feats = m_.buckets_.features().size();
+  trees::RowCache& cache = ws.rows;
+  const bool wide = ws.kernel != gemm::Kernel::Portable;
+  ws.hist.closed_form = true;
+  const auto walk = [&](int r0, int r1) {
+    if (m_.buckets_.narrow())
+      e.walk_all_rows(cache, cache.bins8.data(), n_feats, r0, r1, finished, current, logits);
+    else
+      e.walk_all_rows(cache, cache.bins16.data(), n_feats, r0, r1, finished, current, logits);
+  };
+  stats = m_.buckets_.narrow()
+              ? ws.hist.fused(batch, logits, per_example, cache.node_of.data(), cache.bins8.data(),
+                              m_.buckets_, first, slots, threads, wide, walk, exists, loss)
+              : ws.hist.fused(batch, logits, per_example, cache.node_of.data(), cache.bins16.data(),
+                              m_.buckets_, first, slots, threads, wide, walk, exists, loss);
+  cache.all_base_trees = finished;
+  cache.all_node_tree = current;
+  centered(stats, batch.rows, ws);
+  return true;
 }
 
 bool BoostedTreesModel::Boosting::closed_form(const Head& head) { return head.name() == "binary"; }

@@ -102,6 +102,12 @@ void Estimator::train_step(const FeatureBatch& batch, const float* logits, const
   ++global_step_;
 }
 
+void Estimator::apply_step(const StepStats& stats, Workspace& ws) {
+  update_learning_rates();
+  model_->training().apply(stats, optimizers_, ws);
+  ++global_step_;
+}
+
 const VariableRef* Estimator::find_variable(std::string_view name) const {
   auto it = std::lower_bound(variables_.begin(), variables_.end(), name,
                              [](const VariableRef& v, std::string_view n) { return v.name < n; });

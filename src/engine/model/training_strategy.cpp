@@ -6,6 +6,11 @@
 
 namespace cppestimators {
 
+bool TrainingStrategy::fused_step(const FeatureBatch&, const Head&, Workspace&, float*, float*,
+                                  double&, StepStats&) {
+  return false;
+}
+
 bool TrainingStrategy::finished() const { return false; }
 
 bool TrainingStrategy::loss_is_batch_mean() const { return false; }

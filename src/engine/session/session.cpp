@@ -119,7 +119,16 @@ bool Session::run_step() {
   // Every row in order (a whole epoch that is not shuffled) twice in a row:
   // the labels and weights gathered last time are these.
   const bool whole = !feed_ && !batcher_.shuffles() && rows == data_.n && batcher_.last_distinct();
-  forward_batch(rows, whole);
+  if (opt_.mode == Mode::Train) {
+    gather_batch(rows, whole);
+    if (fused_train_step(rows)) {
+      ++steps_;
+      return true;
+    }
+    est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
+  } else {
+    forward_batch(rows, whole);
+  }
   switch (opt_.mode) {
     case Mode::Train: {
       TrainingStrategy& training = est_.model().training();
@@ -148,7 +157,7 @@ bool Session::run_step() {
   return true;
 }
 
-void Session::forward_batch(int rows, bool whole) {
+bool Session::gather_batch(int rows, bool whole) {
   if (!(whole && gathered_whole_)) {
     if (data_.labels != nullptr && opt_.mode != Mode::Predict) gather_labels(rows);
     if (weighted_) gather_weights(rows);
@@ -156,14 +165,35 @@ void Session::forward_batch(int rows, bool whole) {
   gathered_whole_ = whole;
   batch_.example_weights = weighted_ ? w_.data() : nullptr;
   batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
-  if (opt_.mode == Mode::Train || rows <= kForwardChunk) {
-    est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
-    batch_.distinct_rows = distinct();
-    batch_.whole_in_order = whole;
+  if (opt_.mode != Mode::Train && rows > kForwardChunk) return false;
+  est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
+  batch_.distinct_rows = distinct();
+  batch_.whole_in_order = whole;
+  return true;
+}
+
+void Session::forward_batch(int rows, bool whole) {
+  if (gather_batch(rows, whole))
     est_.model().forward(batch_, opt_.mode, *workspace_, logits_.data());
-  } else {
+  else
     forward_in_chunks(rows);
-  }
+}
+
+bool Session::fused_train_step(int rows) {
+  TrainingStrategy& training = est_.model().training();
+  double total = 0.0;
+  StepStats stats;
+  if (!training.fused_step(batch_, est_.head(), *workspace_, logits_.data(), per_example_.data(),
+                           total, stats))
+    return false;
+  loss_ = static_cast<float>(total);
+  if (training.loss_is_batch_mean()) loss_ /= static_cast<float>(rows);
+  // as a step in turn: a non-finite loss never reaches the model
+  if (std::isfinite(loss_))
+    est_.apply_step(stats, *workspace_);
+  else
+    est_.advance_global_step();
+  return true;
 }
 
 bool Session::run_round() {

@@ -99,6 +99,12 @@ class BoostedTreesModel : public Model {
     // without example weights; with weights they are the same formulas times
     // w, so that weight 2 on a row and the row twice round alike.
     static bool closed_form(const Head& head);
+
+    // The step in one pass (Histograms::fused()) for a batch of every row in
+    // order with one logit and the closed-form gradients, where the walk of
+    // every row in order applies.
+    bool fused_step(const FeatureBatch& batch, const Head& head, Workspace& base, float* logits,
+                    float* per_example, double& loss, StepStats& stats) override;
     bool needs_head_gradients(const Head& head) const override;
 
     void apply(const StepStats& stats, const Optimizers&, Workspace& base) override;
@@ -108,6 +114,10 @@ class BoostedTreesModel : public Model {
     std::vector<std::pair<std::string, double>> importances() const override;
 
    private:
+    // compute()'s end: with center_bias, the batch's mean gradient and
+    // hessian instead of the sums.
+    void centered(StepStats& stats, int rows, Work& ws) const;
+
     BoostedTreesModel& m_;
   };
 

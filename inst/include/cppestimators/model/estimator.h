@@ -79,6 +79,8 @@ class Estimator {
   // strategy computes the step's statistics, then applies them.
   void train_step(const FeatureBatch& batch, const float* logits, const float* dlogits,
                   Workspace& ws);
+  // train_step() with statistics already computed (a fused step's).
+  void apply_step(const StepStats& stats, Workspace& ws);
   // The optimizers, for applying statistics computed apart from train_step().
   const Optimizers& optimizers() const { return optimizers_; }
   void advance_global_step() { ++global_step_; }

@@ -58,6 +58,15 @@ class TrainingStrategy {
   // processes' since).
   virtual void apply(const StepStats& stats, const Optimizers& optimizers, Workspace& ws) = 0;
 
+  // (a') Optionally, the forward pass, the loss and compute() in one pass
+  // (boosting a batch of every row in order): when it can, writes the
+  // batch's logits and its per-example losses (without weights, as the
+  // head's), sets `loss` to the summed (weighted) loss and `stats` to what
+  // compute() would give, and returns true; the session then skips its own
+  // forward pass and loss. The default cannot.
+  virtual bool fused_step(const FeatureBatch& batch, const Head& head, Workspace& ws, float* logits,
+                          float* per_example, double& loss, StepStats& stats);
+
   // Whether training has nothing left to do (boosting: every tree grown).
   virtual bool finished() const;
   // Whether the reported loss is the batch's mean (TF's SUM_OVER_BATCH_SIZE)

@@ -193,6 +193,13 @@ class Session {
   // The last batch's features gathered and its forward pass (training, or a
   // batch small enough for one pass).
   void forward_batch(int rows, bool whole);
+  // forward_batch()'s first part: the labels, weights and (training, or a
+  // batch small enough for one pass) features gathered; returns whether the
+  // features were.
+  bool gather_batch(int rows, bool whole);
+  // A training step the model's strategy runs in one pass (fused_step()):
+  // whether it did.
+  bool fused_train_step(int rows);
 
   // Whether the last batch holds each of its rows once.
   bool distinct() const { return feed_ != nullptr || batcher_.last_distinct(); }

@@ -199,9 +199,7 @@ template void Ensemble::walk_all_rows<std::uint16_t>(RowCache& cache, const std:
                                                      int finished, int current,
                                                      float* logits) const;
 
-void Ensemble::forward(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache,
-                       int session_threads, float* logits) const {
-  const int rows = batch.rows;
+void Ensemble::begin_walk(RowCache& cache, int& finished, int& current) const {
   const float version = state(kBoundariesReady);
   if (version !=
       cache.bins_version) {  // buckets of numeric features changed: recompute every row's
@@ -209,8 +207,8 @@ void Ensemble::forward(const FeatureBatch& batch, const Bucketizer& buckets, Row
     std::fill(cache.have_bins.begin(), cache.have_bins.end(), 0);
     cache.bins_version = version;
   }
-  const int finished = static_cast<int>(finished_trees());
-  const int current = finished < n_trees_ ? finished : -1;
+  finished = static_cast<int>(finished_trees());
+  current = finished < n_trees_ ? finished : -1;
   if (attempted_layers() < cache.attempted_seen) {  // the ensemble was restored to an earlier one
     cache.spell_out();
     std::fill(cache.base_trees.begin(), cache.base_trees.end(), 0);
@@ -230,8 +228,15 @@ void Ensemble::forward(const FeatureBatch& batch, const Bucketizer& buckets, Row
       cache.tree_value[i] = value_->value[at + i];
     }
   }
+}
+
+void Ensemble::forward(const FeatureBatch& batch, const Bucketizer& buckets, RowCache& cache,
+                       int session_threads, float* logits) const {
+  const int rows = batch.rows;
+  int finished = 0, current = -1;
+  begin_walk(cache, finished, current);
   const int threads = rows >= 4096 ? session_threads : 1;
-  if (classes_ == 1 && batch.whole_in_order && cache.all_base_trees != -2) {
+  if (walks_in_order(batch, cache)) {
     // every row in order again: the shared state moves on for all of them
     parallel_for(threads, threads, [&](int t) {
       const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
@@ -276,6 +281,10 @@ void Ensemble::forward(const FeatureBatch& batch, const Bucketizer& buckets, Row
     cache.all_base_trees = finished;
     cache.all_node_tree = current;
   }
+}
+
+bool Ensemble::walks_in_order(const FeatureBatch& batch, const RowCache& cache) const {
+  return classes_ == 1 && batch.whole_in_order && cache.all_base_trees != -2;
 }
 
 const int* Ensemble::nodes_reached(const FeatureBatch& batch, const RowCache& cache) const {

@@ -9,6 +9,7 @@
 
 #include <cppestimators/features/feature_batch.h>
 #include <cppestimators/math/fast_math.h>
+#include <cppestimators/math/logistic_step.h>
 #include <cppestimators/parallel.h>
 #include <cppestimators/model/heads/head.h>
 #include <cppestimators/model/parameter.h>
@@ -28,6 +29,10 @@ void Histograms::allocate(int threads, int max_rows, std::size_t slots, int tota
   chunk_gh.assign(static_cast<std::size_t>(threads),
                   std::vector<float>(2 * static_cast<std::size_t>(kChunk), 0.0f));
 }
+
+#ifdef CPPESTIMATORS_VECTOR_TYPES
+typedef float f2 __attribute__((vector_size(8)));
+#endif
 
 inline void Histograms::Run::flush(double* totals_t) {
   if (slot >= 0) {
@@ -54,11 +59,22 @@ inline void Histograms::add_rows(const FeatureBatch& batch, const int* node, con
     const float g = dl[r - at], h = hs_in[r - at] * scale;
     float* hs = hist_t + static_cast<std::size_t>(s) * stride;
     const B* bins = all_bins + static_cast<std::size_t>(ids ? ids[r] : r) * n_feats;
+#ifdef CPPESTIMATORS_VECTOR_TYPES
+    const f2 gh = {g, h};  // (g, h) added as one pair: the same two float sums
+    for (std::size_t f = 0; f < n_feats; ++f) {
+      float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f]);
+      f2 c;
+      __builtin_memcpy(&c, cell, sizeof c);
+      c += gh;
+      __builtin_memcpy(cell, &c, sizeof c);
+    }
+#else
     for (std::size_t f = 0; f < n_feats; ++f) {
       float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f]);
       cell[0] += g;
       cell[1] += h;
     }
+#endif
     if (one_slot) {  // every row in one node: its totals in registers
       run.G += g;
       run.H += h;
@@ -149,7 +165,55 @@ StepStats Histograms::compute_stats(const FeatureBatch& batch, const float* logi
   });
   if (no_hessian)
     throw std::invalid_argument("this head has no second derivative for boosted trees");
-  parallel_for(threads, threads, [&](int part) {  // slots split over the threads
+  return reduce(buckets, first, slots, threads, exists);
+}
+
+template <class B>
+StepStats Histograms::fused_stats(const FeatureBatch& batch, float* logits, float* per_example,
+                                  const int* node, const B* all_bins, const Bucketizer& buckets,
+                                  int first, int slots, int threads, bool wide,
+                                  const std::function<void(int, int)>& walk,
+                                  const std::function<bool(int)>& exists, double& loss) {
+  const int rows = batch.rows;
+  const std::size_t stride = node_stride(buckets.total_bins(), 1);
+  const float scale = 1.0f / static_cast<float>(rows), inv = scale;
+  double partial[64] = {0.0};
+  const int t_count = std::min(threads, 64);
+  parallel_for(t_count, t_count, [&](int t) {
+    const int r0 = rows * t / t_count, r1 = rows * (t + 1) / t_count;
+    std::vector<float>& h = hist[static_cast<std::size_t>(t)];
+    std::fill(h.begin(),
+              h.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots) * stride),
+              0.0f);
+    double* tot = totals.data() + static_cast<std::size_t>(t) * 2 * static_cast<std::size_t>(slots);
+    std::fill(tot, tot + 2 * static_cast<std::size_t>(slots), 0.0);
+    float* g = chunk_gh[static_cast<std::size_t>(t)].data();
+    const float* w = batch.example_weights;
+    Run run;
+    double sum = 0.0;
+    for (int c0 = r0; c0 < r1; c0 += kChunk) {
+      const int c1 = std::min(r1, c0 + kChunk);
+      const std::size_t o = static_cast<std::size_t>(c0);
+      walk(c0, c1);
+      sum += fast::logistic_step(wide, logits + o, batch.labels + o, w ? w + o : nullptr, c1 - c0,
+                                 inv, per_example + o, g, g + kChunk);
+      add_rows(batch, node, all_bins, buckets, c0, c1, first, stride, g, g + kChunk, c0, scale,
+               slots, h.data(), run);
+    }
+    run.flush(tot);
+    partial[t] = sum;
+  });
+  loss = 0.0;
+  for (int t = 0; t < t_count; ++t) loss += partial[t];
+  return reduce(buckets, first, slots, t_count, exists);
+}
+
+StepStats Histograms::reduce(const Bucketizer& buckets, int first, int slots, int threads,
+                             const std::function<bool(int)>& exists) {
+  const int k = classes;
+  const std::size_t stride = node_stride(buckets.total_bins(), k);
+  const std::size_t tail = 2 * static_cast<std::size_t>(k);  // the totals' values
+  parallel_for(threads, threads, [&](int part) {             // slots split over the threads
     for (int s = slots * part / threads; s < slots * (part + 1) / threads; ++s) {
       double* out = sums.data() + static_cast<std::size_t>(s) * stride;
       if (!exists(first + s)) {
@@ -192,6 +256,16 @@ template StepStats Histograms::compute_stats<std::uint8_t>(
     const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
     const int* node, const std::uint8_t* all_bins, const Bucketizer& buckets, int first, int slots,
     int threads, const std::function<bool(int)>& exists);
+template StepStats Histograms::fused_stats<std::uint8_t>(
+    const FeatureBatch& batch, float* logits, float* per_example, const int* node,
+    const std::uint8_t* all_bins, const Bucketizer& buckets, int first, int slots, int threads,
+    bool wide, const std::function<void(int, int)>& walk, const std::function<bool(int)>& exists,
+    double& loss);
+template StepStats Histograms::fused_stats<std::uint16_t>(
+    const FeatureBatch& batch, float* logits, float* per_example, const int* node,
+    const std::uint16_t* all_bins, const Bucketizer& buckets, int first, int slots, int threads,
+    bool wide, const std::function<void(int, int)>& walk, const std::function<bool(int)>& exists,
+    double& loss);
 template StepStats Histograms::compute_stats<std::uint16_t>(
     const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
     const int* node, const std::uint16_t* all_bins, const Bucketizer& buckets, int first, int slots,

@@ -116,6 +116,16 @@ class Ensemble {
   void walk_all_rows(RowCache& cache, const B* all_bins, std::size_t n_feats, int r0, int r1,
                      int finished, int current, float* logits) const;
 
+  // Whether forward() of `batch` walks every row in order with the state
+  // they share (walk_all_rows()).
+  bool walks_in_order(const FeatureBatch& batch, const RowCache& cache) const;
+
+  // What forward() does before its walk: the caches checked against the
+  // ensemble (new buckets, an ensemble restored to an earlier one), the tree
+  // being grown copied; `finished` gets the finished trees, `current` the
+  // tree being grown (-1: none).
+  void begin_walk(RowCache& cache, int& finished, int& current) const;
+
   // The node each batch row reached in the tree being grown (after forward()).
   const int* nodes_reached(const FeatureBatch& batch, const RowCache& cache) const;
 

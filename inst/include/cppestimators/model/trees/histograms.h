@@ -62,6 +62,23 @@ struct Histograms {
                          threads, std::function<bool(int)>(exists));
   }
 
+  // A training step of one pass for a batch of every row in order (one
+  // logit, TF's closed-form logistic gradients): each thread takes the rows
+  // compute() gives it, chunk by chunk: `walk(r0, r1)` writes the chunk's
+  // logits and the nodes its rows reach (into node[]), then the chunk's
+  // losses (into per_example), gradients and hessians
+  // (fast::logistic_step(), eight lanes when `wide`), then its histograms,
+  // while all of them are in the cache. The same statistics as compute()
+  // after the walk; `loss` gets the batch's summed (weighted) loss.
+  template <class B, class Exists>
+  StepStats fused(const FeatureBatch& batch, float* logits, float* per_example, const int* node,
+                  const B* all_bins, const Bucketizer& buckets, int first, int slots, int threads,
+                  bool wide, const std::function<void(int, int)>& walk, Exists exists,
+                  double& loss) {
+    return fused_stats(batch, logits, per_example, node, all_bins, buckets, first, slots, threads,
+                       wide, walk, std::function<bool(int)>(exists), loss);
+  }
+
  private:
   // compute() for each width of buckets (histograms.cpp has it for
   // std::uint8_t and std::uint16_t).
@@ -70,6 +87,18 @@ struct Histograms {
                           const Head& head, const int* node, const B* all_bins,
                           const Bucketizer& buckets, int first, int slots, int threads,
                           const std::function<bool(int)>& exists);
+
+  // fused() for each width of buckets.
+  template <class B>
+  StepStats fused_stats(const FeatureBatch& batch, float* logits, float* per_example,
+                        const int* node, const B* all_bins, const Bucketizer& buckets, int first,
+                        int slots, int threads, bool wide,
+                        const std::function<void(int, int)>& walk,
+                        const std::function<bool(int)>& exists, double& loss);
+
+  // The threads' histograms and totals summed into the step's statistics.
+  StepStats reduce(const Bucketizer& buckets, int first, int slots, int threads,
+                   const std::function<bool(int)>& exists);
 
   // The totals of a layer of one node, kept in registers while its rows are
   // added (a sum kept in memory would chain every row to the one before),
