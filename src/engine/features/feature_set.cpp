@@ -92,7 +92,7 @@ void FeatureSet::gather_dense(Binding& b, const int* rows, int count, float* out
 }
 
 void FeatureSet::gather(Binding& b, const int* rows, int count, FeatureBatch& batch,
-                        const DenseRows* block) const {
+                        const DenseRows* block, bool in_order) const {
   batch.rows = count;
   batch.row_ids = rows;
   batch.distinct_rows = false;
@@ -102,7 +102,7 @@ void FeatureSet::gather(Binding& b, const int* rows, int count, FeatureBatch& ba
     if (block == nullptr) {
       gather_dense(b, rows, count, batch.dense.data());
       batch.dense_rows = batch.dense.data();
-    } else if (rows[count - 1] - rows[0] == count - 1 && contiguous(rows, count)) {
+    } else if (in_order || (rows[count - 1] - rows[0] == count - 1 && contiguous(rows, count))) {
       batch.dense_rows = block->row(rows[0]);  // in place
     } else if (batch.dense.empty()) {          // the model reads the block's rows by index
       batch.dense_rows = nullptr;

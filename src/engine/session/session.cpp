@@ -166,7 +166,8 @@ bool Session::gather_batch(int rows, bool whole) {
   batch_.example_weights = weighted_ ? w_.data() : nullptr;
   batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
   if (opt_.mode != Mode::Train && rows > kForwardChunk) return false;
-  est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get());
+  // (a whole epoch not shuffled holds every row in order)
+  est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get(), whole);
   batch_.distinct_rows = distinct();
   batch_.whole_in_order = whole;
   return true;

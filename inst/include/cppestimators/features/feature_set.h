@@ -59,9 +59,10 @@ class FeatureSet {
   void gather_dense(Binding& b, const int* rows, int count, float* out) const;
 
   // `block`: the dense columns of every row, or null to gather them from the
-  // data column by column.
+  // data column by column. `in_order`: the caller knows that `rows` are
+  // 0, 1, ..., count - 1 (else it is checked).
   void gather(Binding& b, const int* rows, int count, FeatureBatch& batch,
-              const DenseRows* block = nullptr) const;
+              const DenseRows* block = nullptr, bool in_order = false) const;
 
  private:
   static bool contiguous(const int* rows, int count);

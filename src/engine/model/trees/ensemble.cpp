@@ -88,24 +88,31 @@ void Ensemble::walk_all_rows(RowCache& cache, const B* all_bins, std::size_t n_f
   const float* val = cache.tree_value.data();
   int* node_of = cache.node_of.data();
   double* base = cache.base.data();
+  if (had < finished)  // trees finished since: each from the node reached while it grew
+    for (int r = r0; r < r1; ++r) {
+      const B* bins = all_bins + static_cast<std::size_t>(r) * n_feats;
+      for (int k = had; k < finished; ++k)
+        base[r] += value_->value[leaf(k, bins, k == tree ? surviving(k, node_of[r]) : 0)];
+    }
+  if (current < 0) {  // every tree finished: no row is in a tree being grown
+    for (int r = r0; r < r1; ++r) logits[r] = static_cast<float>(base[r] + 0.0f);
+    std::fill(cache.node.begin() + r0, cache.node.begin() + r1, -1);
+    return;
+  }
+  const bool resume = current == tree;  // from the node each row reached at the last step
   for (int r = r0; r < r1; ++r) {
     const B* bins = all_bins + static_cast<std::size_t>(r) * n_feats;
-    for (int k = had; k < finished; ++k)  // from the node reached while it grew
-      base[r] += value_->value[leaf(k, bins, k == tree ? surviving(k, node_of[r]) : 0)];
-    float cur = 0.0f;
-    int node = -1;
-    if (current >= 0) {
-      node = current == tree ? node_of[r] : 0;
-      const int from = node;
-      for (int f; (f = feat[node]) >= 0;)
-        node = 2 * node + 1 + (static_cast<int>(bins[f]) > thr[node]);
-      if (node != from || current != tree) node_of[r] = node;
-      cur = val[node];
-    }
-    logits[r] = static_cast<float>(base[r] + cur);
+    int node = resume ? node_of[r] : 0;
+    // one layer grew since the last step: at most one step down, taken
+    // without a branch (a leaf that did not split stays), then any more
+    const int f = feat[node];
+    const int child = 2 * node + 1 + (static_cast<int>(bins[f < 0 ? 0 : f]) > thr[node]);
+    node = f < 0 ? node : child;
+    for (int g; (g = feat[node]) >= 0;)
+      node = 2 * node + 1 + (static_cast<int>(bins[g]) > thr[node]);
+    node_of[r] = node;
+    logits[r] = static_cast<float>(base[r] + val[node]);
   }
-  if (current < 0)  // every tree finished: no row is in a tree being grown
-    std::fill(cache.node.begin() + r0, cache.node.begin() + r1, -1);
 }
 
 template <class B>
