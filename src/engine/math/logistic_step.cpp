@@ -30,6 +30,7 @@ double logistic_step_narrow(const float* x, const float* y, const float* w, int 
   int i = 0;
   double total = 0.0;
 #ifdef CPPESTIMATORS_VECTOR_TYPES
+  double part[4] = {0.0, 0.0, 0.0, 0.0};  // (four sums: no chain of additions)
   for (; i + 4 <= n; i += 4) {
     f4 xv, yv, l, dl, hl;
     __builtin_memcpy(&xv, x + i, sizeof xv);
@@ -42,14 +43,15 @@ double logistic_step_narrow(const float* x, const float* y, const float* w, int 
       __builtin_memcpy(&wv, w + i, sizeof wv);
       gv = wv * gv;
       hv = wv * hv;
-      for (int k = 0; k < 4; ++k) total += static_cast<double>(wv[k]) * l[k];
+      for (int k = 0; k < 4; ++k) part[k] += static_cast<double>(wv[k]) * l[k];
     } else {
-      for (int k = 0; k < 4; ++k) total += l[k];
+      for (int k = 0; k < 4; ++k) part[k] += l[k];
     }
     __builtin_memcpy(pe + i, &l, sizeof l);
     __builtin_memcpy(g + i, &gv, sizeof gv);
     __builtin_memcpy(h + i, &hv, sizeof hv);
   }
+  total = (part[0] + part[1]) + (part[2] + part[3]);
 #endif
   for (; i < n; ++i) {
     float gi, hi;
@@ -111,6 +113,7 @@ __attribute__((target("avx2"))) double logistic_step_wide(const float* x, const 
   double total = 0.0;
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
   const __m256 inv8 = _mm256_set1_ps(inv);
+  __m256d sum_lo = _mm256_setzero_pd(), sum_hi = _mm256_setzero_pd();
   for (; i + 8 <= n; i += 8) {
     const __m256 xv = _mm256_loadu_ps(x + i), yv = _mm256_loadu_ps(y + i);
     const __m256 neg = _mm256_sub_ps(zero, xv);
@@ -128,20 +131,27 @@ __attribute__((target("avx2"))) double logistic_step_wide(const float* x, const 
     const __m256 p = _mm256_div_ps(one, _mm256_add_ps(ex, one));
     __m256 gv = _mm256_mul_ps(_mm256_sub_ps(p, yv), inv8);
     __m256 hv = _mm256_mul_ps(p, _mm256_sub_ps(one, p));
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, l);
+    // the losses summed in double, four lanes to each of two sums (a
+    // product of two floats is exact in double)
+    __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(l)),
+            hi = _mm256_cvtps_pd(_mm256_extractf128_ps(l, 1));
     if (w != nullptr) {
       const __m256 wv = _mm256_loadu_ps(w + i);
       gv = _mm256_mul_ps(wv, gv);
       hv = _mm256_mul_ps(wv, hv);
-      for (int k = 0; k < 8; ++k) total += static_cast<double>(w[i + k]) * lanes[k];
-    } else {
-      for (int k = 0; k < 8; ++k) total += lanes[k];
+      lo = _mm256_mul_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(wv)));
+      hi = _mm256_mul_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(wv, 1)));
     }
+    sum_lo = _mm256_add_pd(sum_lo, lo);
+    sum_hi = _mm256_add_pd(sum_hi, hi);
     _mm256_storeu_ps(pe + i, l);
     _mm256_storeu_ps(g + i, gv);
     _mm256_storeu_ps(h + i, hv);
   }
+  alignas(32) double parts[8];
+  _mm256_store_pd(parts, sum_lo);
+  _mm256_store_pd(parts + 4, sum_hi);
+  for (double part : parts) total += part;
   return total + logistic_step_narrow(x + i, y + i, w != nullptr ? w + i : nullptr, n - i, inv,
                                       pe + i, g + i, h + i);
 }

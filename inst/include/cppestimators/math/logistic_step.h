@@ -4,7 +4,8 @@
 // fast::logistic_closed_form computes them), from values that are in the
 // cache once. Eight lanes with AVX2 where the CPU has it, four lanes (SSE2)
 // otherwise: both make the same float operations lane by lane, in the same
-// order and without fused multiply-adds, so they give the same bits.
+// order and without fused multiply-adds, so they give the same bits (the
+// summed loss adds the same doubles in another order).
 #pragma once
 
 namespace cppestimators {

@@ -43,6 +43,54 @@ inline void Histograms::Run::flush(double* totals_t) {
   G = H = 0.0;
 }
 
+namespace {
+
+// add_rows()'s loop over the rows for NF features (0: n_feats, known at run
+// time only): with NF known, the features' loop is unrolled and their bin
+// offsets stay in registers.
+template <int NF, class B, class Add>
+inline void rows_into_bins(const int* node, const B* all_bins, const int* ids, std::size_t n_feats,
+                           const int* offset, int r0, int r1, int first, std::size_t stride,
+                           const float* dl, const float* hs_in, int at, float scale, float* hist_t,
+                           Add totals) {
+  const std::size_t nf = NF > 0 ? static_cast<std::size_t>(NF) : n_feats;
+  int off[NF > 0 ? NF : 1];
+  if (NF > 0)
+    for (int f = 0; f < NF; ++f) off[f] = offset[f];
+  for (int r = r0; r < r1; ++r) {
+    const int s = node[static_cast<std::size_t>(r)] - first;
+    if (s < 0) continue;  // a leaf of an earlier layer that could not split
+    const float g = dl[r - at], h = hs_in[r - at] * scale;
+    float* hs = hist_t + static_cast<std::size_t>(s) * stride;
+    const B* bins = all_bins + static_cast<std::size_t>(ids ? ids[r] : r) * nf;
+#ifdef CPPESTIMATORS_VECTOR_TYPES
+    const f2 gh = {g, h};  // (g, h) added as one pair: the same two float sums
+    const auto add = [&](float* cell) {
+      f2 c;
+      __builtin_memcpy(&c, cell, sizeof c);
+      c += gh;
+      __builtin_memcpy(cell, &c, sizeof c);
+    };
+#else
+    const auto add = [&](float* cell) {
+      cell[0] += g;
+      cell[1] += h;
+    };
+#endif
+    if (NF > 0) {
+#pragma GCC unroll 8
+      for (int f = 0; f < NF; ++f)
+        add(hs + 2 * (static_cast<std::size_t>(off[f]) + static_cast<std::size_t>(bins[f])));
+    } else {
+      for (std::size_t f = 0; f < nf; ++f)
+        add(hs + 2 * (static_cast<std::size_t>(offset[f]) + static_cast<std::size_t>(bins[f])));
+    }
+    totals(g, h);
+  }
+}
+
+}  // namespace
+
 template <class B>
 inline void Histograms::add_rows(const FeatureBatch& batch, const int* node, const B* all_bins,
                                  const Bucketizer& buckets, int r0, int r1, int first,
@@ -50,35 +98,55 @@ inline void Histograms::add_rows(const FeatureBatch& batch, const int* node, con
                                  float scale, int slots, float* hist_t, Run& run) const {
   const std::size_t n_feats = buckets.features().size();
   const int* offset = buckets.bin_offsets().data();
-  const bool one_slot = slots == 1;
   const int* ids = batch.whole_in_order ? nullptr : batch.row_ids;  // (else row r is data row r)
-  if (one_slot) run.slot = 0;
-  for (int r = r0; r < r1; ++r) {
-    const int s = node[static_cast<std::size_t>(r)] - first;
-    if (s < 0) continue;  // a leaf of an earlier layer that could not split
-    const float g = dl[r - at], h = hs_in[r - at] * scale;
-    float* hs = hist_t + static_cast<std::size_t>(s) * stride;
-    const B* bins = all_bins + static_cast<std::size_t>(ids ? ids[r] : r) * n_feats;
-#ifdef CPPESTIMATORS_VECTOR_TYPES
-    const f2 gh = {g, h};  // (g, h) added as one pair: the same two float sums
-    for (std::size_t f = 0; f < n_feats; ++f) {
-      float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f]);
-      f2 c;
-      __builtin_memcpy(&c, cell, sizeof c);
-      c += gh;
-      __builtin_memcpy(cell, &c, sizeof c);
-    }
-#else
-    for (std::size_t f = 0; f < n_feats; ++f) {
-      float* cell = hs + 2 * (static_cast<std::size_t>(offset[f]) + bins[f]);
-      cell[0] += g;
-      cell[1] += h;
-    }
-#endif
-    if (one_slot) {  // every row in one node: its totals in registers
-      run.G += g;
-      run.H += h;
-    }  // (else the nodes' totals are the sums of their first feature's bins)
+  // every row in one node: its totals in registers (else the nodes' totals
+  // are the sums of their first feature's bins)
+  double G = run.G, H = run.H;  // (the run's sums go on in the same order)
+  const auto sum = [&G, &H](float g, float h) {
+    G += g;
+    H += h;
+  };
+  const auto none = [](float, float) {};
+#define CPPESTIMATORS_ROWS_INTO_BINS(NF)                                                           \
+  if (slots == 1)                                                                                  \
+    rows_into_bins<NF>(node, all_bins, ids, n_feats, offset, r0, r1, first, stride, dl, hs_in, at, \
+                       scale, hist_t, sum);                                                        \
+  else                                                                                             \
+    rows_into_bins<NF>(node, all_bins, ids, n_feats, offset, r0, r1, first, stride, dl, hs_in, at, \
+                       scale, hist_t, none);
+  switch (n_feats) {
+    case 1:
+      CPPESTIMATORS_ROWS_INTO_BINS(1)
+      break;
+    case 2:
+      CPPESTIMATORS_ROWS_INTO_BINS(2)
+      break;
+    case 3:
+      CPPESTIMATORS_ROWS_INTO_BINS(3)
+      break;
+    case 4:
+      CPPESTIMATORS_ROWS_INTO_BINS(4)
+      break;
+    case 5:
+      CPPESTIMATORS_ROWS_INTO_BINS(5)
+      break;
+    case 6:
+      CPPESTIMATORS_ROWS_INTO_BINS(6)
+      break;
+    case 7:
+      CPPESTIMATORS_ROWS_INTO_BINS(7)
+      break;
+    case 8:
+      CPPESTIMATORS_ROWS_INTO_BINS(8)
+      break;
+    default:
+      CPPESTIMATORS_ROWS_INTO_BINS(0)
+  }
+#undef CPPESTIMATORS_ROWS_INTO_BINS
+  if (slots == 1) {
+    run.slot = 0;
+    run.G = G;
+    run.H = H;
   }
 }
 
