@@ -84,3 +84,32 @@ test_that("whole batches in several train() calls, with predictions between, gro
   }
   expect_false(isTRUE(all.equal(seen[[2]], seen[[5]])))
 })
+
+test_that("the one-pass step of whole batches: eight and four lanes grow the same trees, losses as the head's", {
+  df <- whole_frame()
+  df$w <- rep(c(0.5, 1, 2), length.out = nrow(df))
+  input <- input_fn(df, features = c("a", "b", "c"), response = "y", batch_size = nrow(df),
+                    num_epochs = NULL, shuffle = FALSE)
+  grow <- function(simd) {
+    old <- options(cppestimators.simd = simd)
+    on.exit(options(old))
+    est <- quietly(quiet_trees(weight_column = "w"))
+    seen <- list()
+    hook <- session_run_hook(
+      before_run = function(context) session_run_args(loss = "loss", logits = "logits"),
+      after_run = function(context, values) seen[[length(seen) + 1]] <<- values$results)
+    quietly(train(est, input, hooks = list(hook)))
+    list(trees = trees_of(est), seen = seen)
+  }
+  wide <- grow("auto")
+  narrow <- grow("portable")
+  expect_identical(wide$trees, narrow$trees)
+  expect_identical(lapply(wide$seen, `[[`, "loss"), lapply(narrow$seen, `[[`, "loss"))
+  # each step's loss: the weighted mean logistic loss of the logits it reports
+  expect_gt(length(wide$seen), 5)
+  for (s in wide$seen[c(2, 5, length(wide$seen))]) {
+    x <- as.vector(s$logits)
+    l <- pmax(x, 0) - x * df$y + log1p(exp(-abs(x)))
+    expect_equal(as.numeric(s$loss), sum(df$w * l) / nrow(df), tolerance = 1e-6)
+  }
+})
