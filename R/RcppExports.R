@@ -105,6 +105,14 @@ cpp_checkpoint_shapes <- function(path) {
     .Call(`_cppestimators_cpp_checkpoint_shapes`, path)
 }
 
+cpp_lock_take <- function(lock, owner) {
+    .Call(`_cppestimators_cpp_lock_take`, lock, owner)
+}
+
+cpp_lock_release <- function(lock) {
+    invisible(.Call(`_cppestimators_cpp_lock_release`, lock))
+}
+
 cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }

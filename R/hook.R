@@ -63,12 +63,18 @@ hook_finish <- function(hook, run) UseMethod("hook_finish")
 #' @noRd
 hook_finish.default <- function(hook, run) NULL
 
-# The exports of every hook of a finished train() call.
+# The exports of every hook of a finished train() call (the table is
+# built only when a hook exported something: data.frame() alone costs
+# about 0.1 ms, a tenth of a short call).
 finish_hooks <- function(hooks, run) {
   made <- lapply(hooks, function(h) hook_finish(h, run))
-  do.call(rbind, c(list(data.frame(exporter = character(), step = numeric(), path = character(),
-                                   stringsAsFactors = FALSE)), made))
+  made <- made[!vapply(made, is.null, TRUE)]
+  if (!length(made)) return(no_exports)
+  do.call(rbind, c(list(no_exports), made))
 }
+
+no_exports <- data.frame(exporter = character(), step = numeric(), path = character(),
+                         stringsAsFactors = FALSE)
 
 # Work a hook does before train() locks model_dir (waiting for another
 # process); returns the hook as it should then run.
@@ -117,6 +123,10 @@ prepare_hooks <- function(hooks, object, mode, label, steps, ptr = NULL) {
   run <- list(object = object, mode = mode, label = label, steps = steps, hooks = hooks, ptr = ptr)
   lapply(hooks, function(h) hook_prepare(h, run))
 }
+
+# engine_hook_specs(), kept in the estimator's call cache for the next
+# session of identical hooks (a train() loop, evaluate() with the same hooks).
+cached_hook_specs <- function(object, hooks) memo(object, "hook_specs", hooks, engine_hook_specs)
 
 # What the engine reads of each hook: the hook without its R-only fields.
 engine_hook_specs <- function(hooks) {

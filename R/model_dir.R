@@ -164,14 +164,11 @@ lock_model_dir <- function(dir, timeout = 10) {
   pause <- 0.002
   vanished <- 0L
   repeat {
-    reason <- create_dir_reason(lock, recursive = FALSE)
-    if (is.null(reason)) {
-      # the lines writeLines() would write, without its text connection; the
-      # time in seconds since 1970 (format() of a time takes ~50 us a call)
-      writeChar(paste0(me, "\n", sprintf("%.3f", unclass(Sys.time())), "\n"), file.path(lock, "owner"),
-                eos = NULL, useBytes = TRUE)
-      return(function() unlink(lock, recursive = TRUE))
-    }
+    # the directory and its owner file (the lines writeLines() would write;
+    # the time in seconds since 1970) in the engine: R's dir.create(),
+    # writeChar() and unlink() cost ~0.15 ms a call
+    reason <- cpp_lock_take(lock, paste0(me, "\n", sprintf("%.3f", unclass(Sys.time())), "\n"))
+    if (is.na(reason)) return(function() cpp_lock_release(lock))
     if (!dir.exists(lock)) {
       # released between the two looks (R says only that it existed): try again
       if (!nzchar(reason) && (vanished <- vanished + 1L) <= 1000L) next

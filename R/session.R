@@ -55,7 +55,7 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
   # it. A second interrupt is not held back.
   res <- withCallingHandlers(
     tryCatch(
-      cpp_session_run(ses, engine_hook_specs(hooks), r_session, r_context, hostname()),
+      cpp_session_run(ses, cached_hook_specs(object, hooks), r_session, r_context, hostname()),
       error = function(e) {
         if (!is.null(part)) part$fail(e)
         signal_hook_error(note_what_was_kept(e, object, ptr, mode), ses, hooks)

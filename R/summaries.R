@@ -61,11 +61,20 @@ write_eval_summaries <- function(object, metrics, name) {
   dir <- eval_dir(object, name)
   values <- unlist(metrics[setdiff(names(metrics), "global_step")])
   with_error_class(cpp_write_scalars(dir, metrics$global_step, values, hostname()))
-  shown <- vapply(sort(names(values), method = "radix"),
-                  function(k) paste0(k, " = ", format(values[[k]], digits = 7)), "")
-  message(sprintf("Saving dict for global step %s: %s", format(metrics$global_step),
-                  paste(shown, collapse = ", ")))
+  message(sprintf("Saving dict for global step %s: %s", format(metrics$global_step), shown_values(values)))
   invisible(dir)
+}
+
+# "name = value, ..." sorted by name, each value as format(digits = 7)
+# shows it: sprintf()'s 7 significant digits in one call, format() for the
+# magnitudes where the two differ (at 1e7 and above format() keeps the
+# digits of a whole number).
+shown_values <- function(values) {
+  values <- values[sort(names(values), method = "radix")]
+  txt <- sprintf("%.7g", values)
+  wide <- is.finite(values) & abs(values) >= 1e7
+  if (any(wide)) txt[wide] <- vapply(values[wide], format, "", digits = 7)
+  paste(paste0(names(values), " = ", txt), collapse = ", ")
 }
 
 eval_dir <- function(object, name = NULL) {

@@ -93,7 +93,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
                     format(cpp_estimator_global_step(ptr)), format(max_steps)))
     return(invisible(new_history(NULL)))
   }
-  hooks <- training_hooks(object, training$hooks, steps, max_steps, listeners, ptr)
+  hooks <- cached_training_hooks(object, training$hooks, steps, max_steps, listeners, ptr)
   if (!told) {
     mpi_go(world, if (wants_losses(hooks)) 2L else 1L)
     told <- TRUE
@@ -104,6 +104,24 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   note_training(object, input_fn, run)
   invisible(new_history(run$history, model_dir = object$spec$model_dir,
                         evaluations = evaluations_table(run$evaluations), exports = exports))
+}
+
+# training_hooks(), kept in the estimator's call cache (memo(): not saved
+# with it) for the next call with the same
+# inputs: the same given hooks (identical(): a hook changed in any field is
+# another hook), steps, max_steps, no saving listeners, run_config and the
+# options the hooks read. Given hooks whose preparation reads more than
+# that (an evaluator's engine, evaluation files, another process's step)
+# are prepared afresh every call.
+cached_training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = estimator_ptr(object)) {
+  fresh <- length(listeners) > 0L ||
+    any(vapply(hooks, inherits, TRUE, c("cppestimators_hook_in_memory_evaluator", "cppestimators_hook_early_stopping",
+                                       "cppestimators_hook_reduce_lr_on_plateau",
+                                       "cppestimators_hook_global_step_waiter")))
+  if (fresh) return(training_hooks(object, hooks, steps, max_steps, listeners, ptr))
+  key <- list(hooks, steps, max_steps, object$spec$config, object$spec$model_dir,
+              getOption("cppestimators.verbose", FALSE), getOption("cppestimators.progress", TRUE))
+  memo(object, "training_hooks", key, function(key) training_hooks(object, hooks, steps, max_steps, listeners, ptr))
 }
 
 # The hooks of a train() call, in TensorFlow's order: checkpoint saver, step

@@ -302,6 +302,26 @@ RcppExport SEXP _cppestimators_cpp_checkpoint_shapes(SEXP pathSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_lock_take
+Rcpp::String cpp_lock_take(std::string lock, std::string owner);
+RcppExport SEXP _cppestimators_cpp_lock_take(SEXP lockSEXP, SEXP ownerSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  Rcpp::traits::input_parameter<std::string>::type owner(ownerSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_take(lock, owner));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_lock_release
+void cpp_lock_release(std::string lock);
+RcppExport SEXP _cppestimators_cpp_lock_release(SEXP lockSEXP) {
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  cpp_lock_release(lock);
+  return R_NilValue;
+  END_RCPP
+}
 // cpp_registry_kinds
 Rcpp::CharacterVector cpp_registry_kinds(std::string family);
 RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
@@ -731,6 +751,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_decode_partial",
      (DL_FUNC)&_cppestimators_cpp_estimator_decode_partial, 3},
     {"_cppestimators_cpp_checkpoint_shapes", (DL_FUNC)&_cppestimators_cpp_checkpoint_shapes, 1},
+    {"_cppestimators_cpp_lock_take", (DL_FUNC)&_cppestimators_cpp_lock_take, 2},
+    {"_cppestimators_cpp_lock_release", (DL_FUNC)&_cppestimators_cpp_lock_release, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 16},
     {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 16},

@@ -12,6 +12,7 @@
 #include "glue_estimator.cpp"
 #include "glue_events.cpp"
 #include "glue_graph.cpp"
+#include "glue_lock.cpp"
 #include "glue_registry.cpp"
 #include "glue_session.cpp"
 #include "glue_stream.cpp"
