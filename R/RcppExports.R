@@ -113,6 +113,10 @@ cpp_lock_release <- function(lock) {
     invisible(.Call(`_cppestimators_cpp_lock_release`, lock))
 }
 
+cpp_file_stamp <- function(path) {
+    .Call(`_cppestimators_cpp_file_stamp`, path)
+}
+
 cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }

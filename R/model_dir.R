@@ -119,12 +119,22 @@ describe_model <- function(spec) {
 check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) {
   if (is.null(dir)) return(invisible())
   path <- file.path(dir, model_file)
-  size <- file.size(path)
+  stamp <- cpp_file_stamp(path)
+  size <- stamp[1]
   if (!is.na(size)) {
-    # the file as this estimator writes it: nothing to compare line by line
+    # the file as this estimator writes it: nothing to compare line by line;
+    # a file of the same size and time as at this estimator's last check of
+    # the same description is not read again
     text <- model_description_text(object)
+    cache <- call_cache(object)
+    seen <- cache$model_file
+    if (!is.null(seen) && identical(seen$path, path) && identical(seen$stamp, stamp) &&
+        identical(seen$text, text)) return(invisible())
     if (size == nchar(text, type = "bytes") &&
-        identical(readChar(path, size, useBytes = TRUE), text)) return(invisible())
+        identical(readChar(path, size, useBytes = TRUE), text)) {
+      cache$model_file <- list(path = path, stamp = stamp, text = text)
+      return(invisible())
+    }
   }
   mine <- unname(model_description(object))
   if (file.exists(path)) {

@@ -322,6 +322,16 @@ RcppExport SEXP _cppestimators_cpp_lock_release(SEXP lockSEXP) {
   return R_NilValue;
   END_RCPP
 }
+// cpp_file_stamp
+Rcpp::NumericVector cpp_file_stamp(std::string path);
+RcppExport SEXP _cppestimators_cpp_file_stamp(SEXP pathSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_file_stamp(path));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_registry_kinds
 Rcpp::CharacterVector cpp_registry_kinds(std::string family);
 RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
@@ -753,6 +763,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_checkpoint_shapes", (DL_FUNC)&_cppestimators_cpp_checkpoint_shapes, 1},
     {"_cppestimators_cpp_lock_take", (DL_FUNC)&_cppestimators_cpp_lock_take, 2},
     {"_cppestimators_cpp_lock_release", (DL_FUNC)&_cppestimators_cpp_lock_release, 1},
+    {"_cppestimators_cpp_file_stamp", (DL_FUNC)&_cppestimators_cpp_file_stamp, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 16},
     {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 16},

@@ -5,6 +5,7 @@
 // about 0.15 ms a train() call.
 #include <Rcpp.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -39,4 +40,22 @@ Rcpp::String cpp_lock_take(std::string lock, std::string owner) {
 void cpp_lock_release(std::string lock) {
   std::error_code ignored;
   std::filesystem::remove_all(std::filesystem::path(lock), ignored);
+}
+
+// The size in bytes and the modification time (nanoseconds since the epoch
+// of the file system's clock) of `path`, or NA for a file that cannot be
+// read: what check_model_dir() compares to skip reading a file unchanged
+// since its last check. (R's file.info() builds a data frame per call.)
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_file_stamp(std::string path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  const auto size = fs::file_size(p, ec);
+  if (ec) return Rcpp::NumericVector::create(NA_REAL, NA_REAL);
+  const auto time = fs::last_write_time(p, ec);
+  if (ec) return Rcpp::NumericVector::create(NA_REAL, NA_REAL);
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+  return Rcpp::NumericVector::create(static_cast<double>(size), static_cast<double>(ns));
 }

@@ -222,3 +222,82 @@ test_that("a wide data frame: the checks still name the first bad column and row
   expect_error(predict(est, g), "feature 'x9' was numeric in training but is a factor or character here",
                fixed = TRUE)
 })
+
+test_that("train() keeps its prepared hooks for identical calls and prepares them again on any change", {
+  df <- percall_frame()
+  est <- suppressMessages(linear_regressor(feature_columns(column_numeric(starts_with("x")), names = df),
+                                           config = run_config(save_summary_steps = 0, log_step_count_steps = NULL,
+                                                               save_checkpoints_steps = NULL,
+                                                               save_checkpoints_secs = NULL)))
+  calls <- new.env()
+  counting <- function(tag) session_run_hook(begin = function() assign(tag, (calls[[tag]] %||% 0) + 1, envir = calls))
+  a <- counting("a")
+  b <- counting("b")
+  step <- function() variable_value(est, "global_step")[[1]]
+  tr <- function(...) quietly(train(est, df, response = "y", batch_size = 10, num_epochs = NULL, ...))
+  tr(steps = 1, hooks = list(a))
+  tr(steps = 1, hooks = list(a))
+  expect_identical(calls$a, 2)
+  expect_equal(step(), 2)
+  # other hooks, other steps
+  tr(steps = 1, hooks = list(b))
+  expect_identical(calls$b, 1)
+  expect_identical(calls$a, 2)
+  tr(steps = 3, hooks = list(b))
+  expect_equal(step(), 6)
+  # a hook changed in one field is another hook
+  stop_at <- hook_stop_at_step(last_step = 8)
+  tr(hooks = list(stop_at))
+  expect_equal(step(), 8)
+  stop_at$last_step <- 10
+  tr(hooks = list(stop_at))
+  expect_equal(step(), 10)
+  # the options the hooks read, and the estimator's run_config()
+  old <- options(cppestimators.progress = TRUE)
+  on.exit(options(old))
+  shown <- capture.output(suppressMessages(train(est, df, response = "y", steps = 1)), type = "message")
+  options(cppestimators.progress = FALSE)
+  expect_identical(capture.output(suppressMessages(train(est, df, response = "y", steps = 1)), type = "message"),
+                   character())
+  est$spec$config <- run_config(save_summary_steps = 1, log_step_count_steps = NULL, save_checkpoints_steps = NULL,
+                                save_checkpoints_secs = NULL)
+  quietly(train(est, df, response = "y", steps = 1))
+  expect_gt(length(list.files(model_dir(est), pattern = "^events\\.out")), 0L)
+  unlink(model_dir(est), recursive = TRUE)
+})
+
+test_that("evaluate() keeps its prepared hooks for identical calls and prepares them again on any change", {
+  df <- percall_frame()
+  est <- percall_estimator(df)
+  one <- quietly(evaluate(est, df, response = "y", steps = 1, batch_size = 10))
+  two <- quietly(evaluate(est, df, response = "y", steps = 2, batch_size = 10))
+  again <- quietly(evaluate(est, df, response = "y", steps = 1, batch_size = 10))
+  all <- quietly(evaluate(est, df, response = "y", batch_size = 10))
+  expect_false(isTRUE(all.equal(one$average_loss, two$average_loss)))
+  expect_identical(again, one)
+  # every row's mean loss, against predict()
+  p <- predict(est, df[paste0("x", 1:6)])$predictions
+  expect_equal(all$average_loss, mean((p - df$y)^2), tolerance = 1e-5)
+  expect_s3_class(one, "tf_estimator_metrics")
+  expect_identical(names(one), c("average_loss", "label/mean", "loss", "prediction/mean", "global_step"))
+  unlink(model_dir(est), recursive = TRUE)
+})
+
+test_that("a model description file rewritten with the same size is read again", {
+  df <- percall_frame()
+  dir <- tempfile()
+  est <- suppressMessages(linear_regressor(feature_columns(column_numeric(starts_with("x")), names = df),
+                                           model_dir = dir))
+  quietly(train(est, df, response = "y", steps = 1))
+  quietly(train(est, df, response = "y", steps = 1))  # checked, and its stamp kept
+  path <- file.path(dir, "cppestimators_model.txt")
+  lines <- readLines(path)
+  changed <- sub("key='x1'", "key='q1'", lines, fixed = TRUE)
+  expect_identical(sum(nchar(changed)), sum(nchar(lines)))
+  writeLines(changed, path)
+  expect_error(quietly(train(est, df, response = "y", steps = 1)), "in model_dir only: +column: _NumericColumn\\(key='q1'",
+               class = "cppestimators_error")
+  writeLines(lines, path)
+  expect_silent(quietly(train(est, df, response = "y", steps = 1)))
+  unlink(dir, recursive = TRUE)
+})
