@@ -229,6 +229,10 @@ cpp_checkpoint_global_step <- function(dir) {
     .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
 }
 
+cpp_same_vectors <- function(kept, features, at) {
+    .Call(`_cppestimators_cpp_same_vectors`, kept, features, at)
+}
+
 cpp_any_object <- function(columns) {
     .Call(`_cppestimators_cpp_any_object`, columns)
 }

@@ -46,9 +46,12 @@ feature_block <- function(object, ptr, data) {
   if (isTRUE(data$input$by_reference)) return(cpp_dense_block(ptr, data$features, engine_threads()))
   plan <- column_plan(object)
   key <- list(plan$dense_hash, n)
-  vectors <- dense_vectors(plan, data$input$features)
+  features <- data$input$features
   if (block_current(cache, plan, data$input, n)) {
-    cache$vectors <- vectors  # equal data in other vectors: keep these, compared at once next time
+    # equal data in other vectors: keep these, compared at once next time
+    if (!cpp_same_vectors(cache$vectors, features, dense_positions(plan, features))) {
+      cache$vectors <- dense_vectors(plan, features)
+    }
     return(cache$block)
   }
   cache$block <- NULL
@@ -56,23 +59,29 @@ feature_block <- function(object, ptr, data) {
   cache$vectors <- NULL
   cache$block <- cpp_dense_block(ptr, data$features, engine_threads())
   cache$key <- key
-  cache$vectors <- vectors
+  cache$vectors <- dense_vectors(plan, features)
   cache$block
 }
 
 # Whether `cache` holds the block of these dense columns over these vectors
 # (see feature_block()).
+# (The very vectors kept are seen in one pass in the engine; others are
+# compared by content.)
 block_current <- function(cache, plan, input, n) {
   !is.null(cache$block) && identical(cache$key, list(plan$dense_hash, n)) &&
-    identical(cache$vectors, dense_vectors(plan, input$features), num.eq = FALSE)
+    (cpp_same_vectors(cache$vectors, input$features, dense_positions(plan, input$features)) ||
+       identical(cache$vectors, dense_vectors(plan, input$features), num.eq = FALSE))
 }
 
-# The vectors the dense columns read, unnamed: by position when the input
-# holds exactly the columns' keys, in order (as a data frame given to
-# train(), evaluate() or predict() does), else by name.
-dense_vectors <- function(plan, features) {
-  unname(if (identical(names(features), plan$keys)) features[plan$dense_at] else features[plan$dense_keys])
+# The positions among `features` of the vectors the dense columns read: by
+# position when the input holds exactly the columns' keys, in order (as a
+# data frame given to train(), evaluate() or predict() does), else by name.
+dense_positions <- function(plan, features) {
+  if (identical(names(features), plan$keys)) plan$dense_at else match(plan$dense_keys, names(features))
 }
+
+# Those vectors, unnamed.
+dense_vectors <- function(plan, features) unname(features[dense_positions(plan, features)])
 
 # The features of a session, marked (attribute `cppestimators_checked`, read
 # by dataset_from_r() in src/r_data.cpp) where the engine need not scan a
@@ -87,7 +96,8 @@ mark_checked <- function(plan, input, features) {
     return(features)
   }
   if (!block_current(cache, plan, input, NROW(features[[1L]]))) return(features)
-  attr(features, "cppestimators_checked") <- names(features) %in% plan$checked_keys
+  attr(features, "cppestimators_checked") <- if (identical(names(features), plan$keys)) plan$checked_mask else
+    names(features) %in% plan$checked_keys
   features
 }
 
@@ -146,6 +156,9 @@ column_plan <- function(object) {
          dense_at = match(vapply(dense, function(c) as.character(c[["key"]]), ""), unique(leaf_keys)),
          checked_keys = unique(vapply(Filter(function(c) is.null(c$normalizer_fn), dense),
                                       function(c) as.character(c[["key"]]), "")),
+         # the checked keys among `keys`, the input's names when it holds them in order
+         checked_mask = unique(leaf_keys) %in% vapply(Filter(function(c) is.null(c$normalizer_fn), dense),
+                                                      function(c) as.character(c[["key"]]), ""),
          dense_hash = rlang::hash(lapply(dense, unclass)))
   })
 }

@@ -17,7 +17,12 @@ data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128
           class = "cppestimators_unknown_argument")
   }
   keys <- column_plan(object)$keys
-  at <- match(keys, names(data))
+  # the positions of the keys and the names' own checks, kept for the next
+  # call on data with identical names
+  nm <- memo(object, "data_names", list(keys, names(data)), function(key) {
+    list(at = match(key[[1]], key[[2]]), odd = anyDuplicated(key[[2]]) > 0L || any(!nzchar(key[[2]])))
+  })
+  at <- nm$at
   missing_keys <- if (anyNA(at)) setdiff(keys, names(data)) else character()
   if (length(missing_keys)) {
     abort(sprintf("%s(): the data frame has no column%s %s, which the estimator's feature columns read; it has %s.",
@@ -42,7 +47,7 @@ data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128
       data[[response]] <- as.character(y)
     }
   }
-  if (anyDuplicated(names(data)) || any(!nzchar(names(data)))) {
+  if (nm$odd) {
     # input_fn()'s own errors and selection
     if (is.null(response)) {
       return(input_fn(data, features = tidyselect::all_of(keys), batch_size = batch_size, shuffle = shuffle,
@@ -133,7 +138,8 @@ check_seen_data <- function(object, features, labels, mode) {
   }
   seen <- st$seen
   if (!is.null(seen)) {
-    was <- seen$types[keys]
+    # (the names training saw, in order: no lookup by name)
+    was <- if (identical(keys, names(seen$types))) seen$types else seen$types[keys]
     bad <- which(!is.na(was) & was != types)
     if (length(bad)) {
       k <- bad[1]

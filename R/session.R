@@ -256,8 +256,13 @@ session_features <- function(estimator, plan, features) {
   plain <- plan$numeric & !plan$normalized
   if (identical(names(features), plan$keys) && !any(plan$normalized)) {
     # exactly the keys, in order (a data frame given to train() and the others)
-    return(if (cpp_any_object(features[plan$plain_at])) engine_features(estimator$spec$feature_columns, features) else
-      features[seq_along(features)])
+    # (every column plain: the list itself is checked; a list with no
+    # attribute but its names is returned as it is, no copy)
+    every <- identical(plan$plain_at, seq_along(features))
+    if (cpp_any_object(if (every) features else features[plan$plain_at])) {
+      return(engine_features(estimator$spec$feature_columns, features))
+    }
+    return(if (identical(names(attributes(features)), "names")) features else features[seq_along(features)])
   }
   present <- plan$leaf_keys %in% names(features)
   if (!all(present) || cpp_any_object(features[plan$leaf_keys[plain]]) ||

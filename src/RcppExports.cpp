@@ -676,6 +676,18 @@ RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_same_vectors
+bool cpp_same_vectors(SEXP kept, SEXP features, SEXP at);
+RcppExport SEXP _cppestimators_cpp_same_vectors(SEXP keptSEXP, SEXP featuresSEXP, SEXP atSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type kept(keptSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type at(atSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_same_vectors(kept, features, at));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_any_object
 bool cpp_any_object(SEXP columns);
 RcppExport SEXP _cppestimators_cpp_any_object(SEXP columnsSEXP) {
@@ -799,6 +811,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_threads_info", (DL_FUNC)&_cppestimators_cpp_threads_info, 0},
     {"_cppestimators_cpp_checkpoint_global_step",
      (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
+    {"_cppestimators_cpp_same_vectors", (DL_FUNC)&_cppestimators_cpp_same_vectors, 3},
     {"_cppestimators_cpp_any_object", (DL_FUNC)&_cppestimators_cpp_any_object, 1},
     {"_cppestimators_cpp_feature_types", (DL_FUNC)&_cppestimators_cpp_feature_types, 1},
     {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},

@@ -192,6 +192,23 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
 // Per-call checks of an input's columns, one pass in C++ instead of a loop
 // over the columns in R (see R/data_input.R and R/input_fn.R).
 
+// Whether the list `kept` holds the very vectors (the same objects, not
+// copies) that are elements at[i] (1-based) of the list `features`: the
+// feature block cache's key, compared without building a list of them.
+// [[Rcpp::export(rng = false)]]
+bool cpp_same_vectors(SEXP kept, SEXP features, SEXP at) {
+  if (TYPEOF(kept) != VECSXP || TYPEOF(features) != VECSXP || TYPEOF(at) != INTSXP ||
+      XLENGTH(kept) != XLENGTH(at))
+    return false;
+  const int* pos = INTEGER(at);
+  const R_xlen_t n = XLENGTH(features);
+  for (R_xlen_t i = 0; i < XLENGTH(at); ++i) {
+    if (pos[i] == NA_INTEGER || pos[i] < 1 || pos[i] > n) return false;
+    if (VECTOR_ELT(kept, i) != VECTOR_ELT(features, pos[i] - 1)) return false;
+  }
+  return true;
+}
+
 // Whether any element of the list is an R object (has a class attribute).
 // [[Rcpp::export(rng = false)]]
 bool cpp_any_object(SEXP columns) {

@@ -73,8 +73,8 @@ std::unique_ptr<Workspace> LinearModel::new_workspace(const FeatureBatch& batch,
   // rows per thread (no chunk of a batch holds more)
   ws->chunk_rows = std::min(kChunk, std::max(1, max_rows));
   if (dense_ && batch.dense.empty())
-    ws->chunk.assign(
-        static_cast<std::size_t>(ws->threads) * ws->chunk_rows * features_.dense_width(), 0.0f);
+    ws->chunk_size =
+        static_cast<std::size_t>(ws->threads) * ws->chunk_rows * features_.dense_width();
   if (dense_ && ws->threads > 1)
     ws->partial.assign(static_cast<std::size_t>(ws->threads) * dense_->value.size(), 0.0f);
   ws->g_bias.assign(u, 0.0f);
@@ -108,6 +108,7 @@ void LinearModel::forward(const FeatureBatch& batch, Mode, Workspace& base, floa
     // weights); large batches split their chunks over the threads
     const int d = batch.dense_width;
     const Split sp = split(ws, rows, d);
+    ready_chunks(batch, ws);
     parallel_for(sp.threads, sp.threads, [&](int t) {
       for (int c = sp.chunks * t / sp.threads; c < sp.chunks * (t + 1) / sp.threads; ++c) {
         const int start = c * sp.rows, count = std::min(sp.rows, rows - start);
@@ -162,6 +163,7 @@ const std::vector<Gradient>& LinearModel::backward(const FeatureBatch& batch, co
     const Split sp = split(ws, rows, d);
     const int threads = sp.threads;
     const std::size_t size = dense_->value.size();
+    ready_chunks(batch, ws);
     parallel_for(threads, threads, [&](int t) {
       float* g =
           threads == 1 ? ws.g_dense.data() : ws.partial.data() + static_cast<std::size_t>(t) * size;

@@ -60,6 +60,9 @@ class LinearModel : public Model {
   struct Work : Workspace {
     std::vector<float> g_dense, g_bias, chunk, partial;
     int chunk_rows = kChunk;  // rows of `chunk` per thread
+    // the size of `chunk` once a batch reads rows by index (0: never; it is
+    // allocated then: a session over rows in order never needs it)
+    std::size_t chunk_size = 0;
     // which rows `chunk` holds (reset by every forward pass)
     const FeatureBatch* chunk_batch = nullptr;
     const int* chunk_index = nullptr;
@@ -73,6 +76,11 @@ class LinearModel : public Model {
   // t's chunk buffer. `reuse`: one thread, so the buffer may still hold them.
   static const float* dense_chunk(const FeatureBatch& b, int start, int count, Work& ws, int t,
                                   bool reuse);
+  // The chunk buffers, allocated the first time a batch reads rows by index.
+  static void ready_chunks(const FeatureBatch& b, Work& ws) {
+    if (b.dense_rows == nullptr && ws.chunk.size() < ws.chunk_size)
+      ws.chunk.assign(ws.chunk_size, 0.0f);
+  }
   // How a batch's dense products are cut: chunks of at most kChunk rows, and
   // at least one chunk per thread when the batch holds enough values to pay
   // for waking other threads. A function of (rows, width, threads) only, so
