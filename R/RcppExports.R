@@ -109,6 +109,14 @@ cpp_lock_take <- function(lock, owner) {
     .Call(`_cppestimators_cpp_lock_take`, lock, owner)
 }
 
+cpp_lock_exists <- function(lock) {
+    .Call(`_cppestimators_cpp_lock_exists`, lock)
+}
+
+cpp_lock_owner <- function(lock) {
+    .Call(`_cppestimators_cpp_lock_owner`, lock)
+}
+
 cpp_lock_release <- function(lock) {
     invisible(.Call(`_cppestimators_cpp_lock_release`, lock))
 }

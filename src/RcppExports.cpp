@@ -313,6 +313,26 @@ RcppExport SEXP _cppestimators_cpp_lock_take(SEXP lockSEXP, SEXP ownerSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_lock_exists
+bool cpp_lock_exists(std::string lock);
+RcppExport SEXP _cppestimators_cpp_lock_exists(SEXP lockSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_exists(lock));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_lock_owner
+Rcpp::String cpp_lock_owner(std::string lock);
+RcppExport SEXP _cppestimators_cpp_lock_owner(SEXP lockSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_owner(lock));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_lock_release
 void cpp_lock_release(std::string lock);
 RcppExport SEXP _cppestimators_cpp_lock_release(SEXP lockSEXP) {
@@ -774,6 +794,8 @@ static const R_CallMethodDef CallEntries[] = {
      (DL_FUNC)&_cppestimators_cpp_estimator_decode_partial, 3},
     {"_cppestimators_cpp_checkpoint_shapes", (DL_FUNC)&_cppestimators_cpp_checkpoint_shapes, 1},
     {"_cppestimators_cpp_lock_take", (DL_FUNC)&_cppestimators_cpp_lock_take, 2},
+    {"_cppestimators_cpp_lock_exists", (DL_FUNC)&_cppestimators_cpp_lock_exists, 1},
+    {"_cppestimators_cpp_lock_owner", (DL_FUNC)&_cppestimators_cpp_lock_owner, 1},
     {"_cppestimators_cpp_lock_release", (DL_FUNC)&_cppestimators_cpp_lock_release, 1},
     {"_cppestimators_cpp_file_stamp", (DL_FUNC)&_cppestimators_cpp_file_stamp, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},

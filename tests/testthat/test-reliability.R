@@ -85,6 +85,33 @@ test_that("a second training of one model_dir is refused while the first runs; s
   unlink(file.path(dir, ".cppestimators.lock"), recursive = TRUE)
 })
 
+test_that("the lock is a link naming its process while train() runs; links of dead and other hosts' processes", {
+  dir <- tempfile()
+  est <- x_regressor(model_dir = dir)
+  lock <- file.path(dir, ".cppestimators.lock")
+  seen <- NULL
+  hook <- session_run_hook(after_run = function(context, values) {
+    if (is.null(seen)) seen <<- Sys.readlink(lock)
+  })
+  quietly(train(est, x_input(), steps = 1, hooks = list(hook)))
+  expect_match(seen, sprintf("^%d %s\n[0-9]+\\.[0-9]{3}\n$", Sys.getpid(), cppestimators:::hostname()))
+  gone <- function() !".cppestimators.lock" %in% list.files(dir, all.files = TRUE)
+  expect_true(gone())  # released
+  # a link left by a process that no longer exists is taken over
+  file.symlink(sprintf("%d %s\n1.000\n", 2^22 + 12345, cppestimators:::hostname()), lock)
+  quietly(train(est, x_input(), steps = 1))
+  expect_equal(variable_value(est, "global_step")[[1]], 2)
+  expect_true(gone())
+  # another host's link is respected, and named
+  file.symlink("12 some-other-host\n1.000\n", lock)
+  at_once <- x_regressor(model_dir = dir, config = run_config(lock_timeout_secs = 0))
+  expect_error(quietly(train(at_once, x_input(), steps = 1)), "being trained by process 12 on host 'some-other-host'",
+               class = "cppestimators_model_dir_busy")
+  expect_identical(Sys.readlink(lock), "12 some-other-host\n1.000\n")  # not removed
+  unlink(lock)
+  unlink(dir, recursive = TRUE)
+})
+
 test_that("temporary files of dead processes' saves are removed when training starts", {
   dir <- tempfile()
   est <- x_regressor(model_dir = dir)
