@@ -56,7 +56,8 @@ data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128
     return(input_fn(data, features = tidyselect::all_of(keys), response = tidyselect::all_of(response),
                     batch_size = batch_size, shuffle = shuffle, num_epochs = num_epochs))
   }
-  build_input(data, keys, response, batch_size, shuffle, num_epochs, cache = frame_cache(object, data, keys), at = at)
+  build_input(data, keys, response, batch_size, shuffle, num_epochs, cache = frame_cache(object, data, keys), at = at,
+              unique_names = TRUE)
 }
 
 # The column a selection names without tidyselect: a string, or a bare name,

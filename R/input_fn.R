@@ -126,9 +126,11 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
 # input_fn() over the columns named `features` and `response` (resolved
 # already) of the data frame or list `object`.
 build_input <- function(object, features, response, batch_size, shuffle, num_epochs,
-                        cache = new.env(parent = emptyenv()), at = match(features, names(object))) {
+                        cache = new.env(parent = emptyenv()), at = match(features, names(object)),
+                        unique_names = FALSE) {
   nms <- names(object)
-  if (anyDuplicated(nms)) {
+  # (`unique_names`: the caller checked them)
+  if (!unique_names && anyDuplicated(nms)) {
     dup <- unique(nms[duplicated(nms)])
     if (length(bad <- intersect(c(features, response), dup))) {
       abort(sprintf("`object` has more than one column named %s: the names of the columns an input uses must be unique.",
@@ -145,8 +147,9 @@ build_input <- function(object, features, response, batch_size, shuffle, num_epo
   # `at`: the positions of `features` among the columns (by name, the first of each)
   used_at <- c(at, match(response, nms))
   if (length(used)) {
-    rows <- cpp_column_rows(columns[used_at])
-    if (anyNA(rows)) rows[is.na(rows)] <- vapply(columns[used_at][is.na(rows)], NROW, 0)
+    used_columns <- columns[used_at]
+    rows <- cpp_column_rows(used_columns)
+    if (anyNA(rows)) rows[is.na(rows)] <- vapply(used_columns[is.na(rows)], NROW, 0)
     if (any(rows != rows[1L])) {
       k <- which(rows != rows[1L])[1L]
       abort(sprintf("column '%s' has %d rows but '%s' has %d.", used[k], as.integer(rows[k]), used[1L],

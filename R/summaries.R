@@ -61,7 +61,10 @@ write_eval_summaries <- function(object, metrics, name) {
   dir <- eval_dir(object, name)
   values <- unlist(metrics[setdiff(names(metrics), "global_step")])
   with_error_class(cpp_write_scalars(dir, metrics$global_step, values, hostname()))
-  message(sprintf("Saving dict for global step %s: %s", format(metrics$global_step), shown_values(values)))
+  # (below 1e7, as.character() of a step is what format() shows, without its dispatch)
+  step <- metrics$global_step
+  message(sprintf("Saving dict for global step %s: %s", if (step < 1e7) as.character(step) else format(step),
+                  shown_values(values)))
   invisible(dir)
 }
 
