@@ -125,6 +125,10 @@ cpp_file_stamp <- function(path) {
     .Call(`_cppestimators_cpp_file_stamp`, path)
 }
 
+cpp_save_temporaries <- function(dir) {
+    .Call(`_cppestimators_cpp_save_temporaries`, dir)
+}
+
 cpp_registry_kinds <- function(family) {
     .Call(`_cppestimators_cpp_registry_kinds`, family)
 }

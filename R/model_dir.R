@@ -234,7 +234,7 @@ process_alive <- function(pid) {
 # Temporary files of interrupted saves ("<file>.tmp-<pid>-...") whose process
 # no longer exists on this host: removed when training takes the lock.
 remove_stale_temporaries <- function(dir) {
-  files <- list.files(dir, pattern = "\\.tmp-[0-9]+-", full.names = TRUE, all.files = TRUE)
+  files <- cpp_save_temporaries(dir)  # list.files(dir, "\\.tmp-[0-9]+-", full.names = TRUE, all.files = TRUE)
   for (f in files) {
     pid <- as.integer(sub(".*\\.tmp-([0-9]+)-.*", "\\1", basename(f)))
     if (!is.na(pid) && !process_alive(pid)) unlink(f)

@@ -205,7 +205,7 @@ out <- c(out, mlp_lines)
 trees_script <- if (file.exists("bench")) "bench/trees.R" else "trees.R"
 trees_lines <- c("", "# Boosted trees: boosted_trees_classifier, depth 6, learning rate 0.1, one batch of the whole table, 2 threads",
   "", paste("| task | rows | trees | ours, input_fn() defaults (s) | ours, shuffle = FALSE (s) | defaults / best (goal <= 1.2x) |",
-            "xgboost hist (s) | LightGBM (s) | ours / xgboost | ours / LightGBM | time goal <= 1.5x |",
+            "xgboost hist (s) | LightGBM (s) | ours / xgboost | ours / LightGBM | time goal <= 1.2x |",
             "held-out log loss: ours | xgboost | LightGBM |"),
   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
 trees_reps <- as.integer(Sys.getenv("BENCH_TREES_REPS", "3"))
@@ -228,7 +228,7 @@ for (tk in trees_tasks) {
   r_lgb <- v[2] / v[7]
   trees_lines <- c(trees_lines, sprintf("| %s | %s | %d | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2fx | %s | %.4f | %.4f | %.4f |",
     tk$task, format(v[1], big.mark = ",", scientific = FALSE), tk$trees, v[2], v[3], r_def, v[5], v[7], r_xgb,
-    r_lgb, if (isTRUE(r_xgb <= 1.5 && r_lgb <= 1.5)) "met" else "missed", v[4], v[6], v[8]))
+    r_lgb, if (isTRUE(r_xgb <= 1.2 && r_lgb <= 1.2)) "met" else "missed", v[4], v[6], v[8]))
 }
 trees_lines <- c(trees_lines, "",
   sprintf("Each row is the median (by the ratio to the faster peer) of %d runs, each timing ours and then the peers in one process.", trees_reps),
@@ -240,8 +240,10 @@ out <- c(out, trees_lines)
 # predict() of 256 rows over p numeric columns, repeated on the same data.
 percall_script <- if (file.exists("bench")) "bench/percall.R" else "percall.R"
 percall <- utils::read.csv(text = system2(rscript, c(percall_script, "csv"), stdout = TRUE))
+# (issue 39's goals: train() and evaluate() at 5 and 500 columns within 1
+# ms, predict() of 2000 columns within 2 ms)
 percall_goal <- function(p, what) {
-  if (what == "predict" && p == 2000) 3 else if (what != "predict" && p == 500) 2 else NA
+  if (what == "predict" && p == 2000) 2 else if (what != "predict" && p %in% c(5, 500)) 1 else NA
 }
 percall_lines <- c("", "# Per-call cost: linear_regressor over p numeric columns, 256 rows, one data frame, median ms per call",
   "", "| columns | train(steps = 1) | evaluate(steps = 1) | predict() of the 256 rows | goal | met |",

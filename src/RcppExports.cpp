@@ -352,6 +352,16 @@ RcppExport SEXP _cppestimators_cpp_file_stamp(SEXP pathSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_save_temporaries
+Rcpp::CharacterVector cpp_save_temporaries(std::string dir);
+RcppExport SEXP _cppestimators_cpp_save_temporaries(SEXP dirSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_save_temporaries(dir));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_registry_kinds
 Rcpp::CharacterVector cpp_registry_kinds(std::string family);
 RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
@@ -798,6 +808,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_lock_owner", (DL_FUNC)&_cppestimators_cpp_lock_owner, 1},
     {"_cppestimators_cpp_lock_release", (DL_FUNC)&_cppestimators_cpp_lock_release, 1},
     {"_cppestimators_cpp_file_stamp", (DL_FUNC)&_cppestimators_cpp_file_stamp, 1},
+    {"_cppestimators_cpp_save_temporaries", (DL_FUNC)&_cppestimators_cpp_save_temporaries, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
     {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 16},
     {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 16},

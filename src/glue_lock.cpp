@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace {
 
@@ -110,4 +111,28 @@ Rcpp::NumericVector cpp_file_stamp(std::string path) {
   const auto ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
   return Rcpp::NumericVector::create(static_cast<double>(size), static_cast<double>(ns));
+}
+
+// The paths of the entries of `dir` whose names hold ".tmp-<digits>-" (the
+// temporaries of an interrupted save, named after their process), in one
+// pass over the directory; none when it cannot be read. (list.files() with
+// a pattern compiles a regular expression per call.)
+// [[Rcpp::export(rng = false)]]
+Rcpp::CharacterVector cpp_save_temporaries(std::string dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(dir), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    for (std::size_t at = name.find(".tmp-"); at != std::string::npos;
+         at = name.find(".tmp-", at + 1)) {
+      std::size_t k = at + 5;
+      while (k < name.size() && name[k] >= '0' && name[k] <= '9') ++k;
+      if (k > at + 5 && k < name.size() && name[k] == '-') {
+        found.push_back(it->path().string());
+        break;
+      }
+    }
+  }
+  return Rcpp::wrap(found);
 }
