@@ -295,8 +295,8 @@ test_that("a model description file rewritten with the same size is read again",
   changed <- sub("key='x1'", "key='q1'", lines, fixed = TRUE)
   expect_identical(sum(nchar(changed)), sum(nchar(lines)))
   writeLines(changed, path)
-  expect_error(quietly(train(est, df, response = "y", steps = 1)), "in model_dir only: +column: _NumericColumn\\(key='q1'",
-               class = "cppestimators_error")
+  expect_error(quietly(train(est, df, response = "y", steps = 1)),
+               "in model_dir only: +column: _NumericColumn\\(key='q1'", class = "cppestimators_error")
   writeLines(lines, path)
   expect_silent(quietly(train(est, df, response = "y", steps = 1)))
   unlink(dir, recursive = TRUE)
