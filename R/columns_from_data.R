@@ -2,7 +2,13 @@
 #'
 #' Builds the [feature_columns()] of a data frame's variables, so that a
 #' model can be defined without writing a column for each of them:
-#' * numeric (double or integer) variables become [column_numeric()];
+#' * numeric (double or integer) variables become [column_numeric()],
+#'   standardized with the data's mean and standard deviation by
+#'   [normalizer_standardize()] unless `standardize = FALSE` (a constant
+#'   variable keeps sd 1); linear models and DNNs trained by gradient steps
+#'   reach their optimum in far fewer steps on standardized inputs, and the
+#'   statistics travel with the model, so new data are standardized the same
+#'   way;
 #' * factors, character vectors and logicals become
 #'   [column_categorical_with_vocabulary_list()], with the factor's levels,
 #'   the sorted unique values (of a character vector) or 0 and 1 (of a
@@ -36,6 +42,8 @@
 #'   thumb).
 #' @param num_oov_buckets Buckets for values outside a vocabulary, in every
 #'   categorical column (0: such values are an error in new data).
+#' @param standardize Standardize the numeric columns with the data's means
+#'   and standard deviations (missing values left out of both).
 #' @return A `feature_columns()` list, with the response (its name and
 #'   levels) kept as its `"response"` attribute.
 #' @family feature columns
@@ -49,7 +57,7 @@
 #' feature_columns_from_data(df, dense = TRUE)
 feature_columns_from_data <- function(data, features = NULL, response = NULL, dense = FALSE,
                                       embedding_above = 50L, embedding_dimension = NULL,
-                                      num_oov_buckets = 0L) {
+                                      num_oov_buckets = 0L, standardize = TRUE) {
   if (!is.data.frame(data)) abort(paste0("`data` must be a data frame, not ", describe(data), "."))
   nms <- names(data)
   response <- select_columns(rlang::enquo(response), nms, arg = "response", null_ok = TRUE)
@@ -64,9 +72,13 @@ feature_columns_from_data <- function(data, features = NULL, response = NULL, de
   embedding_dimension <- check_whole(embedding_dimension, "embedding_dimension")
   num_oov_buckets <- check_whole(num_oov_buckets, "num_oov_buckets", min = 0, null_ok = FALSE,
                                  max = 1e6)
+  check_flag(standardize, "standardize")
   cols <- lapply(features, function(nm) {
     x <- data[[nm]]
-    if (is.numeric(x) && !is.factor(x)) return(column_numeric(nm, shape = max(1L, NCOL(x))))
+    if (is.numeric(x) && !is.factor(x)) {
+      norm <- if (standardize) data_standardizer(x)
+      return(column_numeric(nm, shape = max(1L, NCOL(x)), normalizer_fn = norm))
+    }
     # the engine reads a logical feature as the integers 0 and 1
     vocab <- if (is.logical(x)) c(0L, 1L) else data_levels(x, nm, "feature")
     col <- column_categorical_with_vocabulary_list(nm, vocabulary_list = vocab,
@@ -86,6 +98,21 @@ feature_columns_from_data <- function(data, features = NULL, response = NULL, de
     attr(out, "response") <- list(name = response, levels = levels)
   }
   out
+}
+
+# normalizer_standardize() with a numeric variable's (or matrix's columns')
+# means and standard deviations, NAs left out; sd 1 where it is 0 or unknown.
+data_standardizer <- function(x) {
+  if (is.matrix(x)) {
+    m <- colMeans(x, na.rm = TRUE)
+    s <- apply(x, 2L, stats::sd, na.rm = TRUE)
+  } else {
+    m <- mean(x, na.rm = TRUE)
+    s <- stats::sd(x, na.rm = TRUE)
+  }
+  m[!is.finite(m)] <- 0
+  s[!is.finite(s) | s <= 0] <- 1
+  normalizer_standardize(unname(m), unname(s))
 }
 
 # The categories of a variable: a factor's levels, a character vector's sorted

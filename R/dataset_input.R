@@ -55,7 +55,10 @@ stream_session <- function(object, ptr, input, mode, seed, kernel, collective = 
 stream_session_args <- function(object, input, mode) {
   plan <- column_plan(object)
   if (any(plan$normalized)) {
-    abort("column_numeric(normalizer_fn = ) runs R code on every value and cannot read a streaming dataset: normalize the data when writing the files, or read them into a data frame.")
+    abort(paste("column_numeric(normalizer_fn = ) with an R function runs R code on every value and cannot read",
+                "a streaming dataset: use normalizer_standardize(mean, sd) or normalizer_min_max(min, max), which",
+                "the engine applies, normalize the data when writing the files, or read them into a data frame."),
+          class = "cppestimators_stream_error")
   }
   if (mode == "infer" && dataset_is_infinite(input$dataset)) {
     abort("predict() needs a finite dataset: this one repeats forever (dataset_repeat() without `count`).")

@@ -87,9 +87,15 @@ engine_model <- function(spec) {
 }
 
 engine_column <- function(col) {
-  normalized <- inherits(col, "cppestimators_column_numeric") && !is.null(col$normalizer_fn)
+  numeric <- inherits(col, "cppestimators_column_numeric")
+  normalized <- numeric && runs_in_r(col$normalizer_fn)
+  in_engine <- if (numeric && !normalized) attr(col$normalizer_fn, "engine", exact = TRUE)
   col <- unclass(col)
   if (normalized) col$key <- normalized_key(col)
+  if (!is.null(in_engine)) {
+    col$shift <- in_engine$shift
+    col$scale <- in_engine$scale
+  }
   for (field in c("source_column", "categorical_column")) {
     if (!is.null(col[[field]])) col[[field]] <- engine_column(col[[field]])
   }
@@ -100,6 +106,11 @@ engine_column <- function(col) {
 }
 
 normalized_key <- function(col) paste0(col$name, "/normalized")
+
+# Whether a normalizer_fn is R code the R layer runs over the values (any
+# function but those of normalizer_standardize() and normalizer_min_max(),
+# whose shift and scale the engine applies as it reads the values).
+runs_in_r <- function(fn) !is.null(fn) && is.null(attr(fn, "engine", exact = TRUE))
 
 # Every numeric column (at any depth) and every raw feature key a column reads.
 column_leaves <- function(cols) {
@@ -129,8 +140,9 @@ engine_features <- function(cols, features) {
                     leaf[["key"]], paste(names(features), collapse = ", ")))
     }
     numeric <- inherits(leaf, "cppestimators_column_numeric")
-    if (numeric && is.null(leaf$normalizer_fn)) check_not_time(x, leaf)
-    if (numeric && !is.null(leaf$normalizer_fn)) {
+    in_r <- numeric && runs_in_r(leaf$normalizer_fn)
+    if (numeric && !in_r) check_not_time(x, leaf)
+    if (in_r) {
       rows <- NROW(x)
       x <- tryCatch(leaf$normalizer_fn(x), error = function(e) {
         abort(sprintf("the normalizer_fn of column '%s' failed: %s", leaf$name, conditionMessage(e)),
@@ -181,6 +193,8 @@ engine_optimizer <- function(opt) {
   args <- unclass(opt)[setdiff(names(opt), "name")]
   full <- unclass(do.call(ctor, args[intersect(names(args), names(formals(ctor)))]))
   out <- c(list(kind = full$name), full[setdiff(names(full), "name")])
+  # the parsnip engines' FTRL penalizes the mean loss of a step (R/parsnip_fit.R)
+  if (isTRUE(opt$penalty_per_step)) out$penalty_per_step <- 1
   # a schedule goes as the optimizer's "schedule" child, with its initial rate
   if (is_schedule(full$learning_rate)) {
     out$schedule <- unclass(full$learning_rate)

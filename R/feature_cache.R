@@ -143,7 +143,7 @@ column_plan <- function(object) {
     leaves <- column_leaves(cols)
     leaf_keys <- vapply(leaves, function(leaf) as.character(leaf[["key"]]), "")
     numeric <- vapply(leaves, inherits, TRUE, "cppestimators_column_numeric")
-    normalized <- numeric & vapply(leaves, function(leaf) !is.null(leaf$normalizer_fn), TRUE)
+    normalized <- numeric & vapply(leaves, function(leaf) runs_in_r(leaf$normalizer_fn), TRUE)
     engine_keys <- leaf_keys
     engine_keys[normalized] <- vapply(leaves[normalized], normalized_key, "")
     vocab <- vapply(leaves, is_vocabulary_column, TRUE)
@@ -154,11 +154,16 @@ column_plan <- function(object) {
          dense_keys = vapply(dense, function(c) as.character(c[["key"]]), ""),
          plain_at = unique(match(leaf_keys[numeric & !normalized], unique(leaf_keys))),
          dense_at = match(vapply(dense, function(c) as.character(c[["key"]]), ""), unique(leaf_keys)),
-         checked_keys = unique(vapply(Filter(function(c) is.null(c$normalizer_fn), dense),
+         checked_keys = unique(vapply(Filter(function(c) !runs_in_r(c$normalizer_fn), dense),
                                       function(c) as.character(c[["key"]]), "")),
          # the checked keys among `keys`, the input's names when it holds them in order
-         checked_mask = unique(leaf_keys) %in% vapply(Filter(function(c) is.null(c$normalizer_fn), dense),
+         checked_mask = unique(leaf_keys) %in% vapply(Filter(function(c) !runs_in_r(c$normalizer_fn), dense),
                                                       function(c) as.character(c[["key"]]), ""),
-         dense_hash = rlang::hash(lapply(dense, unclass)))
+         dense_hash = rlang::hash(lapply(dense, unclass)),
+         # the keys of vocabulary columns with nowhere to put a missing value
+         strict_keys = unique(as.character(unlist(lapply(leaves[vocab], function(leaf) {
+           if (leaf$num_oov_buckets == 0 && leaf$default_value == -1) leaf[["key"]]
+         })))),
+         numeric_keys = unique(leaf_keys[numeric]))
   })
 }

@@ -2,27 +2,37 @@
 # variables a normalizer_fn reads are copied into its environment, and
 # normalizer_standardize() holds its statistics itself.
 
-#' A normalizer that stores its statistics
+#' Normalizers that store their statistics
 #'
 #' `normalizer_standardize(mean, sd)` is a `normalizer_fn` for
-#' [column_numeric()] that computes `(x - mean) / sd` with `mean` and `sd`
-#' held in the function itself, as numbers: a model saved with `saveRDS()` or
-#' [export_savedmodel()] standardizes the same way in any R session, and the
-#' column prints its statistics (`normalizer_fn=normalizer_standardize(mean=230.7,
-#' sd=123.9)`).
+#' [column_numeric()] that computes `(x - mean) / sd`, and
+#' `normalizer_min_max(min, max)` one that computes `(x - min) / (max -
+#' min)`, with their statistics held in the function itself, as numbers: a
+#' model saved with `saveRDS()` or [export_savedmodel()] normalizes the same
+#' way in any R session, and the column prints its statistics
+#' (`normalizer_fn=normalizer_standardize(mean=230.7, sd=123.9)`).
+#'
+#' Unlike other functions, these two are not R code run over the values:
+#' the engine applies their shift and scale as it reads each value (in
+#' double precision, as R would), so they cost nothing per call and work on
+#' every input, streaming datasets included. Calling the function from R
+#' gives the same values.
 #'
 #' @param mean,sd Finite numbers (`sd` > 0): one each, or one per value of a
 #'   multi-valued feature (a column with `shape`), applied column-wise.
 #' @return A function of class `cppestimators_normalizer`.
 #' @family feature columns
 #' @seealso [column_numeric()], whose Normalizers section says what a plain
-#'   function must hold to survive a save.
+#'   function must hold to survive a save; [feature_columns_from_data()],
+#'   which standardizes numeric columns with the data's statistics.
 #' @export
 #' @examples
 #' scaled <- normalizer_standardize(mean(mtcars$disp), sd(mtcars$disp))
 #' col <- column_numeric("disp", normalizer_fn = scaled)
 #' col
 #' col$normalizer_fn(c(100, 200))
+#' unit <- normalizer_min_max(min(mtcars$hp), max(mtcars$hp))
+#' unit(range(mtcars$hp))
 normalizer_standardize <- function(mean, sd) {
   if (!is.numeric(mean) || length(mean) < 1L || !all(is.finite(mean))) {
     abort(paste0("`mean` must be finite numbers, not ", describe(mean), "."))
@@ -34,6 +44,33 @@ normalizer_standardize <- function(mean, sd) {
     abort(sprintf("`mean` and `sd` must have the same length (or length 1), not %d and %d.",
                   length(mean), length(sd)))
   }
+  shift_scale_normalizer(mean, sd, sprintf("normalizer_standardize(mean=%s, sd=%s)", repr_numbers(mean),
+                                           repr_numbers(sd)))
+}
+
+#' @rdname normalizer_standardize
+#' @param min,max Finite numbers with `max > min`: one each, or one per value
+#'   of a multi-valued feature.
+#' @export
+normalizer_min_max <- function(min, max) {
+  if (!is.numeric(min) || length(min) < 1L || !all(is.finite(min))) {
+    abort(paste0("`min` must be finite numbers, not ", describe(min), "."))
+  }
+  if (!is.numeric(max) || length(max) < 1L || !all(is.finite(max))) {
+    abort(paste0("`max` must be finite numbers, not ", describe(max), "."))
+  }
+  if (length(min) != length(max) && length(min) != 1L && length(max) != 1L) {
+    abort(sprintf("`min` and `max` must have the same length (or length 1), not %d and %d.",
+                  length(min), length(max)))
+  }
+  if (any(max <= min)) abort("`max` must be greater than `min` (for every value).")
+  shift_scale_normalizer(min, max - min, sprintf("normalizer_min_max(min=%s, max=%s)", repr_numbers(min),
+                                                 repr_numbers(max)))
+}
+
+# The normalizer (x - mean) / sd, as an R function that also tells the
+# engine its shift and scale (attribute "engine").
+shift_scale_normalizer <- function(mean, sd, repr) {
   fn <- function(x) {
     if (is.matrix(x) && (length(mean) > 1L || length(sd) > 1L)) {
       if (max(length(mean), length(sd)) != ncol(x)) {
@@ -45,8 +82,8 @@ normalizer_standardize <- function(mean, sd) {
     (x - mean) / sd
   }
   environment(fn) <- list2env(list(mean = as.numeric(mean), sd = as.numeric(sd)), parent = baseenv())
-  structure(fn, class = c("cppestimators_normalizer", "function"),
-            repr = sprintf("normalizer_standardize(mean=%s, sd=%s)", repr_numbers(mean), repr_numbers(sd)))
+  structure(fn, class = c("cppestimators_normalizer", "function"), repr = repr,
+            engine = list(shift = as.numeric(mean), scale = as.numeric(sd)))
 }
 
 repr_numbers <- function(x) {

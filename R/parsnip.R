@@ -166,8 +166,8 @@ parsnip_arg_map <- list(
   multinom_reg = c(penalty = "penalty", mixture = "mixture"),
   mlp = c(hidden_units = "hidden_units", penalty = "penalty", dropout = "dropout", epochs = "epochs",
           activation = "activation_fn", learn_rate = "learning_rate"),
-  boost_tree = c(trees = "n_trees", tree_depth = "max_depth", learn_rate = "learning_rate",
-                 min_n = "min_hessian_sum", loss_reduction = "tree_complexity", stop_iter = "early_stop")
+  boost_tree = c(trees = "n_trees", tree_depth = "max_depth", learn_rate = "learn_rate",
+                 min_n = "min_hessian_sum", loss_reduction = "loss_reduction", stop_iter = "early_stop")
 )
 
 parsnip_model_modes <- list(linear_reg = "regression", logistic_reg = "classification",
@@ -188,7 +188,7 @@ register_parsnip_model <- function(model) {
   }
   for (mode in modes) {
     parsnip::set_fit(model = model, eng = eng, mode = mode, value = list(
-      interface = "data.frame", protect = c("x", "y"),
+      interface = "data.frame", protect = c("x", "y", "weights"),
       func = c(pkg = "cppestimators", fun = "fit_cppestimators"),
       defaults = list(model = model, seed = quote(sample.int(10^5, 1)))))
     parsnip::set_encoding(model = model, eng = eng, mode = mode, options = list(

@@ -38,13 +38,16 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               min_hessian_sum = NULL, tree_complexity = NULL, early_stop = NULL,
                               optimizer = NULL, batch_size = NULL, steps = NULL, model_dir = NULL,
                               hooks = NULL, validation = 0, config = NULL, verbose = FALSE,
-                              seed = NULL, ...) {
+                              seed = NULL, weights = NULL, tolerance = 1e-4, learn_rate = NULL,
+                              loss_reduction = NULL, l1_regularization = NULL, l2_regularization = NULL,
+                              min_node_weight = NULL, n_batches_per_layer = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
-    abort(sprintf("unknown engine argument%s of the \"cppestimators\" engine: %s.%s",
-                  if (length(extra) > 1L) "s" else "", paste0("`", names(extra), "`", collapse = ", "),
-                  did_you_mean(names(extra)[1] %||% "", setdiff(names(formals(fit_cppestimators)),
-                                                               c("x", "y", "model", "...")))))
+    valid <- parsnip_engine_args(model)
+    abort(sprintf("unknown engine argument%s of the \"cppestimators\" engine for %s(): %s.%s The engine arguments are %s.",
+                  if (length(extra) > 1L) "s" else "", model, paste0("`", names(extra), "`", collapse = ", "),
+                  did_you_mean(names(extra)[1] %||% "", valid), paste0("`", valid, "`", collapse = ", ")),
+          class = "cppestimators_engine_argument")
   }
   check_choice(model, "model", parsnip_models)
   x <- parsnip_predictors(x)
@@ -57,36 +60,65 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     abort(paste0("the outcome must be numeric (regression) or a factor (classification), not ",
                  describe(y), "."))
   }
+  if (anyNA(y)) {
+    abort(sprintf(paste("the outcome has %d missing values (NA): drop those rows (na.omit(), or",
+                        "recipes::step_naomit(all_outcomes(), skip = TRUE)) or impute them."), sum(is.na(y))),
+          class = "cppestimators_missing_values")
+  }
   levels <- if (classification) levels(y)
   check_parsnip_classes(model, levels)
   validation <- check_number(validation, "validation", min = 0, max = 1, exclusive_max = TRUE,
                              must = "a share of the rows in [0, 1)")
   verbose <- check_flag(verbose, "verbose")
+  tolerance <- check_number(tolerance, "tolerance", min = 0, must = "a number >= 0")
   trees <- identical(model, "boost_tree")
+  linear <- model %in% c("linear_reg", "logistic_reg", "multinom_reg")
   n <- nrow(x)
+  weights <- parsnip_weights(weights, n)
   val_rows <- if (validation > 0) sort(sample.int(n, max(1L, floor(n * validation)))) else integer()
   if (length(val_rows) >= n) abort("`validation` leaves no rows to train on.")
   train_rows <- setdiff(seq_len(n), val_rows)
   features <- names(x)
   outcome <- make.unique(c(features, ".outcome"))[length(features) + 1L]
+  weight_name <- if (!is.null(weights)) make.unique(c(features, outcome, ".weight"))[length(features) + 2L]
   data_of <- function(rows) {
     d <- x[rows, , drop = FALSE]
     d[[outcome]] <- if (classification) as.character(y[rows]) else as.numeric(y[rows])
+    if (!is.null(weight_name)) d[[weight_name]] <- weights[rows]
     d
   }
 
-  columns <- feature_columns_from_data(x, dense = !model %in% c("linear_reg", "logistic_reg", "multinom_reg"),
+  columns <- feature_columns_from_data(x[train_rows, , drop = FALSE], dense = !linear,
                                        embedding_above = if (trees) Inf else 50L)
+  temporary <- is.null(model_dir)
   config <- parsnip_config(config, model_dir, seed)
   n_train <- length(train_rows)
+  # linear models: every row in each step (the gradient of the whole
+  # training loss, as glm's and glmnet's solvers use), as the trees do
+  per_layer <- if (trees) check_whole(n_batches_per_layer, "n_batches_per_layer", max = 1e6)
   batch_size <- check_whole(batch_size, "batch_size", max = .Machine$integer.max) %||%
-    if (trees) n_train else min(32L, n_train)
-  per_layer <- ceiling(n_train / batch_size)
+    if (!is.null(per_layer)) ceiling(n_train / per_layer) else if (trees || linear) n_train else min(32L, n_train)
+  batch_size <- min(batch_size, n_train)
+  per_layer <- per_layer %||% ceiling(n_train / batch_size)
+  if (trees) {
+    learning_rate <- learn_rate %||% learning_rate
+    tree_complexity <- loss_reduction %||% tree_complexity
+    min_hessian_sum <- min_hessian_sum %||% min_node_weight
+  } else if (!is.null(learn_rate)) {
+    learning_rate <- learn_rate
+  }
+  rows_per_layer <- per_layer * batch_size
   est <- parsnip_estimator(model, columns, levels, config, per_layer = per_layer, args = list(
     penalty = penalty, mixture = mixture, hidden_units = hidden_units, dropout = dropout,
     activation_fn = activation_fn, learning_rate = learning_rate, optimizer = optimizer,
-    n_trees = n_trees, max_depth = max_depth, tree_complexity = tree_complexity,
-    min_node_weight = (min_hessian_sum %||% 0) / (per_layer * batch_size)))
+    n_trees = n_trees, max_depth = max_depth, batch_rows = batch_size, full_batch = batch_size >= n_train,
+    # boost_tree(): xgboost's scale (sums over the rows) to the estimator's (means over a layer's rows)
+    tree_complexity = (tree_complexity %||% 0) / rows_per_layer,
+    l1_regularization = (l1_regularization %||% 0) / rows_per_layer,
+    l2_regularization = (l2_regularization %||% 1) / rows_per_layer,
+    min_node_weight = (min_hessian_sum %||% 1) / rows_per_layer),
+    weight_column = weight_name)
+  if (!trees) est <- start_at_base_rate(est, y[train_rows], levels, weights[train_rows], linear = linear)
 
   steps <- check_whole(steps, "steps", max = 2^53)
   if (trees) {
@@ -95,19 +127,97 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     every <- per_layer * est$spec$model$max_depth
   } else {
     epochs <- check_whole(epochs, "epochs", max = .Machine$integer.max)
-    num_epochs <- if (is.null(epochs) && !is.null(steps)) NULL else epochs %||% 20L
+    # linear models: at most 1000 passes, stopped once converged
+    default_epochs <- if (linear) 1000L else 20L
+    num_epochs <- if (is.null(epochs) && !is.null(steps)) NULL else epochs %||% default_epochs
     every <- ceiling(n_train / batch_size)
   }
   input <- input_fn(data_of(train_rows), features = all_of(features), response = all_of(outcome),
                     batch_size = batch_size, shuffle = TRUE, num_epochs = num_epochs)
   hooks <- if (is.function(hooks)) hooks(est) else hooks
-  hooks <- c(normalize_hooks(hooks),
+  watch <- if (!trees) convergence_watch(every, tolerance, stop = linear)
+  hooks <- c(normalize_hooks(hooks), if (!is.null(watch)) list(watch$hook),
              parsnip_evaluation_hooks(est, if (length(val_rows)) data_of(val_rows) else data_of(train_rows),
                                       features, outcome, validation > 0, early_stop, every))
   with_options(list(cppestimators.progress = verbose && progress_enabled()), {
     quiet_unless(verbose, train(est, input_fn = input, steps = steps, hooks = hooks))
   })
+  if (!is.null(watch) && tolerance > 0) warn_unconverged(watch, model, if (linear) max(tolerance, 1e-3) else 0.05)
+  if (temporary) {
+    # the variables live in the estimator object (saveRDS() keeps them): the
+    # fit leaves nothing on disk
+    remember_weights(est)
+    unlink(est$spec$model_dir, recursive = TRUE)
+  }
   est
+}
+
+# The engine arguments of a model type, for the message of an unknown one.
+parsnip_engine_args <- function(model) {
+  common <- c("batch_size", "steps", "model_dir", "hooks", "validation", "config", "verbose")
+  switch(model,
+    boost_tree = c("learning_rate", "l1_regularization", "l2_regularization", "tree_complexity",
+                   "min_node_weight", "n_batches_per_layer", common),
+    mlp = c("optimizer", "tolerance", common),
+    c("optimizer", "learning_rate", "epochs", "tolerance", common))
+}
+
+# Case weights (parsnip's `weights`): numbers >= 0, scaled to a mean of 1 so
+# that the loss, and with it the penalty's scale, is that of unweighted rows.
+parsnip_weights <- function(weights, n) {
+  if (is.null(weights)) return(NULL)
+  w <- as.numeric(weights)
+  if (length(w) != n || anyNA(w) || any(w < 0) || !any(w > 0)) {
+    abort(sprintf("case weights must be %d numbers >= 0 (not all 0), without NA.", n),
+          class = "cppestimators_weight_error")
+  }
+  w / mean(w)
+}
+
+# A hook noting the training loss of each step, stopping training (`stop`)
+# once the mean loss of the last `window` steps (at least 10, and at least
+# one epoch of `every` steps) fell by less than `tolerance` (relative) from
+# the window before. `$state()` says where training ended.
+convergence_watch <- function(every, tolerance, stop) {
+  window <- max(10L, as.integer(every))
+  size <- 2L * window
+  losses <- numeric(size)
+  seen <- 0L
+  converged <- FALSE
+  # the relative fall of the mean loss between the last two windows of k steps
+  change <- function(k) {
+    i <- ((seen - seq_len(2L * k)) %% size) + 1L  # newest first
+    before <- mean(losses[i[k + seq_len(k)]])
+    (before - mean(losses[i[seq_len(k)]])) / max(abs(before), 1e-12)
+  }
+  hook <- session_run_hook(
+    before_run = function(context) session_run_args(loss = "loss"),
+    after_run = function(context, values) {
+      seen <<- seen + 1L
+      losses[(seen - 1L) %% size + 1L] <<- values$results$loss
+      if (stop && tolerance > 0 && seen >= size && seen %% window == 0L && change(window) < tolerance) {
+        converged <<- TRUE
+        context$request_stop()
+      }
+    })
+  list(hook = hook, state = function() {
+    k <- min(window, seen %/% 2L)
+    list(converged = converged, change = if (k >= 1L) change(k) else NA_real_, steps = seen, window = k)
+  })
+}
+
+# A warning when training ended while its loss was still falling by more
+# than `threshold` (relative) between its last two windows of steps.
+warn_unconverged <- function(watch, model, threshold) {
+  st <- watch$state()
+  if (st$converged || !is.finite(st$change) || st$change <= threshold) return(invisible())
+  fix <- if (model == "mlp") "raise `epochs` (mlp(epochs = )) or `learn_rate`" else
+    "raise `epochs` (set_engine(\"cppestimators\", epochs = ))"
+  warning(structure(class = c("cppestimators_convergence_warning", "warning", "condition"), list(
+    message = sprintf(paste("%s() stopped before its training converged: the mean loss still fell by %.2g%%",
+                            "over its last %d steps. To train longer, %s."),
+                      model, 100 * st$change, st$window, fix),
+    call = NULL)))
 }
 
 #' @rdname fit_cppestimators
@@ -166,6 +276,24 @@ check_parsnip_classes <- function(model, levels) {
   invisible()
 }
 
+# The estimator with its bias starting where the best constant model is (the
+# outcome's mean, the logit of the base rate, the log of each class's share),
+# as glm and glmnet start: training then spends its steps on the slopes. The
+# linear models' bias is left out of the penalty, as glmnet's intercept.
+start_at_base_rate <- function(est, y, levels, weights, linear) {
+  w <- weights %||% rep(1, length(y))
+  bias <- if (is.null(levels)) {
+    sum(w * y) / sum(w)
+  } else {
+    p <- vapply(seq_along(levels), function(k) sum(w[as.integer(y) == k]), 1) / sum(w)
+    p <- pmin(pmax(p, 1e-6), 1 - 1e-6)
+    if (length(levels) == 2L) stats::qlogis(p[2]) else log(p) - mean(log(p))
+  }
+  est$spec$model$bias_init <- as.numeric(bias)
+  if (linear) est$spec$model$bias_regularized <- 0
+  est
+}
+
 # The run configuration of a fit: the user's (or the default), in a new
 # directory of its own under `model_dir`, seeded from R's generator unless
 # it has a seed.
@@ -181,7 +309,7 @@ parsnip_config <- function(config, model_dir, seed) {
   config$replace(model_dir = dir)
 }
 
-parsnip_estimator <- function(model, columns, levels, config, per_layer, args) {
+parsnip_estimator <- function(model, columns, levels, config, per_layer, args, weight_column = NULL) {
   k <- length(levels)
   classifier <- !is.null(levels)
   lv <- if (classifier) levels
@@ -189,12 +317,17 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args) {
     linear_reg = , logistic_reg = , multinom_reg = {
       mixture <- check_number(args$mixture %||% 1, "mixture", min = 0, max = 1)
       penalty <- check_number(args$penalty %||% 0, "penalty", min = 0)
-      opt <- parsnip_optimizer(args$optimizer, args$learning_rate, "Ftrl", 0.2,
-                               l1 = penalty * mixture, l2 = penalty * (1 - mixture) / 2)
+      # glmnet's penalty on the mean loss, as FTRL strengths of the summed
+      # loss of a step's rows (squared error is twice glmnet's RSS / 2n)
+      rows <- args$batch_rows * if (classifier) 1 else 2
+      opt <- parsnip_optimizer(args$optimizer, args$learning_rate, "Ftrl", if (args$full_batch) 0.5 else 0.2,
+                               l1 = rows * penalty * mixture, l2 = rows * penalty * (1 - mixture) / 2,
+                               per_step = TRUE)
       if (classifier) {
-        linear_classifier(columns, n_classes = k, label_vocabulary = lv, optimizer = opt, config = config)
+        linear_classifier(columns, n_classes = k, label_vocabulary = lv, optimizer = opt, config = config,
+                          weight_column = weight_column)
       } else {
-        linear_regressor(columns, optimizer = opt, config = config)
+        linear_regressor(columns, optimizer = opt, config = config, weight_column = weight_column)
       }
     },
     mlp = {
@@ -206,18 +339,19 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args) {
       act <- args$activation_fn %||% "relu"
       if (classifier) {
         dnn_classifier(units, columns, n_classes = k, label_vocabulary = lv, optimizer = opt,
-                       activation_fn = act, dropout = dropout, config = config)
+                       activation_fn = act, dropout = dropout, config = config, weight_column = weight_column)
       } else {
         dnn_regressor(units, columns, optimizer = opt, activation_fn = act, dropout = dropout,
-                      config = config)
+                      config = config, weight_column = weight_column)
       }
     },
     boost_tree = {
       if (!is.null(args$optimizer)) abort("boost_tree() has no `optimizer`: its trees are grown, not optimized.")
       tree_args <- list(columns, n_batches_per_layer = per_layer, n_trees = args$n_trees %||% 100L,
                         max_depth = args$max_depth %||% 6L, learning_rate = args$learning_rate %||% 0.1,
-                        tree_complexity = args$tree_complexity %||% 0,
-                        min_node_weight = args$min_node_weight, config = config)
+                        tree_complexity = args$tree_complexity, l1_regularization = args$l1_regularization,
+                        l2_regularization = args$l2_regularization, min_node_weight = args$min_node_weight,
+                        config = config, weight_column = weight_column)
       if (classifier) {
         do.call(boosted_trees_classifier, c(tree_args, list(n_classes = k, label_vocabulary = lv)))
       } else {
@@ -229,7 +363,7 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args) {
 # The optimizer of a fit: `optimizer` (a name or an optimizer_*() object,
 # default `default`) with `learning_rate` when given, and FTRL's L1/L2
 # strengths when a penalty is asked for.
-parsnip_optimizer <- function(optimizer, learning_rate, default, default_lr, l1 = 0, l2 = 0) {
+parsnip_optimizer <- function(optimizer, learning_rate, default, default_lr, l1 = 0, l2 = 0, per_step = FALSE) {
   optimizer <- optimizer %||% default
   known <- names(optimizer_constructors)
   if (is.character(optimizer) && length(optimizer) == 1L && optimizer %in% known) {
@@ -252,7 +386,9 @@ parsnip_optimizer <- function(optimizer, learning_rate, default, default_lr, l1 
     fields$l1_regularization_strength <- l1
     fields$l2_regularization_strength <- l2
   }
-  do.call(optimizer_constructors[[name]], fields)
+  opt <- do.call(optimizer_constructors[[name]], fields)
+  if (per_step && name == "Ftrl") opt$penalty_per_step <- TRUE
+  opt
 }
 
 # An in-memory evaluation on the held-out rows every `every` steps when

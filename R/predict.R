@@ -24,6 +24,11 @@
 #'   levels of the factor response trained on, else `"0"`, `"1"`, ...) or
 #'   `"prob"` (classifiers: one column `.pred_<class>` of probabilities per
 #'   class, summing to 1 across a row).
+#' @param na_rows With a data frame as `input_fn`: `"na"` (the default)
+#'   predicts `NA` for the rows with a missing value in a numeric feature
+#'   (or in a categorical one whose vocabulary column has no
+#'   out-of-vocabulary bucket or default value), as `predict()` of `lm()`
+#'   with `na.action = na.exclude` does; `"error"` makes such rows an error.
 #' @param ... With a data frame as `input_fn`: `batch_size`, as for
 #'   [train()]. Any other argument is an error naming the nearest valid
 #'   one.
@@ -47,8 +52,15 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                  predict_keys = c("predictions", "classes", "class_ids",
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
-                                 yield_single_examples = TRUE, type = NULL, ...) {
+                                 yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"), ...) {
   if (is.data.frame(input_fn)) {
+    na_rows <- match.arg(na_rows)
+    incomplete <- if (na_rows == "na") incomplete_rows(object, input_fn)
+    if (length(incomplete)) {
+      return(predict_complete_rows(object, input_fn, incomplete, checkpoint_path = checkpoint_path,
+                                   predict_keys = predict_keys, hooks = hooks, simplify = simplify,
+                                   type = type, ...))
+    }
     input_fn <- data_input(object, input_fn, "infer", "predict", ...)
   } else {
     check_method_dots(dots_names(...), "predict", predict.tf_estimator)
@@ -84,6 +96,37 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
   df <- data.frame(row.names = seq_along(out[[1]]))
   for (k in names(out)) df[[k]] <- out[[k]]
   df
+}
+
+# The rows of a data frame with a missing value (NA) that the model can not
+# read: in a numeric feature, or a categorical one whose vocabulary column
+# has no out-of-vocabulary bucket or default value. One pass in C over the
+# columns when nothing is missing.
+incomplete_rows <- function(object, data) {
+  plan <- column_plan(object)
+  keys <- intersect(c(plan$numeric_keys, plan$strict_keys), names(data))
+  if (!length(keys)) return(integer())
+  x <- if (identical(keys, names(data))) data else data[keys]
+  if (!anyNA(x, recursive = TRUE)) return(integer())
+  which(!stats::complete.cases(x))
+}
+
+# predict() of the complete rows, with NA for the others, in the input's
+# order (as predict() of lm() with na.action = na.exclude).
+predict_complete_rows <- function(object, data, incomplete, simplify, ...) {
+  n <- nrow(data)
+  keep <- setdiff(seq_len(n), incomplete)
+  if (!length(keep)) {
+    abort(sprintf(paste("predict(): every row of the data has a missing value (NA) in a feature the model",
+                        "reads (%d rows): impute them or give complete rows."), n),
+          class = "cppestimators_missing_values")
+  }
+  out <- predict(object, data[keep, , drop = FALSE], simplify = simplify, na_rows = "error", ...)
+  at <- match(seq_len(n), keep)
+  if (!isTRUE(simplify)) return(lapply(at, function(i) if (is.na(i)) NULL else out[[i]]))
+  full <- out[at, , drop = FALSE]
+  rownames(full) <- NULL
+  full
 }
 
 # The keys asked of predict(), each a key of prediction_keys() or its unique

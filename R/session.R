@@ -233,6 +233,7 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   features <- mark_checked(plan, input_fn, session_features(estimator, plan, input_fn$features))
   read <- if (identical(names(input_fn$features), plan$keys)) input_fn$features else input_fn$features[plan$keys]
   seen <- check_seen_data(estimator, read, input_fn$labels, mode)
+  if (mode != "infer" && length(plan$strict_keys)) check_missing_categories(plan, read)
   labels <- NULL
   if (mode != "infer") {
     if (is.null(input_fn$labels)) {
@@ -294,4 +295,22 @@ as_input_fn <- function(input_fn, estimator) {
   }
   abort(paste0("`input_fn` must be made by input_fn() or numpy_input_fn() (or be a function returning one), not ",
                describe(input_fn), "."))
+}
+
+# A missing category (NA in a factor or character feature) in training or
+# evaluation data is an error for a vocabulary column with neither
+# out-of-vocabulary buckets nor a default value: it has no id to give it.
+check_missing_categories <- function(plan, features) {
+  x <- features[intersect(plan$strict_keys, names(features))]
+  if (!anyNA(x, recursive = TRUE)) return(invisible())
+  for (key in names(x)) {
+    if (!anyNA(x[[key]])) next
+    abort(sprintf(paste("feature '%s' has %d missing values (NA), first at row %d, and its vocabulary column has",
+                        "nowhere to put them: give the column `num_oov_buckets` (missing values then share the",
+                        "out-of-vocabulary buckets) or `default_value`, make NA a level of its own",
+                        "(recipes::step_unknown(), forcats::fct_na_value_to_level()), impute it",
+                        "(recipes::step_impute_mode()) or drop those rows (na.omit())."),
+                  key, sum(is.na(x[[key]])), which(is.na(x[[key]]))[1]),
+          class = "cppestimators_missing_values")
+  }
 }

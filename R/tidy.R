@@ -44,6 +44,12 @@
 #' @param normalize For boosted trees: divide the importances by their total.
 #' @param optimizer_state For DNN and wide & deep estimators: also list the
 #'   global step and the optimizer's variables.
+#' @param original_scale For linear estimators: report the weights of
+#'   numeric columns standardized by [normalizer_standardize()] (as
+#'   [feature_columns_from_data()] makes them) or [normalizer_min_max()] on
+#'   the scale of the data, as `lm()` and glmnet report theirs: each slope
+#'   divided by the column's scale, the intercept adjusted for the shifts.
+#'   `FALSE` gives the model's own weights, as [coef()] does.
 #' @param ... Unused.
 #' @return A data frame.
 #' @seealso [tidy.tf_estimator_metrics()] for the results of [evaluate()],
@@ -73,8 +79,37 @@ generics::augment
 
 #' @rdname tidy.tf_estimator
 #' @export
-tidy.tf_estimator <- function(x, normalize = FALSE, optimizer_state = FALSE, ...) {
-  tidy_model(estimator_model(x$spec), x, normalize = normalize, optimizer_state = optimizer_state)
+tidy.tf_estimator <- function(x, normalize = FALSE, optimizer_state = FALSE, original_scale = TRUE, ...) {
+  check_flag(original_scale, "original_scale")
+  out <- tidy_model(estimator_model(x$spec), x, normalize = normalize, optimizer_state = optimizer_state)
+  if (original_scale && inherits(estimator_model(x$spec), "cppestimators_model_linear")) {
+    out <- original_scale_weights(out, x$spec$feature_columns)
+  }
+  out
+}
+
+# A linear model's weights on the scale of the data, for the numeric columns
+# the engine normalizes (normalizer_standardize(), normalizer_min_max()):
+# with z = (x - shift) / scale, w * z = (w / scale) * x - w * shift / scale,
+# so each slope is divided by its scale and the intercept takes the shifts.
+original_scale_weights <- function(out, cols) {
+  groups <- if (!is.null(out$class)) out$class else if (!is.null(out$output)) out$output else rep(1L, nrow(out))
+  for (col in cols) {
+    norm <- if (inherits(col, "cppestimators_column_numeric")) attr(col$normalizer_fn, "engine", exact = TRUE)
+    if (is.null(norm)) next
+    rows <- which(out$column == col$name)
+    width <- length(rows) / length(unique(groups))
+    shift <- rep_len(norm$shift, width)
+    scale <- rep_len(norm$scale, width)
+    for (g in unique(groups)) {
+      r <- rows[groups[rows] == g]
+      icpt <- which(out$term == "(Intercept)" & groups == g)
+      w <- out$estimate[r]
+      out$estimate[icpt] <- out$estimate[icpt] - sum(w * shift / scale)
+      out$estimate[r] <- w / scale
+    }
+  }
+  out
 }
 
 # tidy() of the estimator `x` by its model spec `model`: a linear model's

@@ -162,7 +162,8 @@ test_that("predict(type =) gives parsnip's columns, one row per input row", {
 test_that("a DNN on columns read off iris reaches the accuracy of hand-written ones", {
   cfg <- run_config(tf_random_seed = 11)
   inferred <- dnn_classifier(hidden_units = c(10, 10), config = cfg, model_dir = tempfile(),
-                             feature_columns = feature_columns_from_data(iris, response = Species))
+                             feature_columns = feature_columns_from_data(iris, response = Species,
+                                                                         standardize = FALSE))
   by_hand <- dnn_classifier(hidden_units = c(10, 10), config = cfg, model_dir = tempfile(), n_classes = 3,
                             label_vocabulary = levels(iris$Species),
                             feature_columns = feature_columns(column_numeric("Sepal.Length", "Sepal.Width",
@@ -174,6 +175,11 @@ test_that("a DNN on columns read off iris reaches the accuracy of hand-written o
   acc_hand <- mean(quietly(predict(by_hand, iris, type = "class"))$.pred_class == iris$Species)
   expect_gt(acc_inferred, 0.9)
   expect_equal(acc_inferred, acc_hand)
+  # standardized (the default): as accurate
+  scaled <- dnn_classifier(hidden_units = c(10, 10), config = cfg, model_dir = tempfile(),
+                           feature_columns = feature_columns_from_data(iris, response = Species))
+  quietly(train(scaled, iris, num_epochs = 60, batch_size = 16))
+  expect_gt(mean(quietly(predict(scaled, iris, type = "class"))$.pred_class == iris$Species), 0.9)
 })
 
 test_that("new data are checked against what training saw, naming the column", {

@@ -172,8 +172,10 @@ test_that("parsnip's arguments reach the estimator's spec", {
   expect_identical(m$n_trees, 7)
   expect_identical(m$max_depth, 2)
   expect_identical(m$learning_rate, 0.3)
-  expect_identical(m$tree_complexity, 0.5)
-  expect_equal(m$min_node_weight, 4 / 32)  # a hessian sum of 4 over the 32 rows of one batch
+  # xgboost's scale (sums over the 32 rows of one batch) to the estimator's (means)
+  expect_equal(m$tree_complexity, 0.5 / 32)
+  expect_equal(m$min_node_weight, 4 / 32)
+  expect_equal(m$l2_regularization, 1 / 32)  # xgboost's default lambda
   expect_identical(m$n_batches_per_layer, 1)
 
   dnn <- fit_quietly(parsnip::set_mode(parsnip::set_engine(
@@ -195,8 +197,10 @@ test_that("parsnip's arguments reach the estimator's spec", {
                                          "cppestimators", epochs = 1), mpg ~ ., mtcars)
   opt <- parsnip::extract_fit_engine(lin)$spec$optimizer
   expect_identical(opt$name, "Ftrl")
-  expect_equal(opt$l1_regularization_strength, 0.05)
-  expect_equal(opt$l2_regularization_strength, 0.075)
+  # glmnet's penalty of the mean loss: per step, times the 32 rows of the batch, twice for squared error
+  expect_equal(opt$l1_regularization_strength, 32 * 2 * 0.2 * 0.25)
+  expect_equal(opt$l2_regularization_strength, 32 * 2 * 0.2 * 0.75 / 2)
+  expect_true(opt$penalty_per_step)
 })
 
 test_that("epochs, steps and batch_size set the length of training", {
@@ -218,7 +222,7 @@ test_that("stop_iter stops boosting on the validation rows", {
   d$y <- d$x + stats::rnorm(200, sd = 0.5)
   spec <- parsnip::set_mode(parsnip::set_engine(
     parsnip::boost_tree(trees = 200, tree_depth = 4, learn_rate = 0.5, stop_iter = 3),
-    "cppestimators", validation = 0.3), "regression")
+    "cppestimators", validation = 0.3, model_dir = tempfile()), "regression")
   fit <- fit_quietly(spec, y ~ ., d)
   est <- parsnip::extract_fit_engine(fit)
   expect_lt(variable_value(est, "global_step")[[1]], 200 * 4)
@@ -334,5 +338,6 @@ test_that("tune_grid() gives metrics for every candidate", {
   expect_setequal(m$hidden_units, c(2L, 6L))
   expect_true(all(c("accuracy", "roc_auc") %in% m$.metric))
   expect_true(all(m$n == 2L & is.finite(m$mean)))
-  expect_equal(nrow(tune::collect_notes(res)), 0L)
+  # five epochs are short of convergence: the only notes say so
+  expect_true(all(grepl("stopped before its training converged", tune::collect_notes(res)$note)))
 })

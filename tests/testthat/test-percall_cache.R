@@ -55,7 +55,7 @@ test_that("the identity of the data's vectors is a safe key: R copies a vector t
 test_that("predict() sees every modification of the data frame", {
   df <- percall_frame()
   est <- percall_estimator(df)
-  f <- function(data) predict(est, data)$predictions
+  f <- function(data) predict(est, data, na_rows = "error")$predictions
   features <- df[paste0("x", 1:6)]
   p0 <- f(features)
   expect_identical(f(features), p0)
@@ -107,7 +107,7 @@ test_that("a vector modified in place through a variable that is its only refere
   p1 <- predict(est, as.data.frame(l))$predictions
   expect_identical(p1, p0)
   l$x1[2] <- NA
-  expect_same_as_uncached(function(data) predict(est, data), as.data.frame(l),
+  expect_same_as_uncached(function(data) predict(est, data, na_rows = "error"), as.data.frame(l),
                           error = "feature 'x1' contains missing values (NA), first at row 2")
   l$x1[2] <- x1[2]
   expect_identical(predict(est, as.data.frame(l))$predictions, p0)
@@ -124,7 +124,7 @@ test_that("data.table's in-place set() of a column the cache refers to is seen",
   # set() writes into the vector every holder shares, the input_fn() included
   data.table::set(dt, i = 3L, j = "x2", value = NA_real_)
   na <- "feature 'x2' contains missing values (NA), first at row 3"
-  expect_same_as_uncached(function(data) predict(est, data), dt, error = na)
+  expect_same_as_uncached(function(data) predict(est, data, na_rows = "error"), dt, error = na)
   expect_same_as_uncached(function(data) predict(est, data), input, error = na)
   data.table::set(dt, i = 3L, j = "x2", value = df$x2[3] + 1)
   p <- expect_same_as_uncached(function(data) predict(est, data)$predictions, dt)
@@ -211,7 +211,7 @@ test_that("a wide data frame: the checks still name the first bad column and row
   g <- df
   g$x599[200] <- NA
   g$x300[250] <- NaN
-  expect_same_as_uncached(function(data) predict(est, data), g,
+  expect_same_as_uncached(function(data) predict(est, data, na_rows = "error"), g,
                           error = "feature 'x300' contains missing values (NA), first at row 250")
   g <- df
   g$x17 <- as.Date("2020-01-01") + seq_len(256)

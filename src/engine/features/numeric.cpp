@@ -22,6 +22,15 @@ class NumericTransform : public FeatureTransform {
       : FeatureTransform(spec), key_(spec.str("key")), width_(static_cast<int>(spec.num("width"))) {
     if (width_ <= 0)
       throw std::invalid_argument("column '" + name() + "' must have a positive shape");
+    // a normalizer the engine applies: (x - shift) / scale, per value column
+    if (spec.has("shift") || spec.has("scale")) {
+      shift_ = per_value(spec, "shift", 0.0);
+      scale_ = per_value(spec, "scale", 1.0);
+      for (double v : scale_)
+        if (!(v > 0.0) || !std::isfinite(v))
+          throw std::invalid_argument("column '" + name() +
+                                      "': the normalizer's scale must be > 0");
+    }
   }
   std::string constructor() const override { return "column_numeric()"; }
   ColumnRole role() const override { return ColumnRole::Dense; }
@@ -41,14 +50,17 @@ class NumericTransform : public FeatureTransform {
                                   " value(s) per row but its column_numeric() has shape " +
                                   std::to_string(width_) + ": it must be a matrix with " +
                                   std::to_string(width_) + " columns");
-    if (c.checked || all_valid(c)) return std::make_unique<Bound>(c);
+    if (c.checked || all_valid(c)) return std::make_unique<Bound>(c, shift_, scale_);
     // something to report: find the first problem, in the order of the messages
     for (int j = 0; j < c.width; ++j)
       for (std::int64_t r = 0; r < c.n; ++r)
         if (c.missing(r, j))
           throw std::invalid_argument("feature '" + name() +
                                       "' contains missing values (NA), first at row " +
-                                      std::to_string(r + 1));
+                                      std::to_string(r + 1) +
+                                      ": impute them (recipes::step_impute_mean(), "
+                                      "step_impute_median(), step_impute_knn(), ...) or drop those "
+                                      "rows (na.omit()); predict() gives NA for such rows");
     // values the engine's float32 cannot hold would give Inf or NaN predictions
     if (c.type == ColumnType::Double)
       for (int j = 0; j < c.width; ++j)
@@ -64,10 +76,21 @@ class NumericTransform : public FeatureTransform {
                 "' contains values beyond the float32 range (|x| > 3.4e38), first at row " +
                 std::to_string(r + 1));
         }
-    return std::make_unique<Bound>(c);
+    return std::make_unique<Bound>(c, shift_, scale_);
   }
 
  private:
+  std::vector<double> per_value(const Spec& spec, const char* field, double none) const {
+    if (!spec.has(field)) return std::vector<double>(static_cast<std::size_t>(width_), none);
+    const std::vector<double>& v = spec.numbers(field);
+    if (v.size() == 1) return std::vector<double>(static_cast<std::size_t>(width_), v[0]);
+    if (v.size() != static_cast<std::size_t>(width_))
+      throw std::invalid_argument("column '" + name() + "': the normalizer has " +
+                                  std::to_string(v.size()) + " values of " + field + " for " +
+                                  std::to_string(width_) + " values per row");
+    return v;
+  }
+
   // One branch-free pass over the values (vectorised by the compiler): true
   // when none is missing and every double is finite within float32's range.
   static bool all_valid(const ColumnView& c) {
@@ -85,13 +108,28 @@ class NumericTransform : public FeatureTransform {
 
   class Bound : public BoundDense {
    public:
-    explicit Bound(const ColumnView& c) : c_(c) {}
+    Bound(const ColumnView& c, const std::vector<double>& shift, const std::vector<double>& scale)
+        : c_(c), shift_(shift), scale_(scale) {}
     // Column by column: each value column of the batch is read from one
     // contiguous R vector.
     void gather(const int* rows, int count, float* out, int stride) override {
       for (int j = 0; j < c_.width; ++j) {
         const std::int64_t base = static_cast<std::int64_t>(j) * c_.n;
         float* o = out + j;
+        if (!scale_.empty()) {  // normalized in double, as R computes (x - mean) / sd
+          const double m = shift_[static_cast<std::size_t>(j)];
+          const double sd = scale_[static_cast<std::size_t>(j)];
+          if (c_.type == ColumnType::Double) {
+            const double* src = c_.doubles + base;
+            for (int r = 0; r < count; ++r)
+              o[static_cast<std::size_t>(r) * stride] = static_cast<float>((src[rows[r]] - m) / sd);
+          } else {
+            const int* src = c_.ints + base;
+            for (int r = 0; r < count; ++r)
+              o[static_cast<std::size_t>(r) * stride] = static_cast<float>((src[rows[r]] - m) / sd);
+          }
+          continue;
+        }
         if (c_.type == ColumnType::Double) {
           const double* src = c_.doubles + base;
           for (int r = 0; r < count; ++r)
@@ -106,10 +144,13 @@ class NumericTransform : public FeatureTransform {
 
    private:
     const ColumnView& c_;
+    const std::vector<double>& shift_;
+    const std::vector<double>& scale_;  // empty: the values as they are
   };
 
   std::string key_;
   int width_;
+  std::vector<double> shift_, scale_;
 };
 
 // Number of boundaries <= x.

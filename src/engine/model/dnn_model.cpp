@@ -65,6 +65,7 @@ DnnModel::DnnModel(const Spec& spec, int units)
     w.init_scale = std::sqrt(6.0 / (fan_in + out));
     kernels_.push_back(&add(std::move(w)));
     biases_.push_back(&add(Parameter::single(scope + "bias", {out})));
+    if (logits) start_bias(spec, *biases_.back());
     fan_in = logits ? out : out * act_.width_factor();
   }
 }

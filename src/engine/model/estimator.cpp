@@ -81,17 +81,25 @@ void Estimator::update_learning_rates() {
 void Estimator::initialize() {
   Rng rng(spec_.seed);
   model_->initialize(rng);
-  for (Parameter* pp : model_->parameters()) {
-    Parameter& p = *pp;
-    if (p.slots.empty()) continue;
-    const auto init = optimizers_[static_cast<std::size_t>(p.group)]->slot_initial_values();
-    for (std::size_t s = 0; s < p.slots.size(); ++s)
-      std::fill(p.slots[s].begin(), p.slots[s].end(), init[s]);
-  }
-  for (auto& o : optimizers_) o->reset_extra();
   global_step_ = 0;
   lr_scale_ = 1.0f;
   update_learning_rates();
+  for (Parameter* pp : model_->parameters()) {
+    Parameter& p = *pp;
+    if (p.slots.empty()) continue;
+    Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
+    const auto init = opt.slot_initial_values();
+    for (std::size_t s = 0; s < p.slots.size(); ++s)
+      std::fill(p.slots[s].begin(), p.slots[s].end(), init[s]);
+    if (p.init == Init::Values) {
+      float* slots[Optimizer::kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
+      for (std::size_t s = 0; s < p.slots.size(); ++s) slots[s] = p.slots[s].data();
+      opt.set_regularized(p.regularized);
+      opt.start_from(p.value.data(), slots, p.value.size());
+      opt.set_regularized(true);
+    }
+  }
+  for (auto& o : optimizers_) o->reset_extra();
 }
 
 void Estimator::train_step(const FeatureBatch& batch, const float* logits, const float* dlogits,

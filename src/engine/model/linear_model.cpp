@@ -57,6 +57,7 @@ LinearModel::LinearModel(const Spec& spec, int units) : Model(spec, units) {
     }
   }
   bias_ = &add(Parameter::single(scope + "bias_weights", {u}));
+  start_bias(spec, *bias_);
 }
 
 std::string LinearModel::kind() const { return "linear"; }

@@ -1,6 +1,8 @@
 #include <cppestimators/model/model.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace cppestimators {
@@ -58,8 +60,24 @@ void Model::initialize(Rng& rng) {
       case Init::Constant:
         std::fill(p.value.begin(), p.value.end(), static_cast<float>(p.init_scale));
         break;
+      case Init::Values:
+        for (std::size_t i = 0; i < p.value.size(); ++i)
+          p.value[i] = p.init_values.empty() ? 0.0f : p.init_values[i % p.init_values.size()];
+        break;
     }
   }
+}
+
+void Model::start_bias(const Spec& spec, Parameter& bias) {
+  if (spec.has("bias_init")) {
+    const std::vector<double>& v = spec.numbers("bias_init");
+    if (v.size() != 1 && v.size() != bias.value.size())
+      throw std::invalid_argument("bias_init must have 1 or " + std::to_string(bias.value.size()) +
+                                  " values, not " + std::to_string(v.size()));
+    bias.init = Init::Values;
+    bias.init_values.assign(v.begin(), v.end());
+  }
+  if (spec.has("bias_regularized")) bias.regularized = spec.num("bias_regularized") != 0.0;
 }
 
 Parameter& Model::add(Parameter p) {

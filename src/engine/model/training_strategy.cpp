@@ -36,6 +36,7 @@ void GradientStep::apply(const StepStats& stats, const Optimizers& optimizers, W
     Optimizer& opt = *optimizers[static_cast<std::size_t>(p.group)];
     float* slots[Optimizer::kMaxSlots] = {nullptr, nullptr, nullptr, nullptr};
     for (std::size_t s = 0; s < p.slots.size(); ++s) slots[s] = p.slots[s].data();
+    opt.set_regularized(p.regularized);
     if (g.sparse)
       opt.apply_sparse(p.value.data(), slots, p.row_width, p.rows(), g.rows, g.values, g.count);
     else

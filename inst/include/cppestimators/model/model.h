@@ -97,6 +97,9 @@ class Model {
   // For a model trained otherwise than by gradient steps (boosted trees).
   void set_training(TrainingStrategy& t) { training_ = &t; }
   Parameter& add(Parameter p);
+  // The starting values ("bias_init", one or one per unit) and penalty
+  // ("bias_regularized") a spec gives a model's bias, if any.
+  static void start_bias(const Spec& spec, Parameter& bias);
   FeatureSet features_;
   int units_;
   std::vector<std::string> use_;

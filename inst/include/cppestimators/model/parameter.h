@@ -16,9 +16,10 @@ enum class Init {
   TruncatedNormal,
   GlorotUniform,
   Constant,
-  Normal,  // init_offset + init_scale * N(0, 1)
-  Uniform  // init_offset + init_scale * U[0, 1)
-};         // Constant: init_scale everywhere
+  Normal,   // init_offset + init_scale * N(0, 1)
+  Uniform,  // init_offset + init_scale * U[0, 1)
+  Values    // init_values, repeated over the value when shorter
+};          // Constant: init_scale everywhere
 
 struct ParamView {
   std::string name;        // TF variable name, e.g. "linear/linear_model/x/weights"
@@ -34,8 +35,12 @@ struct Parameter {
   int group = 0;              // which optimizer updates it
   bool trainable = true;
   Init init = Init::Zeros;
-  double init_scale = 0.0;   // truncated normal: sd; Glorot uniform: limit
-  double init_offset = 0.0;  // truncated normal, normal: mean; uniform: minimum
+  double init_scale = 0.0;         // truncated normal: sd; Glorot uniform: limit
+  double init_offset = 0.0;        // truncated normal, normal: mean; uniform: minimum
+  std::vector<float> init_values;  // Init::Values
+  // false: the optimizer's L1/L2 penalties leave it alone (a bias fitted as
+  // glmnet fits its intercept)
+  bool regularized = true;
   std::vector<std::vector<float>> slots;
 
   // A parameter seen as one variable of the given shape.

@@ -21,6 +21,7 @@ double Optimizer::scheduled_rate(std::int64_t global_step) const {
 
 void Optimizer::set_step(std::int64_t global_step, double scale) {
   lr_ = static_cast<float>(scheduled_rate(global_step) * scale);
+  step_ = global_step;
 }
 
 std::vector<std::string> Optimizer::slot_names() const { return {}; }

@@ -49,6 +49,13 @@ class Optimizer {
   // Variables the optimizer keeps outside the slots, with scoped names.
   virtual std::vector<std::pair<std::string, float*>> extra_variables();
   virtual void reset_extra();
+  // Whether the parameters updated next take the optimizer's L1/L2
+  // penalties (only FTRL has any): set before each parameter's update.
+  virtual void set_regularized(bool) {}
+  // Called once after the slots of a parameter whose initial values are not
+  // zero took their initial values: the optimizers whose weights are a
+  // function of their slots (FTRL) make the slots agree with the values.
+  virtual void start_from(const float* /*param*/, float* const* /*slots*/, std::size_t /*n*/) {}
 
   // param[0..n) -= update(grad, slots)
   virtual void apply_dense(float* param, const float* grad, float* const* slots, std::size_t n) = 0;
@@ -64,6 +71,7 @@ class Optimizer {
   Spec spec_;
   std::string scope_;
   float lr_;
+  std::int64_t step_ = 0;  // the global step of the step being taken
 
  private:
   double base_lr_;
