@@ -14,7 +14,7 @@ csv_type_of <- function(x) {
 #' Specification for reading records from delimited text files
 #'
 #' Describes the columns of CSV (or other delimited) files: their names,
-#' types and the values that fill empty fields, as tfdatasets'
+#' types and the values that fill missing fields, as tfdatasets'
 #' `csv_record_spec()` does. Names and types that are not given are read
 #' from the first 1000 rows of `example_file`.
 #'
@@ -24,8 +24,21 @@ csv_type_of <- function(x) {
 #' skipped. Numeric and logical fields may carry blanks around the value;
 #' logical fields read `TRUE`/`FALSE` (also `True`, `true`, `T`, `1` and
 #' their negatives). Text is taken as UTF-8 (a leading byte order mark is
-#' dropped). Only an empty field is missing: `"NA"` is text in a character
-#' column and an error in a numeric one.
+#' dropped).
+#'
+#' @section Missing values:
+#' A field is missing when it is one of the `na` strings (by default an
+#' empty field or `NA`, as [utils::write.csv()] writes a missing value): a
+#' numeric or logical field without its blanks, quoted or not; a character
+#' field only unquoted (`"NA"` in quotes is the text `NA`). Missing fields
+#' do not change the guessed type of a column (a column of numbers and `NA`
+#' is numeric; one with no values at all is read as double).
+#'
+#' A missing value in a numeric or logical column is an error naming the
+#' file, the line and the column, unless `defaults` gives the column a
+#' value, which then fills it: a missing number never becomes 0 silently.
+#' A missing value in a character column is `NA` (a missing category, not
+#' the text `NA` or `""`) unless `defaults` gives the column a string.
 #'
 #' @param example_file A file with records like those to be read; needed
 #'   unless `names` and `types` (or `defaults`) are given.
@@ -40,11 +53,19 @@ csv_type_of <- function(x) {
 #'   of the data), or one string of letters, one per column (`i`, `d`, `c`,
 #'   `l`, `_`), e.g. `"ddic"`. `NULL`: taken from `defaults`, or guessed from
 #'   `example_file`.
-#' @param defaults A list with one value per column filling its empty
-#'   fields (e.g. `list(0, 0, 0L, "")`); `NA` fills them with `NA`, and
-#'   `NULL` makes an empty field an error. `NULL` (the whole argument): `0`,
-#'   `0L`, `FALSE` or `""` according to the type.
+#' @param defaults A list with one value per column filling its missing
+#'   fields (e.g. `list(0, 0, 0L, "")`); each value also gives the column's
+#'   type unless `types` does. `NA` gives no default and leaves the type to
+#'   be guessed from `example_file` (a typed `NA`, such as `NA_real_`, gives
+#'   its type): a missing field is then an error in a numeric or logical
+#'   column and `NA` in a character one. `NULL` makes a missing field an
+#'   error in any column, its type guessed when `types` is not given.
+#'   `NULL` (the whole argument): no defaults, as if every value were `NA`.
 #' @param delim The character separating fields (default `","`).
+#' @param na The strings that stand for a missing value, as in
+#'   `readr::read_csv()`: by default `c("", "NA")`; `character()` makes no
+#'   field missing (an empty field is then an empty string, and an error in
+#'   a numeric column). Used both to guess the types and to read the files.
 #' @return A record spec (class `cppestimators_record_spec`) for
 #'   [text_line_dataset()].
 #' @seealso [text_line_dataset()], [dataset_collect()].
@@ -53,11 +74,30 @@ csv_type_of <- function(x) {
 #' writeLines(c("x,y,label", "1.5,2,a", ",3,\"b, c\""), f)
 #' spec <- csv_record_spec(f)
 #' spec
+#' # x is missing on line 3 and has no default: an error naming file and line
+#' try(dataset_collect(text_line_dataset(f, spec)))
+#' # a default for x (NA: no default, the type guessed from the file)
+#' spec <- csv_record_spec(f, defaults = list(0, NA, NA))
 #' dataset_collect(text_line_dataset(f, spec))
+#'
+#' # a file written by write.csv(), which writes a missing number as NA
+#' g <- tempfile(fileext = ".csv")
+#' write.csv(data.frame(x = c(1.5, NA, 3), s = c("a", NA, "NA")), g, row.names = FALSE)
+#' csv_record_spec(g)  # x is a double, NA a missing value
+#' dataset_collect(text_line_dataset(g, csv_record_spec(g, defaults = list(-1, NA))))
+#' # other texts for a missing value
+#' h <- tempfile(fileext = ".csv")
+#' writeLines(c("x,s", "1,a", "?,b", "3,"), h)
+#' dataset_collect(text_line_dataset(h, csv_record_spec(h, na = c("?", ""), defaults = list(-1, NA))))
 #' @export
 csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, defaults = NULL,
-                            delim = ",") {
+                            delim = ",", na = c("", "NA")) {
   check_string(delim, "delim")
+  if (!is.character(na) || anyNA(na)) {
+    abort(sprintf("`na` must be a character vector of the strings that mean a missing value, not %s.",
+                  describe(na)))
+  }
+  na <- unique(enc2utf8(na))
   if (nchar(delim, type = "bytes") != 1L || delim %in% c("\"", "\n", "\r")) {
     abort(sprintf("`delim` must be a single character other than a quote or a line break, not \"%s\".",
                   delim))
@@ -69,10 +109,18 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
                   describe(names)))
   }
   if (!is.null(defaults) && !is.list(defaults)) defaults <- as.list(defaults)
+  # columns whose type is guessed: all when neither `types` nor `defaults`
+  # is given, else those whose default is NULL or NA
+  guess <- is.null(types) && (is.null(defaults) || any(vapply(defaults, csv_guessed_default, TRUE)))
   preview <- NULL
-  if (is.null(names) || (is.null(types) && is.null(defaults))) {
+  if (is.null(names) || guess) {
     if (missing(example_file)) {
-      abort("`example_file` must be given unless `names` and `types` (or `defaults`) are.")
+      abort(if (!is.null(names) && !is.null(defaults)) {
+        paste0("`example_file` must be given to guess the type of a column whose default is NA or NULL ",
+               "(or give `types`, or a typed default such as NA_real_).")
+      } else {
+        "`example_file` must be given unless `names` and `types` (or `defaults`) are."
+      })
     }
     check_path(example_file, "example_file", exists = "file")
     # With types given only the header is read (the data may be what the
@@ -84,7 +132,7 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
       } else {
         utils::read.csv(example_file, header = is.null(names), sep = delim, skip = skip, nrows = 1000,
                         comment.char = "", stringsAsFactors = FALSE, check.names = FALSE,
-                        na.strings = character())
+                        na.strings = na)
       }),
       error = function(e) {
         abort(sprintf("`example_file`: cannot read '%s': %s", example_file, conditionMessage(e)))
@@ -102,13 +150,15 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
   }
   types <- if (!is.null(types)) {
     resolve_csv_types(types, n)
-  } else if (!is.null(defaults)) {
-    vapply(defaults, function(d) {
-      if (is.null(d)) abort("`types` must be given when `defaults` holds NULL (a column without a default).")
-      csv_type_of(d)
-    }, "", USE.NAMES = FALSE)
   } else {
-    vapply(preview, csv_type_of, "", USE.NAMES = FALSE)
+    guessed <- if (guess) vapply(preview, csv_guess_type, "", USE.NAMES = FALSE)
+    if (is.null(defaults)) {
+      guessed
+    } else {
+      vapply(seq_len(n), function(j) {
+        if (csv_guessed_default(defaults[[j]])) guessed[j] else csv_type_of(csv_unwrap(defaults[[j]]))
+      }, "")
+    }
   }
   if (length(types) != n) {
     abort(sprintf("`types` gives %d types for %d columns.", length(types), n))
@@ -116,8 +166,24 @@ csv_record_spec <- function(example_file, skip = 0, names = NULL, types = NULL, 
   if (all(types == "skip")) abort("`types`: every column is \"skip\"; keep at least one.")
   defaults <- resolve_csv_defaults(defaults, types, names)
   structure(list(names = names, types = unname(types), defaults = defaults, skip = skip,
-                 header = header, delim = delim),
+                 header = header, delim = delim, na = na),
             class = "cppestimators_record_spec")
+}
+
+# A default given as list(value) is the value.
+csv_unwrap <- function(d) if (is.list(d) && length(d) == 1L) d[[1]] else d
+
+# Whether a column's default leaves its type to the example file: NULL (no
+# default) or a bare NA (logical NA: "no default", not "a logical column").
+csv_guessed_default <- function(d) {
+  d <- csv_unwrap(d)
+  is.null(d) || (is.logical(d) && length(d) == 1L && is.na(d))
+}
+
+# The type of a column of the preview, read with the `na` strings as NA: a
+# column with no values at all (read.csv's logical NA) is taken as double.
+csv_guess_type <- function(x) {
+  if (is.logical(x) && all(is.na(x))) "double" else csv_type_of(x)
 }
 
 resolve_csv_types <- function(types, n) {
@@ -138,21 +204,21 @@ resolve_csv_types <- function(types, n) {
   unname(types)
 }
 
+# The defaults the reader takes: NULL for a column without one (a missing
+# field is an error), NA_character_ for a character column whose missing
+# fields are NA. An NA default is no default.
 resolve_csv_defaults <- function(defaults, types, names) {
   n <- length(types)
   if (is.null(defaults)) {
-    return(lapply(unname(types), function(t) {
-      switch(t, integer = 0L, double = 0, logical = FALSE, character = "", skip = NULL)
-    }))
+    return(lapply(unname(types), function(t) if (t == "character") NA_character_))
   }
   if (length(defaults) != n) {
     abort(sprintf("`defaults` gives %d values for %d columns.", length(defaults), n))
   }
   out <- vector("list", n)
   for (j in seq_len(n)) {
-    d <- defaults[[j]]
+    d <- csv_unwrap(defaults[[j]])
     if (is.null(d) || types[j] == "skip") next
-    if (is.list(d) && length(d) == 1L) d <- d[[1]]
     if (length(d) != 1L || !is.atomic(d)) {
       abort(sprintf("`defaults`: the default of column '%s' must be a single value or NULL, not %s.",
                     names[j], describe(d)))
@@ -164,6 +230,8 @@ resolve_csv_defaults <- function(defaults, types, names) {
                     format(d), switch(types[j], integer = "an integer", double = "a number",
                                       logical = "TRUE or FALSE", "a string")))
     }
+    # NA: no default; in a character column a missing field is then NA
+    if (is.na(v) && types[j] != "character") next
     out[j] <- list(v)
   }
   out
@@ -176,10 +244,13 @@ print.cppestimators_record_spec <- function(x, ...) {
               if (x$skip > 0) sprintf(", %g lines skipped", x$skip) else ""))
   defaults <- vapply(x$defaults, function(d) {
     if (is.null(d)) return("required")
-    paste0("default ", if (is.character(d) && !is.na(d)) paste0('"', d, '"') else format(d))
+    if (is.character(d) && is.na(d)) return("NA when missing")
+    paste0("default ", if (is.character(d)) paste0('"', d, '"') else format(d))
   }, "")
   defaults[x$types == "skip"] <- "left out"
   cat(paste0("  ", x$names, " <", x$types, "> ", defaults, collapse = "\n"), "\n", sep = "")
+  na <- x$na %||% ""
+  cat("  missing values:", if (length(na)) paste0('"', na, '"', collapse = ", ") else "none", "\n")
   invisible(x)
 }
 
@@ -241,7 +312,7 @@ dataset_chunks <- function(dataset) {
   block <- getOption("cppestimators.csv_block_size", 8 * 2^20)
   reader <- with_error_class(cpp_csv_reader_new(
     dataset$filenames, if (spec$header) rep("", length(spec$names)) else spec$names, spec$types,
-    spec$defaults, spec$skip, spec$delim, spec$header, threads, block
+    spec$defaults, spec$na %||% "", spec$skip, spec$delim, spec$header, threads, block
   ))
   list(
     next_chunk = function(n) {

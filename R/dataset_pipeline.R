@@ -15,7 +15,8 @@ engine_source.cppestimators_csv_dataset <- function(dataset) {
   threads <- if (is.null(dataset$parallel_records)) engine_threads() else as.integer(dataset$parallel_records)
   list(kind = "csv", files = dataset$filenames,
        names = if (spec$header) rep("", length(spec$names)) else spec$names,
-       types = spec$types, defaults = spec$defaults, skip = spec$skip, delim = spec$delim,
+       types = spec$types, defaults = spec$defaults, na = spec$na %||% "", skip = spec$skip,
+       delim = spec$delim,
        header = spec$header, threads = threads,
        block_size = getOption("cppestimators.csv_block_size", 8 * 2^20),
        column_names = spec$names[spec$types != "skip"])

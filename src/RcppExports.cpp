@@ -13,11 +13,12 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 
 // cpp_csv_reader_new
 SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names,
-                        Rcpp::CharacterVector types, Rcpp::List defaults, double skip,
-                        std::string delim, bool header, int threads, double block_size);
+                        Rcpp::CharacterVector types, Rcpp::List defaults, Rcpp::CharacterVector na,
+                        double skip, std::string delim, bool header, int threads,
+                        double block_size);
 RcppExport SEXP _cppestimators_cpp_csv_reader_new(SEXP filesSEXP, SEXP namesSEXP, SEXP typesSEXP,
-                                                  SEXP defaultsSEXP, SEXP skipSEXP, SEXP delimSEXP,
-                                                  SEXP headerSEXP, SEXP threadsSEXP,
+                                                  SEXP defaultsSEXP, SEXP naSEXP, SEXP skipSEXP,
+                                                  SEXP delimSEXP, SEXP headerSEXP, SEXP threadsSEXP,
                                                   SEXP block_sizeSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
@@ -25,13 +26,14 @@ RcppExport SEXP _cppestimators_cpp_csv_reader_new(SEXP filesSEXP, SEXP namesSEXP
   Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type names(namesSEXP);
   Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type types(typesSEXP);
   Rcpp::traits::input_parameter<Rcpp::List>::type defaults(defaultsSEXP);
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type na(naSEXP);
   Rcpp::traits::input_parameter<double>::type skip(skipSEXP);
   Rcpp::traits::input_parameter<std::string>::type delim(delimSEXP);
   Rcpp::traits::input_parameter<bool>::type header(headerSEXP);
   Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
   Rcpp::traits::input_parameter<double>::type block_size(block_sizeSEXP);
-  rcpp_result_gen = Rcpp::wrap(
-      cpp_csv_reader_new(files, names, types, defaults, skip, delim, header, threads, block_size));
+  rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_new(files, names, types, defaults, na, skip, delim,
+                                                  header, threads, block_size));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -770,7 +772,7 @@ RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_cppestimators_cpp_csv_reader_new", (DL_FUNC)&_cppestimators_cpp_csv_reader_new, 9},
+    {"_cppestimators_cpp_csv_reader_new", (DL_FUNC)&_cppestimators_cpp_csv_reader_new, 10},
     {"_cppestimators_cpp_csv_reader_next", (DL_FUNC)&_cppestimators_cpp_csv_reader_next, 2},
     {"_cppestimators_cpp_csv_reader_count", (DL_FUNC)&_cppestimators_cpp_csv_reader_count, 2},
     {"_cppestimators_cpp_csv_reader_rewind", (DL_FUNC)&_cppestimators_cpp_csv_reader_rewind, 1},

@@ -28,13 +28,12 @@ CsvType csv_type_of(const std::string& t) {
 
 }  // namespace
 
-std::unique_ptr<CsvReader> cppestimators::csv_reader_from_r(Rcpp::CharacterVector files,
-                                                            Rcpp::CharacterVector names,
-                                                            Rcpp::CharacterVector types,
-                                                            Rcpp::List defaults, double skip,
-                                                            std::string delim, bool header,
-                                                            int threads, double block_size) {
+std::unique_ptr<CsvReader> cppestimators::csv_reader_from_r(
+    Rcpp::CharacterVector files, Rcpp::CharacterVector names, Rcpp::CharacterVector types,
+    Rcpp::List defaults, Rcpp::CharacterVector na, double skip, std::string delim, bool header,
+    int threads, double block_size) {
   CsvOptions opt;
+  opt.na = Rcpp::as<std::vector<std::string>>(na);
   if (delim.size() != 1) Rcpp::stop("internal: the delimiter must be one character");
   opt.delim = delim[0];
   opt.header = header;
@@ -72,14 +71,16 @@ std::unique_ptr<CsvReader> cppestimators::csv_reader_from_r(Rcpp::CharacterVecto
 }
 
 // `names` may be empty strings (taken from the first file's header);
-// `defaults` a list of length-1 vectors, NULL for a column without one.
+// `defaults` a list of length-1 vectors, NULL for a column without one;
+// `na` the texts of a missing value.
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names,
-                        Rcpp::CharacterVector types, Rcpp::List defaults, double skip,
-                        std::string delim, bool header, int threads, double block_size) {
+                        Rcpp::CharacterVector types, Rcpp::List defaults, Rcpp::CharacterVector na,
+                        double skip, std::string delim, bool header, int threads,
+                        double block_size) {
   auto box = std::make_unique<CsvBox>();
-  box->reader =
-      csv_reader_from_r(files, names, types, defaults, skip, delim, header, threads, block_size);
+  box->reader = csv_reader_from_r(files, names, types, defaults, na, skip, delim, header, threads,
+                                  block_size);
   return Rcpp::XPtr<CsvBox>(box.release(), true);
 }
 

@@ -51,9 +51,9 @@ class RSourceEnv : public SourceEnv {
 
   std::unique_ptr<CsvReader> csv_reader(const Spec&) override {
     return csv_reader_from_r(src_["files"], src_["names"], src_["types"], src_["defaults"],
-                             Rcpp::as<double>(src_["skip"]), Rcpp::as<std::string>(src_["delim"]),
-                             Rcpp::as<bool>(src_["header"]), Rcpp::as<int>(src_["threads"]),
-                             Rcpp::as<double>(src_["block_size"]));
+                             src_["na"], Rcpp::as<double>(src_["skip"]),
+                             Rcpp::as<std::string>(src_["delim"]), Rcpp::as<bool>(src_["header"]),
+                             Rcpp::as<int>(src_["threads"]), Rcpp::as<double>(src_["block_size"]));
   }
   std::vector<FeatureSpec> example_features(const Spec&) override {
     return example_spec_from_r(src_["spec"]);

@@ -21,8 +21,9 @@ namespace cppestimators {
 std::unique_ptr<CsvReader> csv_reader_from_r(Rcpp::CharacterVector files,
                                              Rcpp::CharacterVector names,
                                              Rcpp::CharacterVector types, Rcpp::List defaults,
-                                             double skip, std::string delim, bool header,
-                                             int threads, double block_size);
+                                             Rcpp::CharacterVector na, double skip,
+                                             std::string delim, bool header, int threads,
+                                             double block_size);
 
 // glue_tfrecord.cpp: a parse spec (a list of lists: key, kind, var_len,
 // width, default) for the engine, and one column of a chunk as an R vector

@@ -16,7 +16,7 @@ test_that("names and types come from the example file and values match read.csv"
   spec <- csv_record_spec(f)
   expect_equal(spec$names, c("x", "n", "s", "b"))
   expect_equal(spec$types, c("double", "integer", "character", "logical"))
-  expect_equal(spec$defaults, list(0, 0L, "", FALSE))
+  expect_identical(spec$defaults, list(NULL, NULL, NA_character_, NULL))
   expect_identical(collect(f, spec), utils::read.csv(f, stringsAsFactors = FALSE))
 })
 
@@ -49,16 +49,23 @@ test_that("a UTF-8 byte order mark is dropped", {
 
 test_that("empty fields take the spec's defaults", {
   f <- write_bytes("x,n,s,b\n,,,\n2,3,t,TRUE\n")
-  out <- collect(f, csv_record_spec(f, types = "dicl"))
+  out <- collect(f, csv_record_spec(f, types = "dicl", defaults = list(0, 0L, "", FALSE)))
   expect_identical(out, data.frame(x = c(0, 2), n = c(0L, 3L), s = c("", "t"), b = c(FALSE, TRUE)))
-  spec <- csv_record_spec(f, types = "dicl", defaults = list(-1, NA, "none", NA))
+  spec <- csv_record_spec(f, types = "dicl", defaults = list(-1, 7L, "none", TRUE))
   out <- collect(f, spec)
   expect_identical(out$x, c(-1, 2))
-  expect_identical(out$n, c(NA, 3L))
+  expect_identical(out$n, c(7L, 3L))
   expect_identical(out$s, c("none", "t"))
-  expect_identical(out$b, c(NA, TRUE))
-  spec <- csv_record_spec(f, types = "dicl", defaults = list(NA, 1L, NA, TRUE))
+  expect_identical(out$b, c(TRUE, TRUE))
+  # NA is no default: a missing number is an error, a missing string NA
+  spec <- csv_record_spec(f, types = "dicl", defaults = list(1, 1L, NA, TRUE))
   expect_identical(collect(f, spec)$s, c(NA, "t"))
+  for (j in c(1, 2, 4)) {
+    d <- list(1, 1L, NA, TRUE)
+    d[j] <- list(NA)
+    expect_error(collect(f, csv_record_spec(f, types = "dicl", defaults = d)), class = "cppestimators_error",
+                 regexp = sprintf(":2: column '%s' is missing \\(an empty field\\)", c("x", "n", "s", "b")[j]))
+  }
 })
 
 test_that("an empty field without a default is an error naming file and line", {
@@ -66,7 +73,7 @@ test_that("an empty field without a default is an error naming file and line", {
   spec <- csv_record_spec(f, types = "dd", defaults = list(0, NULL))
   expect_output(print(spec), "y <double> required")
   expect_error(collect(f, spec), class = "cppestimators_error",
-               regexp = paste0(basename(f), ":3: column 'y' is empty and has no default"))
+               regexp = paste0(basename(f), ":3: column 'y' is missing \\(an empty field\\) and has no default"))
 })
 
 test_that("a wrong field count or a bad number is an error naming file and line", {
@@ -187,4 +194,111 @@ test_that("a semicolon-delimited file, and the print methods", {
   expect_output(print(ds), "<CSV dataset: 1 file, 2 columns>")
   expect_output(print(ds), "a <character>, b <character>")
   expect_output(print(spec), "<record spec: 2 columns, delimiter \";\", header>")
+})
+
+# Missing values (issue 40): files written by R's write.csv(), which writes a
+# missing value as NA (or as `na =` says).
+
+na_frame <- function() {
+  data.frame(x = c(1.5, NA, 3, 4), y = c(0.5, 1, 1.5, 2), g = c("a", NA, "b", "NA"),
+             stringsAsFactors = FALSE)
+}
+
+write_na_csv <- function(df = na_frame(), ...) {
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(df, f, row.names = FALSE, ...)
+  f
+}
+
+test_that("an NA written by write.csv() leaves a numeric column numeric", {
+  f <- write_na_csv()
+  expect_identical(readLines(f)[3], "NA,1,NA")
+  spec <- csv_record_spec(f)
+  expect_identical(spec$types, c("double", "double", "character"))
+  expect_identical(spec$na, c("", "NA"))
+  expect_output(print(spec), "x <double> required")
+  expect_output(print(spec), "g <character> NA when missing")
+  expect_output(print(spec), "missing values: \"\", \"NA\"")
+})
+
+test_that("a missing number without a default is an error naming file, line and column", {
+  f <- write_na_csv()
+  spec <- csv_record_spec(f)
+  expect_error(collect(f, spec), class = "cppestimators_error",
+               regexp = paste0(basename(f), ":3: column 'x' is missing \\('NA'\\) and has no default: ",
+                               "give the column a default in the record spec's `defaults`, or fill in"))
+  est <- quietly(linear_regressor(feature_columns(column_numeric("x"))))
+  expect_error(quietly(train(est, input_fn(text_line_dataset(f, spec), features = x, response = y,
+                                           batch_size = 4))),
+               class = "cppestimators_error", regexp = paste0(basename(f), ":3: column 'x' is missing"))
+})
+
+test_that("a default fills missing numbers; missing strings are NA, quoted \"NA\" is text", {
+  f <- write_na_csv()
+  spec <- csv_record_spec(f, defaults = list(-1, NA, NA))
+  expect_identical(spec$types, c("double", "double", "character"))
+  expect_output(print(spec), "x <double> default -1")
+  out <- collect(f, spec)
+  expect_identical(out$x, c(1.5, -1, 3, 4))
+  expect_identical(out$y, c(0.5, 1, 1.5, 2))
+  expect_identical(out$g, c("a", NA, "b", "NA"))
+  expect_identical(collect(f, csv_record_spec(f, defaults = list(-1, NA, "none")))$g, c("a", "none", "b", "NA"))
+  # training reads the default: the model equals one trained on the filled data
+  filled <- transform(na_frame(), x = c(1.5, -1, 3, 4))
+  a <- quietly(linear_regressor(feature_columns(column_numeric("x"))))
+  quietly(train(a, input_fn(text_line_dataset(f, spec) %>% dataset_repeat(5), features = x,
+                            response = y, batch_size = 4)))
+  b <- quietly(linear_regressor(feature_columns(column_numeric("x"))))
+  quietly(train(b, input_fn(filled, features = x, response = y, batch_size = 4, num_epochs = 5, shuffle = FALSE)))
+  expect_identical(variable_value(a), variable_value(b))
+  pred <- quietly(predict(a, input_fn(text_line_dataset(f, spec), features = x)))
+  expect_identical(pred, quietly(predict(b, input_fn(filled, features = x))))
+  expect_length(pred$predictions, 4)
+})
+
+test_that("write.csv(na = \"\"): an empty number is an error, not 0", {
+  f <- write_na_csv(na = "")
+  expect_identical(readLines(f)[3], ",1,")
+  # the default `na` holds "" (the empty x was read as 0 before)
+  spec <- csv_record_spec(f)
+  expect_identical(spec$types, c("double", "double", "character"))
+  expect_error(collect(f, spec), class = "cppestimators_error",
+               regexp = paste0(basename(f), ":3: column 'x' is missing \\(an empty field\\) and has no default"))
+  spec <- csv_record_spec(f, na = "")
+  expect_identical(spec$types, c("double", "double", "character"))
+  expect_error(collect(f, spec), class = "cppestimators_error",
+               regexp = paste0(basename(f), ":3: column 'x' is missing \\(an empty field\\) and has no default"))
+  out <- collect(f, csv_record_spec(f, na = "", defaults = list(0, NA, NA)))
+  expect_identical(out$x, c(1.5, 0, 3, 4))
+  expect_identical(out$g, c("a", NA, "b", "NA"))
+})
+
+test_that("defaults = list(NA, 0) keeps the guessed type of the NA column", {
+  f <- write_na_csv(data.frame(x = c(1.5, 2.5), y = c(1, 2)))
+  spec <- csv_record_spec(f, defaults = list(NA, 0))
+  expect_identical(spec$types, c("double", "double"))
+  expect_identical(collect(f, spec), data.frame(x = c(1.5, 2.5), y = c(1, 2)))
+  g <- write_na_csv(data.frame(x = c(1.5, NA), y = c(1, 2)))
+  expect_error(collect(g, csv_record_spec(g, defaults = list(NA, 0))), class = "cppestimators_error",
+               regexp = ":3: column 'x' is missing")
+  # a typed NA gives its type and no default
+  spec <- csv_record_spec(f, defaults = list(NA_integer_, NA_real_))
+  expect_identical(spec$types, c("integer", "double"))
+  expect_error(collect(f, spec), class = "cppestimators_error",
+               regexp = ":2: column 'x': cannot read '1.5' as an integer")
+  expect_error(csv_record_spec(names = c("x", "y"), defaults = list(NA, 0)), class = "cppestimators_error",
+               regexp = "`example_file` must be given to guess the type of a column whose default is NA")
+})
+
+test_that("custom `na` strings, for guessing the types and for reading", {
+  f <- write_bytes("x,s\n1,a\n?,b\n3,\n,NA\n")
+  spec <- csv_record_spec(f, na = c("?", ""))
+  expect_identical(spec$types, c("integer", "character"))
+  expect_error(collect(f, spec), class = "cppestimators_error", regexp = ":3: column 'x' is missing \\('\\?'\\)")
+  out <- collect(f, csv_record_spec(f, na = c("?", ""), defaults = list(-1, NA)))
+  expect_identical(out, data.frame(x = c(1, -1, 3, -1), s = c("a", "b", NA, "NA")))
+  # no `na`: nothing is missing, an empty string is a string
+  g <- write_bytes("x,s\n1,\n2,NA\n")
+  expect_identical(collect(g, csv_record_spec(g, na = character())), data.frame(x = 1:2, s = c("", "NA")))
+  expect_error(csv_record_spec(g, na = NA), class = "cppestimators_error", regexp = "`na` must be a character vector")
 })

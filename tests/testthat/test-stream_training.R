@@ -105,8 +105,8 @@ test_that("bad values in a later window are errors naming the feature and the da
   df <- stream_frame(300)
   paths <- stream_csv(df)
   lines <- readLines(paths)
-  lines[1 + 200] <- sub("^[^,]*", "", lines[1 + 200])  # row 200's x1 left empty
-  writeLines(lines, paths)
+  # row 200's x1 NaN (the reader takes it; training refuses it in its window)
+  writeLines(replace(lines, 1 + 200, sub("^[^,]*", "NaN", lines[1 + 200])), paths)
   spec <- csv_record_spec(paths, defaults = list(NA_real_, 0, "", 0, "", 1))
   old <- options(cppestimators.stream_window_rows = 64)
   on.exit(options(old), add = TRUE)
@@ -116,6 +116,14 @@ test_that("bad values in a later window are errors naming the feature and the da
                class = "cppestimators_error",
                regexp = "feature 'x1' contains missing values \\(NA\\), first at row 8 \\(rows counted from row 193 of the dataset\\)")
   # the steps before the bad window were trained
+  expect_gt(cpp_estimator_global_step(estimator_ptr(est)), 0)
+  # left empty, with no default (NA_real_ is none): the reader names the file's line
+  writeLines(replace(lines, 1 + 200, sub("^[^,]*", "", lines[1 + 200])), paths)
+  est <- linear_regressor(stream_columns())
+  expect_error(suppressMessages(train(est, input_fn(text_line_dataset(paths, spec), features = c(x1, x2, g),
+                                                    response = y, batch_size = 16))),
+               class = "cppestimators_error",
+               regexp = paste0(basename(paths), ":201: column 'x1' is missing \\(an empty field\\) and has no default"))
   expect_gt(cpp_estimator_global_step(estimator_ptr(est)), 0)
   expect_error(train(linear_regressor(stream_columns()), input_fn(text_line_dataset(paths, spec), features = c(x1, x2, g))),
                class = "cppestimators_error", regexp = "has no response")

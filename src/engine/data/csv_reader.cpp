@@ -242,6 +242,7 @@ CsvReader::CsvReader(std::vector<std::string> files, CsvOptions options)
     throw std::invalid_argument("column names must be given when the files have no header");
   fields_.resize(static_cast<std::size_t>(opt_.threads));
   for (auto& f : fields_) f.resize(opt_.columns.size() + 1);
+  for (const auto& s : opt_.na) na_longest_ = std::max(na_longest_, s.size());
 }
 
 CsvReader::~CsvReader() { close(); }
@@ -284,6 +285,14 @@ void CsvReader::close() {
 
 std::string CsvReader::where(std::int64_t line) const {
   return files_[file_] + ":" + std::to_string(line) + ": ";
+}
+
+bool CsvReader::is_na(const char* a, const char* b) const {
+  const std::size_t n = static_cast<std::size_t>(b - a);
+  if (n > na_longest_) return false;  // most fields: one comparison
+  for (const auto& s : opt_.na)
+    if (s.size() == n && (n == 0 || std::memcmp(s.data(), a, n) == 0)) return true;
+  return false;
 }
 
 void CsvReader::shape(Chunk& chunk) {
@@ -595,11 +604,24 @@ void CsvReader::parse_range(Chunk& chunk, std::int64_t row0, std::size_t first, 
       if (spec.type == CsvType::Skip) continue;
       ChunkColumn& col = chunk.columns[out++];
       const csv::Field& fj = f[j];
-      const bool empty = fj.begin == fj.end && !(fj.quoted && spec.type == CsvType::String);
+      // A string field is missing only unquoted and as it is ("NA" in
+      // quotes is text, as R's write.csv() writes it); a number without
+      // its blanks, quoted or not.
+      bool empty;
+      if (spec.type == CsvType::String) {
+        empty = !fj.quoted && is_na(fj.begin, fj.end);
+      } else {
+        const char *a = fj.begin, *e = fj.end;
+        csv::trim(a, e);
+        empty = is_na(a, e);
+      }
       if (empty && !spec.has_default) {
         failure.record = r;
-        failure.message =
-            where(rec.line) + "column '" + spec.name + "' is empty and has no default";
+        failure.message = where(rec.line) + "column '" + spec.name + "' is missing (" +
+                          (fj.begin == fj.end ? std::string("an empty field")
+                                              : "'" + std::string(fj.begin, fj.end) + "'") +
+                          ") and has no default: give the column a default in the record "
+                          "spec's `defaults`, or fill in the missing values in the file";
         return;
       }
       bool ok = true;

@@ -253,7 +253,9 @@ context("CsvReader") {
     }
     opt.columns[0].has_default = false;
     CsvReader r({f}, opt);
-    expect_true(error_of(r) == f + ":3: column 'x' is empty and has no default");
+    expect_true(error_of(r) == f + ":3: column 'x' is missing (an empty field) and has no default: "
+                                   "give the column a default in the record spec's `defaults`, or "
+                                   "fill in the missing values in the file");
     const std::string g = write_temp("x\n1\n2\n\"3\nx\n");
     CsvOptions one;
     one.columns = {column(CsvType::Double)};
@@ -262,6 +264,29 @@ context("CsvReader") {
                 g + ":4: a quoted field is not closed before the end of the file");
     std::remove(f.c_str());
     std::remove(g.c_str());
+  }
+  test_that("the `na` strings are missing: numbers without blanks, strings unquoted") {
+    const std::string f = write_temp("x,s\n NA ,NA\n?,\"NA\"\n3,?\n4,\n");
+    CsvOptions opt;
+    opt.columns = {column(CsvType::Double), column(CsvType::String)};
+    opt.columns[0].double_default = -1;
+    opt.columns[1].string_default_missing = true;
+    opt.na = {"NA", "?"};
+    {
+      CsvReader r({f}, opt);
+      Chunk ch;
+      expect_true((r.next(ch, 10) && ch.n == 4));
+      expect_true((ch.columns[0].doubles == std::vector<double>{-1, -1, 3, 4}));
+      // "NA" in quotes is text; "" is not an `na` string here
+      expect_true((ch.columns[1].present == std::vector<unsigned char>{0, 1, 0, 1}));
+      expect_true(ch.columns[1].text_at(1) == "NA");
+      expect_true(ch.columns[1].text_at(3).empty());
+    }
+    opt.columns[0].has_default = false;
+    CsvReader r({f}, opt);
+    expect_true(error_of(r).rfind(f + ":2: column 'x' is missing (' NA ') and has no default", 0) ==
+                0);
+    std::remove(f.c_str());
   }
   test_that("chunks parsed by two threads hold the strings of one") {
     std::string text = "a,b,c\n";

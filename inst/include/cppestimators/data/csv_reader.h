@@ -3,8 +3,10 @@
 // Chunks of up to N rows. Each block is indexed into records in one pass
 // that follows quotes (so a quoted field may hold delimiters and newlines),
 // then ranges of records are parsed in parallel straight into the chunk's
-// columns. Empty fields take the column's default; a column without one
-// makes an empty field an error. Errors name the file and line.
+// columns. A missing field (one of the `na` strings: for a numeric or
+// logical column the field without its blanks, quoted or not; for a string
+// column only an unquoted field) takes the column's default; a column
+// without one makes a missing field an error. Errors name the file and line.
 //
 // Buffers (the block, the record index, the per-thread text) grow to the
 // largest block and chunk once and are reused: a steady stream allocates
@@ -26,7 +28,7 @@ enum class CsvType { Double, Integer, Logical, String, Skip };
 struct CsvColumnSpec {
   std::string name;  // "" to take it from the first file's header
   CsvType type = CsvType::Double;
-  bool has_default = true;  // false: an empty field is an error
+  bool has_default = true;  // false: a missing field is an error
   double double_default = 0;
   int int_default = 0;  // Integer and Logical (kNaInteger: missing)
   std::string string_default;
@@ -37,6 +39,9 @@ struct CsvOptions {
   char delim = ',';
   bool header = true;     // each file's first record (after `skip`) names the columns
   std::int64_t skip = 0;  // records skipped at the top of each file
+  // The texts that stand for a missing value (R's record spec passes
+  // c("", "NA") unless told otherwise); none: no field is missing.
+  std::vector<std::string> na{""};
   std::vector<CsvColumnSpec> columns;
   int threads = 1;
   std::size_t block_size = std::size_t{8} << 20;
@@ -86,6 +91,9 @@ class CsvReader {
 
   std::string where(std::int64_t line) const;
 
+  // Whether [a, b) is one of the `na` strings.
+  bool is_na(const char* a, const char* b) const;
+
   // Chunk columns in the order of the spec, skipped columns left out.
   void shape(Chunk& chunk);
 
@@ -130,6 +138,7 @@ class CsvReader {
   std::vector<std::string> files_;
   CsvOptions opt_;
   bool names_known_ = false;
+  std::size_t na_longest_ = 0;  // the longest `na` string
 
   std::size_t file_ = 0;       // the file being read
   std::size_t next_file_ = 0;  // the file to open next
