@@ -32,22 +32,37 @@
 #' so [evaluate()], [predict()], [variable_value()], [read_summaries()],
 #' checkpoints and hooks all work on it.
 #'
+#' @section Fits that converge:
+#' The engines fit as `lm()`, `glm()` and glmnet users expect, on inputs of
+#' any scale: numeric predictors are standardized inside the engine (their
+#' means and standard deviations are kept with the model and applied to new
+#' data; see [feature_columns_from_data()]), the bias starts at the best
+#' constant model (the outcome's mean, the logit of the base rate, the log of
+#' each class's share), and the linear models take a step on the gradient of
+#' the whole training set at a time (FTRL, learning rate 0.5), up to 1000
+#' epochs, stopping once the mean loss of the last 10 steps fell by less than
+#' `tolerance` (default 1e-4) from the 10 before. A fit whose loss was still
+#' falling when training ended (too few `epochs`) warns with the fix
+#' (class `cppestimators_convergence_warning`). `tidy()` reports the linear
+#' models' coefficients on the data's scale. Rows with a missing predictor
+#' get `NA` predictions; training on them is an error saying how to impute.
+#' A fit keeps no files: its variables live in the fitted object
+#' (`saveRDS()` keeps them), unless the engine argument `model_dir` asks for
+#' checkpoints and summaries. Case weights (`hardhat::importance_weights()`,
+#' `hardhat::frequency_weights()`) become the estimator's `weight_column`.
+#'
 #' @section Main arguments:
-#' **linear_reg(), logistic_reg(), multinom_reg()**: the estimators are
-#' trained with FTRL (learning rate 0.2, TensorFlow's defaults otherwise).
-#' * `penalty` (default 0) and `mixture` (default 1, as glmnet's) become
-#'   FTRL's `l1_regularization_strength = penalty * mixture` and
-#'   `l2_regularization_strength = penalty * (1 - mixture) / 2`, so the
-#'   penalty has glmnet's form `penalty * (mixture * |w|_1 + (1 - mixture)
-#'   / 2 * |w|_2^2)`. Its scale is not glmnet's: as in TensorFlow 1.x the
-#'   loss of a batch is the *sum* of its examples' losses (squared error
-#'   `(y - f)^2`, or log loss), and FTRL regularizes the sum of the losses of
-#'   every example it has seen, where glmnet penalizes the *mean* loss
-#'   (`RSS / (2n)`, or the mean log loss). A glmnet `penalty` of
-#'   `lambda` on `n` rows trained for `e` epochs compares with about
-#'   `2 * lambda * n * e` here for regression and `lambda * n * e` for
-#'   classification. A penalty with another optimizer than FTRL is an
-#'   error.
+#' **linear_reg(), logistic_reg(), multinom_reg()**:
+#' * `penalty` (default 0) and `mixture` (default 1) are glmnet's: the
+#'   model minimizes the mean loss (`RSS / (2n)` for regression, the mean log
+#'   loss for classification) plus `penalty * (mixture * |w|_1 + (1 -
+#'   mixture) / 2 * |w|_2^2)` over the standardized predictors, the bias
+#'   unpenalized, as glmnet with its defaults. (FTRL's strengths are that
+#'   penalty times the rows of a step, twice for squared error, which sums
+#'   `(y - f)^2`, and grow with the steps taken, since FTRL sums the gradients
+#'   of every step; dials' default `penalty()` range therefore changes the
+#'   model from none to almost every weight at 0.) A penalty with another
+#'   optimizer than FTRL is an error.
 #'
 #' **mlp()** (DNN estimators; Adagrad at learning rate 0.05 by default):
 #' * `hidden_units` -> `hidden_units` (default 5; a vector such as
@@ -66,9 +81,10 @@
 #' * `trees` -> `n_trees` (default 100), `tree_depth` -> `max_depth`
 #'   (default 6), `learn_rate` -> `learning_rate` (default 0.1),
 #'   `loss_reduction` -> `tree_complexity` (subtracted from every split's
-#'   gain; default 0);
+#'   gain, as xgboost's `gamma`; default 0);
 #' * `min_n` -> the smallest hessian sum of a node that may split, as
-#'   xgboost's engine maps `min_n` to `min_child_weight` (default 0). The
+#'   xgboost's engine maps `min_n` to `min_child_weight` (default 1, as
+#'   xgboost's). The
 #'   estimator's `min_node_weight` is that sum divided by the rows of a
 #'   layer's batches, since its hessians are those of the batch-mean loss.
 #'   Each example adds 2 to the sum for regression (the loss is `(y -
@@ -93,15 +109,25 @@
 #'   `"SGD"`) or an optimizer from [optimizers]; `learn_rate` (or, for the
 #'   linear models, the engine argument `learning_rate`) replaces its
 #'   learning rate. Not for boost_tree().
-#' * `batch_size`: rows per batch (default 32; boost_tree: every training
-#'   row, and several batches per layer when smaller).
-#' * `epochs` (linear models; default 20) and `steps`: the length of
+#' * boost_tree(): `l2_regularization` (default 1), `l1_regularization`
+#'   (default 0), `tree_complexity` (the same as `loss_reduction`),
+#'   `min_node_weight` (the same as `min_n`), `learning_rate` (the same as
+#'   `learn_rate`) and `n_batches_per_layer`, on xgboost's scale: sums over
+#'   the rows, as its `lambda`, `alpha`, `gamma` and `min_child_weight`,
+#'   divided here by a layer's rows for the estimator, whose hessians are
+#'   those of the mean loss.
+#' * `batch_size`: rows per batch (default: every training row for the
+#'   linear models and boost_tree, 32 for mlp()).
+#' * `epochs` (linear models: at most 1000, stopped on convergence; mlp():
+#'   20) and `steps`: the length of
 #'   training. Given `steps` alone, training runs that many steps over
 #'   repeated data; given both, it stops at whichever comes first.
 #' * `model_dir`: a directory under which each fit makes its own
-#'   subdirectory for checkpoints and TensorBoard summaries (default: the
-#'   session's temporary directory), so that the fits of a tuning run do
-#'   not meet; `model_dir(extract_fit_engine(fit))` is the one of a fit.
+#'   subdirectory for checkpoints and TensorBoard summaries, so that the
+#'   fits of a tuning run do not meet; `model_dir(extract_fit_engine(fit))`
+#'   is the one of a fit. Without it (the default) a fit trains in a
+#'   temporary directory removed when it ends.
+#' * `tolerance` (linear models): see "Fits that converge" (0: every epoch).
 #' * `hooks`: a list of hooks for [train()], or a function of the estimator
 #'   returning one (for hooks that need the estimator, such as
 #'   [hook_in_memory_evaluator()]).

@@ -19,6 +19,13 @@
 #'   Engine arguments (see [cppestimators_parsnip]).
 #' @param seed The random seed of the estimator's [run_config()] when
 #'   `config` has none.
+#' @param weights Case weights (parsnip's), scaled to a mean of 1; they
+#'   become the estimator's `weight_column`.
+#' @param tolerance Linear models: training stops once the mean loss of its
+#'   last window of steps fell by less than this share (0: run every epoch).
+#' @param learn_rate,loss_reduction `boost_tree()`'s main arguments.
+#' @param l1_regularization,l2_regularization,min_node_weight,n_batches_per_layer
+#'   `boost_tree()`'s engine arguments (see [cppestimators_parsnip]).
 #' @param ... Other engine arguments are an error.
 #' @return `fit_cppestimators()`: the trained estimator (class
 #'   `tf_estimator`).

@@ -285,9 +285,10 @@ if (requireNamespace("data.table", quietly = TRUE)) {
 # cluster and under MPI, trees and a DNN epoch on 2 workers).
 # Custom estimators (bench/custom.R: a model_fn rebuilding dnn_classifier()
 # against the canned DNN).
-for (script in c("custom.R", "load.R", "workers.R", "distributed.R")) {
+for (script in c("tidymodels.R", "custom.R", "load.R", "workers.R", "distributed.R")) {
   path <- if (file.exists("bench")) file.path("bench", script) else script
   title <- switch(script,
+                  tidymodels.R = "# Through parsnip: against xgboost, lm() and glm() (bench/tidymodels.R, medians of 3)",
                   custom.R = "# Custom estimators: estimator(model_fn) against dnn_classifier() of the same shape, 2 threads (bench/custom.R)",
                   load.R = "# Under load: 2 threads against 1, with spinning processes started by bench/load.R",
                   workers.R = "# Several fits at once (bench/workers.R)",
