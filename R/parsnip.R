@@ -82,14 +82,11 @@
 #'   (default 6), `learn_rate` -> `learning_rate` (default 0.1),
 #'   `loss_reduction` -> `tree_complexity` (subtracted from every split's
 #'   gain, as xgboost's `gamma`; default 0);
-#' * `min_n` -> the smallest hessian sum of a node that may split, as
+#' * `min_n` -> the smallest hessian sum of each side of a split, as
 #'   xgboost's engine maps `min_n` to `min_child_weight` (default 1, as
-#'   xgboost's). The
-#'   estimator's `min_node_weight` is that sum divided by the rows of a
-#'   layer's batches, since its hessians are those of the batch-mean loss.
-#'   Each example adds 2 to the sum for regression (the loss is `(y -
-#'   f)^2`) and `p (1 - p)`, at most 1/4, for classification (with more
-#'   than two classes the norm of the per-class sums is compared);
+#'   xgboost's): each example adds 1 for regression and `p (1 - p)`, at
+#'   most 1/4, for classification (with more than two classes, the sum over
+#'   the classes);
 #' * `stop_iter` -> early stopping: with the engine argument `validation` the
 #'   model is evaluated on that share of the rows (else on the training
 #'   data) after every tree, training stops once `stop_iter` trees have not
@@ -100,6 +97,15 @@
 #'
 #' By default the whole training set is one batch, so each training step
 #' grows one layer of a tree (xgboost's histogram algorithm, depth-wise).
+#' The trees follow xgboost's rules rather than TensorFlow's where they
+#' differ: a split must lower the loss (pre-pruning), a node that can not
+#' split is a leaf and a layer without splits ends its tree, and regression
+#' starts from the outcome's mean (`center_bias`). The penalties and sizes
+#' above are xgboost's (sums over the rows of its losses, half the squared
+#' error for regression); the estimator holds them on its own scale (means
+#' over a layer's rows of TensorFlow's losses), so `l2_regularization = 1`
+#' here is `2 / n` (regression) or `1 / n` (classification) in
+#' `extract_fit_engine(fit)$spec$model`, for `n` training rows.
 #' Classification takes two classes or more: an outcome with more than two
 #' levels grows multi-class trees, with one leaf value per class.
 #'
@@ -112,10 +118,8 @@
 #' * boost_tree(): `l2_regularization` (default 1), `l1_regularization`
 #'   (default 0), `tree_complexity` (the same as `loss_reduction`),
 #'   `min_node_weight` (the same as `min_n`), `learning_rate` (the same as
-#'   `learn_rate`) and `n_batches_per_layer`, on xgboost's scale: sums over
-#'   the rows, as its `lambda`, `alpha`, `gamma` and `min_child_weight`,
-#'   divided here by a layer's rows for the estimator, whose hessians are
-#'   those of the mean loss.
+#'   `learn_rate`) and `n_batches_per_layer`, on xgboost's scale (its
+#'   `lambda`, `alpha`, `gamma` and `min_child_weight`; see above).
 #' * `batch_size`: rows per batch (default: every training row for the
 #'   linear models and boost_tree, 32 for mlp()).
 #' * `epochs` (linear models: at most 1000, stopped on convergence; mlp():

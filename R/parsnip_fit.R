@@ -115,16 +115,23 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     learning_rate <- learn_rate
   }
   rows_per_layer <- per_layer * batch_size
+  xgb <- if (classification) 1 else 2  # TF's hessians of (y - f)^2 are 2, xgboost's of (y - f)^2 / 2 are 1
   est <- parsnip_estimator(model, columns, levels, config, per_layer = per_layer, args = list(
     penalty = penalty, mixture = mixture, hidden_units = hidden_units, dropout = dropout,
     activation_fn = activation_fn, learning_rate = learning_rate, optimizer = optimizer,
     n_trees = n_trees, max_depth = max_depth, batch_rows = batch_size, full_batch = batch_size >= n_train,
-    # boost_tree(): xgboost's scale (sums over the rows) to the estimator's (means over a layer's rows)
-    tree_complexity = (tree_complexity %||% 0) / rows_per_layer,
-    l1_regularization = (l1_regularization %||% 0) / rows_per_layer,
-    l2_regularization = (l2_regularization %||% 1) / rows_per_layer,
-    min_node_weight = (min_hessian_sum %||% 1) / rows_per_layer),
+    # boost_tree(): xgboost's scale (sums over the rows of its loss, half the
+    # squared error for regression) to the estimator's (means over a layer's
+    # rows of TF's losses, whose gains have no factor 1/2)
+    tree_complexity = 2 * xgb * (tree_complexity %||% 0) / rows_per_layer,
+    l1_regularization = xgb * (l1_regularization %||% 0) / rows_per_layer,
+    l2_regularization = xgb * (l2_regularization %||% 1) / rows_per_layer),
     weight_column = weight_name)
+  if (trees) {
+    est$spec$model$min_child_weight <- xgb * (min_hessian_sum %||% 1) / rows_per_layer
+    # a node that can not split is a leaf, and a layer without splits ends its tree (xgboost's rules)
+    est$spec$model$finish_unsplit_trees <- 1
+  }
   if (!trees) est <- start_at_base_rate(est, y[train_rows], levels, weights[train_rows], linear = linear)
 
   steps <- check_whole(steps, "steps", max = 2^53)
@@ -356,9 +363,15 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args, w
       if (!is.null(args$optimizer)) abort("boost_tree() has no `optimizer`: its trees are grown, not optimized.")
       tree_args <- list(columns, n_batches_per_layer = per_layer, n_trees = args$n_trees %||% 100L,
                         max_depth = args$max_depth %||% 6L, learning_rate = args$learning_rate %||% 0.1,
-                        tree_complexity = args$tree_complexity, l1_regularization = args$l1_regularization,
-                        l2_regularization = args$l2_regularization, min_node_weight = args$min_node_weight,
-                        config = config, weight_column = weight_column)
+                        # xgboost's rule: a split must lower the loss (pre-pruning, which
+                        # needs a positive complexity; 1e-12 leaves every gain as it is)
+                        pruning_mode = "pre", tree_complexity = max(args$tree_complexity, 1e-12),
+                        # regression: the bias starts at the outcome's mean, or the large
+                        # one-signed gradients leave the gains to float rounding
+                        center_bias = !classifier,
+                        l1_regularization = args$l1_regularization,
+                        l2_regularization = args$l2_regularization, config = config,
+                        weight_column = weight_column)
       if (classifier) {
         do.call(boosted_trees_classifier, c(tree_args, list(n_classes = k, label_vocabulary = lv)))
       } else {

@@ -172,10 +172,13 @@ test_that("parsnip's arguments reach the estimator's spec", {
   expect_identical(m$n_trees, 7)
   expect_identical(m$max_depth, 2)
   expect_identical(m$learning_rate, 0.3)
-  # xgboost's scale (sums over the 32 rows of one batch) to the estimator's (means)
-  expect_equal(m$tree_complexity, 0.5 / 32)
-  expect_equal(m$min_node_weight, 4 / 32)
-  expect_equal(m$l2_regularization, 1 / 32)  # xgboost's default lambda
+  # xgboost's scale (sums over the 32 rows of one batch of half the squared
+  # error) to the estimator's (means of the squared error, gains without 1/2)
+  expect_equal(m$tree_complexity, 4 * 0.5 / 32)
+  expect_equal(m$min_child_weight, 2 * 4 / 32)
+  expect_equal(m$l2_regularization, 2 * 1 / 32)  # xgboost's default lambda
+  expect_equal(m$pruning_mode, "pre")
+  expect_true(m$center_bias)
   expect_identical(m$n_batches_per_layer, 1)
 
   dnn <- fit_quietly(parsnip::set_mode(parsnip::set_engine(
@@ -210,9 +213,12 @@ test_that("epochs, steps and batch_size set the length of training", {
   expect_equal(step_of(fit_quietly(spec, mpg ~ wt, mtcars)), 12)  # 3 * 32 rows / 8
   spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", steps = 7)
   expect_equal(step_of(fit_quietly(spec, mpg ~ wt, mtcars)), 7)
-  trees <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 4, tree_depth = 2),
-                                                 "cppestimators"), "regression")
-  expect_equal(step_of(fit_quietly(trees, mpg ~ ., mtcars)), 8)  # one layer per step
+  trees <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 4, tree_depth = 2, min_n = 0),
+                                                 "cppestimators"), "classification")
+  expect_equal(step_of(fit_quietly(trees, am ~ ., mtcars_am())), 8)  # one layer per step
+  # regression first centers its bias on the outcome's mean, a step each
+  trees <- parsnip::set_mode(trees, "regression")
+  expect_gt(step_of(fit_quietly(trees, mpg ~ ., mtcars)), 8)
 })
 
 test_that("stop_iter stops boosting on the validation rows", {

@@ -176,8 +176,9 @@ test_that("boost_tree() takes the tree arguments people tune, on xgboost's scale
   set.seed(1)
   m <- parsnip::extract_fit_engine(quietly(parsnip::fit(spec, mpg ~ ., mtcars)))$spec$model
   rows <- 2 * 16  # two batches of 16 rows per layer
-  expect_equal(c(m$l2_regularization, m$l1_regularization, m$tree_complexity, m$min_node_weight),
-               c(2, 0.5, 0.25, 3) / rows)
+  # TF's squared error is twice xgboost's loss, and its gains lack xgboost's 1/2
+  expect_equal(c(m$l2_regularization, m$l1_regularization, m$tree_complexity, m$min_child_weight),
+               c(2 * 2, 2 * 0.5, 4 * 0.25, 2 * 3) / rows)
   expect_equal(m$learning_rate, 0.2)
   expect_equal(m$n_batches_per_layer, 2)
   bad <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(), "cppestimators", l2_regularisation = 1),
@@ -224,6 +225,33 @@ test_that("a linear fit that stopped short of convergence warns with the fix", {
   set.seed(1)
   expect_warning(quietly(parsnip::fit(spec, mpg ~ ., mtcars)), "raise `epochs`",
                  class = "cppestimators_convergence_warning")
+})
+
+test_that("boost_tree() with l2_regularization = 1, min_node_weight = 1 is as good as xgboost on credit_data", {
+  skip_if_no_tidy("modeldata", "xgboost")
+  d <- credit()
+  set.seed(1)
+  idx <- sample(nrow(d), round(0.75 * nrow(d)))
+  spec <- parsnip::set_mode(parsnip::boost_tree(trees = 15, learn_rate = 0.3, tree_depth = 6), "classification")
+  held_out <- function(spec) {
+    set.seed(1)
+    fit <- quietly(parsnip::fit(spec, Status ~ ., d[idx, ]))
+    log_loss(predict(fit, d[-idx, ], type = "prob")$.pred_good, d$Status[-idx])
+  }
+  ours <- held_out(parsnip::set_engine(spec, "cppestimators", l2_regularization = 1, min_node_weight = 1))
+  library(parsnip)  # the xgboost engine's contr_one_hot()
+  expect_lt(ours, held_out(parsnip::set_engine(spec, "xgboost")) + 0.01)
+})
+
+test_that("boost_tree() regression starts at the outcome's mean and splits on every layer", {
+  skip_if_no_tidy("modeldata")
+  data(ames, package = "modeldata", envir = environment())
+  a <- ames[c("Sale_Price", "Gr_Liv_Area", "Year_Built")]
+  a$Sale_Price <- log10(a$Sale_Price)
+  set.seed(1)
+  fit <- quietly(parsnip::fit(parsnip::set_mode(parsnip::boost_tree(trees = 15, learn_rate = 0.3), "regression") |>
+                                parsnip::set_engine("cppestimators"), Sale_Price ~ ., a))
+  expect_lt(sqrt(mean((predict(fit, a)$.pred - a$Sale_Price)^2)), 0.09)
 })
 
 test_that("parsnip fits leave nothing on disk unless given a model_dir", {

@@ -26,6 +26,7 @@ BoostedTreesModel::BoostedTreesModel(const Spec& spec, int units) : Model(spec, 
   reg_.l2 = static_cast<float>(spec.num_or("l2_regularization", 0.0));
   reg_.tree_complexity = static_cast<float>(spec.num_or("tree_complexity", 0.0));
   reg_.min_node_weight = static_cast<float>(spec.num_or("min_node_weight", 0.0));
+  reg_.min_child_weight = static_cast<float>(spec.num_or("min_child_weight", 0.0));
   const double epsilon = spec.num_or("quantile_sketch_epsilon", 0.01);
   if (!(epsilon > 0.0 && epsilon < 1.0) || trees::quantiles_for(epsilon) > 65533)
     throw std::invalid_argument("quantile_sketch_epsilon must be in (0, 1) and at least 1/65533");
@@ -47,6 +48,7 @@ BoostedTreesModel::BoostedTreesModel(const Spec& spec, int units) : Model(spec, 
   ensemble_.set_pruning(pruning == "pre"    ? trees::Ensemble::kPrePruning
                         : pruning == "post" ? trees::Ensemble::kPostPruning
                                             : trees::Ensemble::kNoPruning);
+  ensemble_.set_finish_unsplit(spec.flag_or("finish_unsplit_trees", false));
   buckets_.build(
       features_, [this](const std::string& name) { return uses(name); }, epsilon);
   const int t = n_trees, n = static_cast<int>(nodes);

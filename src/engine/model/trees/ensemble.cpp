@@ -351,9 +351,9 @@ void Ensemble::finish_layer(int tree, int layer, const std::vector<unsigned char
   // A layer where no node split leaves the tree as it is: the attempt
   // counts and the same nodes are tried again with the next statistics,
   // as in TF (so pre-pruning may end training by the attempts' limit).
-  if (!grew) return;
+  if (!grew && !finish_unsplit_) return;
   set_state(kLayer, static_cast<float>(layer + 1));
-  if (layer + 1 >= max_depth_) {
+  if (layer + 1 >= max_depth_ || !grew) {
     if (pruning_ == kPostPruning) post_prune(tree);
     set_state(kFinished, state(kFinished) + 1.0f);
     set_state(kLayer, 0.0f);

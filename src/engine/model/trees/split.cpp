@@ -65,6 +65,8 @@ void offer_feature(int feature, const float* gh, float per, int buckets, const R
     if (g == 0.0f && h == 0.0f && b > 0) continue;
     gl += g;
     hl += h;
+    if (r.min_child_weight > 0.0f && (hl < r.min_child_weight || H - hl < r.min_child_weight))
+      continue;
     const float total = fit_leaf(gl, hl, r).gain + fit_leaf(G - gl, H - hl, r).gain;
     if (larger_gain(total, top)) {
       top = total;
@@ -73,6 +75,7 @@ void offer_feature(int feature, const float* gh, float per, int buckets, const R
       top_hl = hl;
     }
   }
+  if (top == std::numeric_limits<float>::lowest()) return;  // no side heavy enough
   const float gain = (top - fit_leaf(G, H, r).gain) - r.tree_complexity;
   if (best.feature >= 0 && (equal_gains(gain, best.gain) || !larger_gain(gain, best.gain))) return;
   best.feature = feature;
@@ -106,12 +109,17 @@ void offer_feature_classes(int feature, const float* gh, float per, int buckets,
     bool empty = true;
     for (int c = 0; c < k; ++c) empty = empty && stat(b, c, 0) == 0.0f && stat(b, c, 1) == 0.0f;
     if (empty && b > 0) continue;  // the sums, so the gain, stay as they were
+    float left = 0.0f, right = 0.0f;
     for (int c = 0; c < k; ++c) {
       gl[c] += stat(b, c, 0);
       hl[c] += stat(b, c, 1);
       gr[c] = G[c] - gl[c];
       hr[c] = H[c] - hl[c];
+      left += hl[c];
+      right += hr[c];
     }
+    if (r.min_child_weight > 0.0f && (left < r.min_child_weight || right < r.min_child_weight))
+      continue;
     const float total = classes_gain(gl, hl, k, r) + classes_gain(gr, hr, k, r);
     if (larger_gain(total, top)) {
       top = total;
@@ -122,6 +130,7 @@ void offer_feature_classes(int feature, const float* gh, float per, int buckets,
       }
     }
   }
+  if (top == std::numeric_limits<float>::lowest()) return;  // no side heavy enough
   const float gain = (top - classes_gain(G, H, k, r)) - r.tree_complexity;
   if (best.feature >= 0 && (equal_gains(gain, best.gain) || !larger_gain(gain, best.gain))) return;
   best.feature = feature;

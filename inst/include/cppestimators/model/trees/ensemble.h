@@ -148,6 +148,9 @@ class Ensemble {
 
   enum Pruning { kNoPruning = 0, kPrePruning = 1, kPostPruning = 2 };
   void set_pruning(Pruning p) { pruning_ = p; }
+  // true: a layer where no node splits finishes its tree (xgboost's rule: a
+  // node that can not split is a leaf) instead of being tried again (TF's)
+  void set_finish_unsplit(bool on) { finish_unsplit_ = on; }
 
   // Each feature's summed split gains over the trees grown so far.
   std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const;
@@ -192,6 +195,7 @@ class Ensemble {
 
   int n_trees_ = 100, max_depth_ = 6, classes_ = 1;
   Pruning pruning_ = kNoPruning;
+  bool finish_unsplit_ = false;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
             *state_ = nullptr;

@@ -12,6 +12,9 @@ namespace trees {
 
 struct Regularization {
   float l1 = 0.0f, l2 = 0.0f, tree_complexity = 0.0f, min_node_weight = 0.0f;
+  // xgboost's min_child_weight: the smallest hessian sum of each side of a
+  // split (TF's min_node_weight bounds the node being split; 0: no bound)
+  float min_child_weight = 0.0f;
 };
 
 struct LeafFit {
