@@ -77,6 +77,10 @@ cpp_estimator_save <- function(est, dir, keep_max) {
     .Call(`_cppestimators_cpp_estimator_save`, est, dir, keep_max)
 }
 
+cpp_estimator_tree_limit <- function(est, n) {
+    invisible(.Call(`_cppestimators_cpp_estimator_tree_limit`, est, n))
+}
+
 cpp_write_scalars <- function(dir, step, values, hostname) {
     .Call(`_cppestimators_cpp_write_scalars`, dir, step, values, hostname)
 }

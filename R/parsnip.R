@@ -182,6 +182,11 @@ register_parsnip_on_load <- function() {
 register_parsnip_engines <- function() {
   tryCatch({
     for (m in parsnip_models) register_parsnip_model(m)
+    # multi_predict() of boost_tree() fits: the classes parsnip gives a fit of these estimators
+    for (cls in c("_tf_estimator_regressor_boosted_trees_regressor",
+                  "_tf_estimator_classifier_boosted_trees_classifier")) {
+      registerS3method("multi_predict", cls, multi_predict_trees, envir = asNamespace("parsnip"))
+    }
   }, error = function(e) {
     warning(paste("cppestimators could not register its parsnip engines:", conditionMessage(e)),
             call. = FALSE)
@@ -214,7 +219,8 @@ register_parsnip_model <- function(model) {
   args <- parsnip_arg_map[[model]]
   for (p in names(args)) {
     parsnip::set_model_arg(model = model, eng = eng, parsnip = p, original = args[[p]],
-                           func = list(pkg = "dials", fun = p), has_submodel = FALSE)
+                           func = list(pkg = "dials", fun = p),
+                           has_submodel = model == "boost_tree" && p == "trees")
   }
   for (mode in modes) {
     parsnip::set_fit(model = model, eng = eng, mode = mode, value = list(
@@ -231,4 +237,38 @@ register_parsnip_model <- function(model) {
         args = list(object = quote(object$fit), new_data = quote(new_data), type = type)))
     }
   }
+}
+
+# multi_predict() of a boost_tree() fit: the predictions of its first
+# `trees` trees, for each value of `trees` (tune_grid() fits the most trees
+# of a grid once and predicts the others from it). parsnip's layout: one
+# row per row of `new_data`, each a data frame with a row per `trees` value.
+# `new_data` holds the predictors as the fit read them (a formula's
+# variables, not transformed).
+multi_predict_trees <- function(object, new_data, type = NULL, trees = NULL, ...) {
+  est <- object$fit
+  most <- as.integer(est$spec$model$n_trees)
+  trees <- trees %||% most
+  if (!is.numeric(trees) || !length(trees) || anyNA(trees) || any(trees < 1)) {
+    abort(paste0("`trees` must be numbers of trees >= 1, not ", describe(trees), "."))
+  }
+  trees <- sort(unique(as.integer(trees)))
+  type <- type %||% if (identical(object$spec$mode, "classification")) "class" else "numeric"
+  check_choice(type, "type", c("numeric", "class", "prob"))
+  new_data <- parsnip_predictors(new_data)
+  ptr <- estimator_ptr(est)
+  on.exit(cpp_estimator_tree_limit(ptr, -1L), add = TRUE)
+  n <- nrow(new_data)
+  per <- lapply(trees, function(k) {
+    cpp_estimator_tree_limit(ptr, min(k, most))
+    p <- predict_cppestimators(est, new_data, type = type)
+    p <- switch(type, numeric = data.frame(.pred = p), class = data.frame(.pred_class = p),
+                prob = stats::setNames(p, paste0(".pred_", names(p))))
+    cbind(data.frame(trees = rep(k, n)), p)
+  })
+  res <- do.call(rbind, per)
+  row <- rep(seq_len(n), length(trees))
+  res <- res[order(row, res$trees), , drop = FALSE]
+  rownames(res) <- NULL
+  tibble::tibble(.pred = unname(lapply(split(res, sort(row)), tibble::as_tibble)))
 }

@@ -224,6 +224,16 @@ RcppExport SEXP _cppestimators_cpp_estimator_save(SEXP estSEXP, SEXP dirSEXP, SE
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_estimator_tree_limit
+void cpp_estimator_tree_limit(SEXP est, int n);
+RcppExport SEXP _cppestimators_cpp_estimator_tree_limit(SEXP estSEXP, SEXP nSEXP) {
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<int>::type n(nSEXP);
+  cpp_estimator_tree_limit(est, n);
+  return R_NilValue;
+  END_RCPP
+}
 // cpp_write_scalars
 std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values,
                               std::string hostname);
@@ -796,6 +806,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_write_file", (DL_FUNC)&_cppestimators_cpp_estimator_write_file,
      2},
     {"_cppestimators_cpp_estimator_save", (DL_FUNC)&_cppestimators_cpp_estimator_save, 3},
+    {"_cppestimators_cpp_estimator_tree_limit", (DL_FUNC)&_cppestimators_cpp_estimator_tree_limit,
+     2},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},

@@ -4,6 +4,7 @@
 #include <Rcpp.h>
 
 #include <cppestimators/io/checkpoint.h>
+#include <cppestimators/model/boosted_trees.h>
 #include <cppestimators/model/estimator_io.h>
 #include <cppestimators/session/tensors.h>
 
@@ -113,4 +114,14 @@ std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max) {
     Rcpp::stop("the estimator's weights are not finite; no checkpoint was saved");
   CheckpointManager manager(dir, "model.ckpt", keep_max);
   return manager.save(data);
+}
+
+// Boosted trees: predictions from the first `n` trees only (-1: all), for
+// multi_predict(); an error for other models.
+// [[Rcpp::export(rng = false)]]
+void cpp_estimator_tree_limit(SEXP est, int n) {
+  auto* trees = dynamic_cast<BoostedTreesModel*>(&estimator_of(est).model());
+  if (trees == nullptr)
+    Rcpp::stop("only boosted trees estimators predict from some of their trees");
+  trees->set_tree_limit(n);
 }

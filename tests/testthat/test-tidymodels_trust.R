@@ -254,6 +254,29 @@ test_that("boost_tree() regression starts at the outcome's mean and splits on ev
   expect_lt(sqrt(mean((predict(fit, a)$.pred - a$Sale_Price)^2)), 0.09)
 })
 
+test_that("multi_predict() of boost_tree() gives the predictions of fewer trees without refitting", {
+  skip_if_no_tidy("tibble")
+  spec <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 6, tree_depth = 2), "cppestimators"),
+                            "regression")
+  set.seed(1)
+  fit <- quietly(parsnip::fit(spec, mpg ~ ., mtcars))
+  mp <- parsnip::multi_predict(fit, mtcars[-1], trees = c(6, 2))
+  expect_equal(nrow(mp), 32L)
+  expect_equal(mp$.pred[[5]]$trees, c(2L, 6L))
+  set.seed(1)
+  two <- quietly(parsnip::fit(parsnip::set_args(spec, trees = 2), mpg ~ ., mtcars))
+  expect_equal(vapply(mp$.pred, function(p) p$.pred[1], 1), predict(two, mtcars)$.pred)
+  expect_equal(vapply(mp$.pred, function(p) p$.pred[2], 1), predict(fit, mtcars)$.pred)
+  expect_equal(predict(fit, mtcars)$.pred, predict(fit, mtcars)$.pred)  # the limit does not stay
+  expect_error(parsnip::multi_predict(fit, mtcars[-1], trees = 0), "`trees` must be numbers of trees >= 1")
+  cls <- quietly(parsnip::fit(parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 3, tree_depth = 2),
+                                                                    "cppestimators"), "classification"),
+                              Species ~ ., iris))
+  prob <- parsnip::multi_predict(cls, iris[c(1, 51), -5], type = "prob", trees = 1:3)$.pred[[2]]
+  expect_equal(names(prob), c("trees", ".pred_setosa", ".pred_versicolor", ".pred_virginica"))
+  expect_equal(unlist(prob[3, -1]), unlist(predict(cls, iris[51, -5], type = "prob")), ignore_attr = TRUE)
+})
+
 test_that("parsnip fits leave nothing on disk unless given a model_dir", {
   skip_if_no_tidy("tune", "workflows", "rsample")
   before <- list.files(tempdir(), recursive = TRUE, all.files = TRUE)

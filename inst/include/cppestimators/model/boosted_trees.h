@@ -62,6 +62,8 @@ class BoostedTreesModel : public Model {
   const std::vector<Gradient>& backward(const FeatureBatch&, const float*,
                                         Workspace& base) override;
 
+  // See Ensemble::set_tree_limit().
+  void set_tree_limit(int n) { ensemble_.set_tree_limit(n); }
   // For tests and printing.
   bool training_finished() const { return ensemble_.training_finished(); }
   double finished_trees() const { return ensemble_.finished_trees(); }

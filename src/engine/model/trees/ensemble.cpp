@@ -216,6 +216,10 @@ void Ensemble::begin_walk(RowCache& cache, int& finished, int& current) const {
   }
   finished = static_cast<int>(finished_trees());
   current = finished < n_trees_ ? finished : -1;
+  if (tree_limit_ >= 0 && tree_limit_ < finished + (current >= 0 ? 1 : 0)) {
+    finished = std::min(finished, tree_limit_);
+    current = -1;
+  }
   if (attempted_layers() < cache.attempted_seen) {  // the ensemble was restored to an earlier one
     cache.spell_out();
     std::fill(cache.base_trees.begin(), cache.base_trees.end(), 0);

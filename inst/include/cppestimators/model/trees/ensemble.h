@@ -151,6 +151,10 @@ class Ensemble {
   // true: a layer where no node splits finishes its tree (xgboost's rule: a
   // node that can not split is a leaf) instead of being tried again (TF's)
   void set_finish_unsplit(bool on) { finish_unsplit_ = on; }
+  // Predictions from the first `n` trees only (-1: all of them), as
+  // multi_predict() of parsnip asks: a setting of the model, not of its
+  // variables (training ignores it: set it around a prediction only).
+  void set_tree_limit(int n) { tree_limit_ = n; }
 
   // Each feature's summed split gains over the trees grown so far.
   std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const;
@@ -196,6 +200,7 @@ class Ensemble {
   int n_trees_ = 100, max_depth_ = 6, classes_ = 1;
   Pruning pruning_ = kNoPruning;
   bool finish_unsplit_ = false;
+  int tree_limit_ = -1;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
             *state_ = nullptr;
