@@ -234,6 +234,9 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   read <- if (identical(names(input_fn$features), plan$keys)) input_fn$features else input_fn$features[plan$keys]
   seen <- check_seen_data(estimator, read, input_fn$labels, mode)
   if (mode != "infer" && length(plan$strict_keys)) check_missing_categories(plan, read)
+  if (mode == "train" && is.null(estimator$state$seen) && length(plan$raw_numeric_keys) > 1L) {
+    warn_scales(estimator, read[intersect(plan$raw_numeric_keys, names(read))])
+  }
   labels <- NULL
   if (mode != "infer") {
     if (is.null(input_fn$labels)) {
@@ -313,4 +316,29 @@ check_missing_categories <- function(plan, features) {
                   key, sum(is.na(x[[key]])), which(is.na(x[[key]]))[1]),
           class = "cppestimators_missing_values")
   }
+}
+
+# On an estimator's first training: a warning when numeric features without
+# a normalizer differ in scale by three orders of magnitude or more, which
+# gradient steps (linear models, DNNs) handle badly; trees do not mind.
+warn_scales <- function(estimator, x) {
+  if (!inherits(estimator_model(estimator$spec),
+                c("cppestimators_model_linear", "cppestimators_model_dnn", "cppestimators_model_combined"))) {
+    return(invisible())
+  }
+  x <- x[vapply(x, function(v) is.numeric(v) && !is.matrix(v), TRUE)]
+  if (length(x) < 2L) return(invisible())
+  s <- vapply(x, function(v) stats::sd(v, na.rm = TRUE), 1)
+  s <- s[is.finite(s) & s > 0]
+  if (length(s) < 2L || max(s) / min(s) < 1e3) return(invisible())
+  big <- names(s)[which.max(s)]
+  small <- names(s)[which.min(s)]
+  warning(structure(class = c("cppestimators_scale_warning", "warning", "condition"), list(
+    message = sprintf(paste("numeric features differ in scale by %.0f orders of magnitude ('%s': sd %s, '%s': sd %s)",
+                            "and have no normalizer, which slows gradient steps down or stops them short:",
+                            "standardize them (feature_columns_from_data() does by default;",
+                            "column_numeric(normalizer_fn = normalizer_standardize(mean, sd)))."),
+                      floor(log10(max(s) / min(s))), big, format(signif(max(s), 3)), small,
+                      format(signif(min(s), 3))),
+    call = NULL)))
 }

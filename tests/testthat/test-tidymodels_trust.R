@@ -95,6 +95,21 @@ test_that("feature_columns_from_data() standardizes numeric columns, unless aske
   expect_equal(const[[1]]$normalizer_fn(3), 0)  # a constant keeps sd 1
 })
 
+test_that("numeric features of very different scales without normalizers warn on the first training", {
+  d <- data.frame(income = c(20000, 85000, 43000, 120000, 61000), rate = c(0.01, 0.03, 0.02, 0.05, 0.04),
+                  y = c(1, 3, 2, 5, 4))
+  est <- linear_regressor(feature_columns(column_numeric("income", "rate")), model_dir = tempfile())
+  expect_warning(quietly(train(est, d, response = y, num_epochs = 1)),
+                 "differ in scale by 6 orders of magnitude \\('income'.*normalizer_standardize",
+                 class = "cppestimators_scale_warning")
+  expect_silent(quietly(train(est, d, response = y, num_epochs = 1)))  # once
+  std <- linear_regressor(feature_columns_from_data(d, response = y), model_dir = tempfile())
+  expect_silent(quietly(train(std, d, num_epochs = 1)))
+  trees <- boosted_trees_regressor(feature_columns(column_numeric("income", "rate")), n_batches_per_layer = 1,
+                                   n_trees = 1, max_depth = 1, model_dir = tempfile())
+  expect_silent(quietly(train(trees, d, response = y, num_epochs = 1)))
+})
+
 test_that("the engine applies normalizer_standardize() and normalizer_min_max() as R computes them", {
   d <- data.frame(x = c(1, 5, 2, 8, 3, 9, 4, 7) * 100, z = c(3, 1, 4, 1, 5, 9, 2, 6), y = c(1, 3, 2, 5, 2, 6, 3, 5))
   by_r <- d
