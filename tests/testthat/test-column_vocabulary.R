@@ -2,7 +2,10 @@
 
 test_that("vocabulary lists: positions, default_value, OOV buckets; NA is out of vocabulary, \"\" gives no id", {
   col <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b", "c"))
-  expect_equal(touched_rows(col, data.frame(x = c("c", "zz", NA, "")), 3), 2)
+  expect_equal(touched_rows(col, data.frame(x = c("c", "zz", "")), 3), 2)
+  # a missing value has no id to take without a default or OOV buckets: an error in training
+  expect_error(touched_rows(col, data.frame(x = c("c", NA)), 3), "feature 'x' has 1 missing values",
+               class = "cppestimators_missing_values")
   dflt <- column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b", "c"),
                                                   default_value = 0)
   expect_equal(touched_rows(dflt, data.frame(x = c("c", NA, "")), 3), c(0, 2))

@@ -284,10 +284,15 @@ test_that("on columns read off a data frame: factor levels as categories, parsni
   est <- suppressMessages(linear_classifier(feature_columns_from_data(mt, c(wt, cyl), response = am),
                                             config = tidy_quiet))
   quietly(train(est, mt, steps = 4, batch_size = 8))
-  td <- tidy(est)
+  td <- tidy(est, original_scale = FALSE)
   expect_identical(td$category[td$column == "cyl"], c("4", "6", "8"))
   expect_identical(td$term, names(coef(est)))
   expect_identical(td$estimate, unname(coef(est)))
+  # on the data's scale: wt's slope divided by its sd, the intercept shifted by the mean
+  orig <- tidy(est)
+  expect_equal(orig$estimate[orig$term == "wt"], td$estimate[td$term == "wt"] / stats::sd(mt$wt))
+  expect_equal(orig$estimate[1], td$estimate[1] - td$estimate[td$term == "wt"] * mean(mt$wt) / stats::sd(mt$wt))
+  expect_equal(orig$estimate[orig$column == "cyl"], td$estimate[td$column == "cyl"])
   aug <- quietly(augment(est, mt))
   expect_identical(names(aug), c(names(mt), ".pred_class", ".pred_auto", ".pred_manual"))
   expect_identical(levels(aug$.pred_class), c("auto", "manual"))
