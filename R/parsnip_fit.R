@@ -132,6 +132,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     # a node that can not split is a leaf, and a layer without splits ends its tree (xgboost's rules)
     est$spec$model$finish_unsplit_trees <- 1
   }
+  est$spec$no_start_checkpoint <- TRUE  # no checkpoint of the initial variables
   if (!trees) est <- start_at_base_rate(est, y[train_rows], levels, weights[train_rows], linear = linear)
 
   steps <- check_whole(steps, "steps", max = 2^53)

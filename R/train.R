@@ -141,7 +141,9 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = est
     first <- c(first, list(new_hook("checkpoint_saver", list(
       checkpoint_dir = object$spec$model_dir, save_secs = cfg$save_checkpoints_secs,
       save_steps = cfg$save_checkpoints_steps, checkpoint_basename = "model.ckpt",
-      listeners = list(), verbose = verbose), runs_r_code = TRUE)))
+      listeners = list(), verbose = verbose,
+      # parsnip's fits keep no checkpoint of their initial variables (R/parsnip_fit.R)
+      save_at_start = !isTRUE(object$spec$no_start_checkpoint)), runs_r_code = TRUE)))
   }
   if (!is.null(cfg$log_step_count_steps)) {
     first <- c(first, list(new_hook("step_counter", list(

@@ -310,5 +310,7 @@ test_that("parsnip fits leave nothing on disk unless given a model_dir", {
   kept <- tempfile()
   fit <- quietly(parsnip::fit(parsnip::set_engine(tune::finalize_model(trees, data.frame(trees = 5)),
                                                   "cppestimators", model_dir = kept), mpg ~ ., mtcars))
-  expect_true(length(list.files(kept, recursive = TRUE, pattern = "[.]ckpt$")) > 0L)
+  ckpts <- list.files(kept, recursive = TRUE, pattern = "[.]ckpt$")
+  step <- variable_value(parsnip::extract_fit_engine(fit), "global_step")[[1]]
+  expect_equal(basename(ckpts), sprintf("model.ckpt-%d.ckpt", step))  # the last step's, none of step 0
 })

@@ -38,7 +38,9 @@ CheckpointSaverHook::CheckpointSaverHook(const Spec& s, HookEnv& env)
     : CheckpointSaverHook(s.str("checkpoint_dir"), s.num_or("save_secs", -1),
                           s.int_or("save_steps", -1), s.str("checkpoint_basename"),
                           static_cast<int>(s.int_or("keep_checkpoint_max", 5)),
-                          listeners_of(s, env), env.services(), s.flag_or("verbose", true)) {}
+                          listeners_of(s, env), env.services(), s.flag_or("verbose", true)) {
+  save_at_start_ = s.flag_or("save_at_start", true);
+}
 
 std::string CheckpointSaverHook::kind() const { return "hook_checkpoint_saver"; }
 
@@ -50,7 +52,9 @@ void CheckpointSaverHook::begin(Session&) {
 
 void CheckpointSaverHook::after_create_session(Session& s) {
   const std::int64_t step = s.global_step();
-  save(s, step);
+  // (TF saves the initial variables of a new model too; save_at_start =
+  // false leaves that checkpoint out: training's end saves in any case)
+  if (step > 0 || save_at_start_) save(s, step);
   timer_.update(step, svc_.now(), nullptr, nullptr);
 }
 

@@ -57,6 +57,7 @@ class CheckpointSaverHook : public Hook {
   std::vector<std::unique_ptr<CheckpointListener>> listeners_;
   Services& svc_;
   bool verbose_;
+  bool save_at_start_ = true;  // a checkpoint at global step 0 too
   std::unique_ptr<CheckpointManager> manager_;
   CheckpointData data_;
 };
