@@ -19,6 +19,14 @@
 #'   Engine arguments (see [cppestimators_parsnip]).
 #' @param seed The random seed of the estimator's [run_config()] when
 #'   `config` has none.
+#' @param outcome The outcome's column name in the user's data, which
+#'   parsnip gives: the formula's left-hand side when it is a bare name, or
+#'   the name of `fit_xy()`'s `y` column. The estimator records it as its
+#'   response, so [train()], [evaluate()] and [predict()] of the estimator
+#'   (`extract_fit_engine()`) on a data frame with that column need no
+#'   `response`. `NULL` (or a name that is also a predictor's): the outcome
+#'   is trained as a column `.outcome`, and `train()` and `evaluate()` on a
+#'   data frame need `response`.
 #' @param ... Other engine arguments are an error.
 #' @return `fit_cppestimators()`: the trained estimator (class
 #'   `tf_estimator`).
@@ -38,7 +46,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               min_hessian_sum = NULL, tree_complexity = NULL, early_stop = NULL,
                               optimizer = NULL, batch_size = NULL, steps = NULL, model_dir = NULL,
                               hooks = NULL, validation = 0, config = NULL, verbose = FALSE,
-                              seed = NULL, ...) {
+                              seed = NULL, outcome = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
     abort(sprintf("unknown engine argument%s of the \"cppestimators\" engine: %s.%s",
@@ -46,6 +54,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                   did_you_mean(names(extra)[1] %||% "", setdiff(names(formals(fit_cppestimators)),
                                                                c("x", "y", "model", "...")))))
   }
+  if (length(outcome) == 0L) outcome <- NULL
+  outcome <- check_string(outcome, "outcome", null_ok = TRUE, must = "NULL or the outcome's column name")
   check_choice(model, "model", parsnip_models)
   x <- parsnip_predictors(x)
   if (is.data.frame(y) || is.matrix(y)) {
@@ -68,7 +78,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   if (length(val_rows) >= n) abort("`validation` leaves no rows to train on.")
   train_rows <- setdiff(seq_len(n), val_rows)
   features <- names(x)
-  outcome <- make.unique(c(features, ".outcome"))[length(features) + 1L]
+  # the outcome's own name (recorded as the estimator's response) unless a
+  # predictor has it
+  known <- !is.null(outcome) && nzchar(outcome) && !outcome %in% features
+  outcome <- if (known) outcome else make.unique(c(features, ".outcome"))[length(features) + 1L]
   data_of <- function(rows) {
     d <- x[rows, , drop = FALSE]
     d[[outcome]] <- if (classification) as.character(y[rows]) else as.numeric(y[rows])
@@ -107,6 +120,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   with_options(list(cppestimators.progress = verbose && progress_enabled()), {
     quiet_unless(verbose, train(est, input_fn = input, steps = steps, hooks = hooks))
   })
+  # train(), evaluate() of a data frame with the outcome's column need no `response`
+  if (known) est$state$response <- outcome
   est
 }
 
