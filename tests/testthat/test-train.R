@@ -55,7 +55,8 @@ test_that("train() with hooks, listeners and an in-memory evaluator still syncs 
 test_that("train() of an input that repeats forever needs steps, max_steps or a hook that stops it", {
   est <- x_regressor()
   expect_error(quietly(train(est, x_input(num_epochs = NULL))),
-               regexp = "never end.*`num_epochs = NULL`.*`steps` or `max_steps`.*hook_stop_at_step.*hook_stop_if_no_decrease",
+               regexp = paste0("never end.*`num_epochs = NULL`.*`steps` or `max_steps`.*hook_stop_at_step.*",
+                               "hook_stop_if_no_decrease"),
                class = "cppestimators_endless_training")
   # nothing trained
   expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 0)
