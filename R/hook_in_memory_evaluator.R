@@ -58,9 +58,11 @@ hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = 
   if (missing(input_fn)) abort("`input_fn` is required: the evaluation input.")
   # a data frame's arguments (response, batch_size, ...), as given: the
   # input is made when train() starts, once it knows the response
-  data_args <- if (is.data.frame(input_fn)) rlang::enquos(...) else {
+  data_args <- NULL
+  if (is.data.frame(input_fn)) {
+    data_args <- rlang::enquos(...)
+  } else {
     check_method_dots(dots_names(...), "hook_in_memory_evaluator", hook_in_memory_evaluator)
-    NULL
   }
   eval_dir(estimator, name)
   new_hook("in_memory_evaluator", list(

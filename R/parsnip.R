@@ -186,7 +186,9 @@ parsnip_model_modes <- list(linear_reg = "regression", logistic_reg = "classific
 parsnip_outcome_arg <- quote(
   if (inherits(formula, "formula") && is.name(rlang::f_lhs(formula))) {
     as.character(rlang::f_lhs(formula))
-  } else if (exists("y_var") && is.character(y_var) && length(y_var) == 1L) y_var
+  } else if (exists("y_var") && is.character(y_var) && length(y_var) == 1L) {
+    y_var
+  }
 )
 
 register_parsnip_model <- function(model) {
