@@ -60,7 +60,7 @@
 #' dataset_collect(odd)
 #' # training on them
 #' est <- linear_regressor(feature_columns(column_numeric("x", "x2")))
-#' train(est, input_fn(doubled, features = c(x, x2), response = y), steps = 2)
+#' train(est, input_fn(doubled, features = c(x, x2), response = y, batch_size = 4))
 dataset_map <- function(dataset, map_func, num_parallel_calls = NULL) {
   check_dataset(dataset)
   check_given(!missing(map_func), "map_func")
