@@ -221,6 +221,18 @@ cpp_without_dispatch <- function(x) {
     .Call(`_cppestimators_cpp_without_dispatch`, x)
 }
 
+cpp_stream_reader_new <- function(description, seed, batch_size, window_rows) {
+    .Call(`_cppestimators_cpp_stream_reader_new`, description, seed, batch_size, window_rows)
+}
+
+cpp_stream_reader_next <- function(reader, n) {
+    .Call(`_cppestimators_cpp_stream_reader_next`, reader, n)
+}
+
+cpp_stream_reader_close <- function(reader) {
+    invisible(.Call(`_cppestimators_cpp_stream_reader_close`, reader))
+}
+
 cpp_stream_collect <- function(description, n, seed, window_rows) {
     .Call(`_cppestimators_cpp_stream_collect`, description, n, seed, window_rows)
 }

@@ -129,8 +129,10 @@ data_levels <- function(x, name, what) {
     if (length(lv) == 0L) abort(sprintf("the %s '%s' has no values (all NA).", what, name))
     return(lv)
   }
+  time <- if (inherits(x, c("Date", "POSIXt"))) paste0(" Convert it first: as.numeric() of it, or a column of ",
+                                                        "its year or month.", recipes_time_hint(x)) else ""
   abort(sprintf(paste0("the %s '%s' is %s: feature_columns_from_data() takes numeric, factor, ",
-                       "character and logical columns."), what, name, describe(x)))
+                       "character and logical columns.%s"), what, name, describe(x), time))
 }
 
 # The classes recorded with columns from feature_columns_from_data(): the

@@ -35,10 +35,7 @@ print.cppestimators_dataset_input_fn <- function(x, ...) {
 }
 
 # The batch size dataset_batch() set, or NULL.
-dataset_batch_size <- function(dataset) {
-  for (op in dataset$ops) if (inherits(op, "cppestimators_dataset_op_batch")) return(op$batch_size)
-  NULL
-}
+dataset_batch_size <- function(dataset) dataset_batch_op(dataset)$batch_size
 
 # The engine session of a streaming input (run_session_impl()); across
 # processes, with this process's collective and part (R/distributed.R).

@@ -4,7 +4,10 @@
 
 # list(source = , ops = ) for glue_stream.cpp: the ops as plain lists.
 engine_pipeline <- function(dataset) {
-  list(source = engine_source(dataset), ops = unname(lapply(dataset$ops %||% list(), unclass)))
+  # a dataset_batch() before a dataset_map() batches its records again (R/dataset_map.R)
+  carried <- carried_batch_op(dataset)
+  ops <- c(if (!is.null(carried)) list(carried), dataset$ops)
+  list(source = engine_source(dataset), ops = unname(lapply(ops, unclass)))
 }
 
 engine_source <- function(dataset) UseMethod("engine_source")

@@ -89,6 +89,15 @@ tfrecord_dataset <- function(filenames, features, chunk_size = 1024L) {
   if (!is.character(filenames) || length(filenames) == 0L || anyNA(filenames)) {
     abort(paste0("`filenames` must be a character vector of files, not ", describe(filenames), "."))
   }
+  if (missing(features)) {
+    # a TFRecord file holds no schema: the records are parsed by the spec
+    abort(paste("tfrecord_dataset() needs `features`, the parse spec of the records (TFRecord files do not",
+                "describe their features): a named list of fixed_len_feature() and var_len_feature() objects,",
+                "e.g. features = list(x = fixed_len_feature(1, \"float32\"), g = var_len_feature(\"string\")), or",
+                "the spec of an estimator's feature columns from make_parse_example_spec(),",
+                "classifier_parse_example_spec() or regressor_parse_example_spec()."),
+          class = "cppestimators_missing_argument")
+  }
   check_features_spec(features)
   chunk_size <- check_whole(chunk_size, "chunk_size", min = 1, null_ok = FALSE, max = .Machine$integer.max)
   structure(list(filenames = path.expand(filenames), features = new_parse_spec(unclass(features)),

@@ -228,9 +228,9 @@ dataset_prefetch <- function(dataset, buffer_size = 1) {
 }
 
 # Whether reading the dataset never ends: a repeat forever that no take
-# after it bounds.
+# after it bounds (before a dataset_map() or dataset_filter(), or after it).
 dataset_is_infinite <- function(dataset) {
-  forever <- FALSE
+  forever <- inherits(dataset, "cppestimators_mapped_dataset") && dataset_is_infinite(dataset$upstream)
   for (op in dataset$ops) {
     if (inherits(op, "cppestimators_dataset_op_repeat") && !is.finite(op$count)) forever <- TRUE
     if (inherits(op, "cppestimators_dataset_op_take") && is.finite(op$count)) forever <- FALSE

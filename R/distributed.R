@@ -441,6 +441,12 @@ worker_stream <- function(con, desc, rank, size, args, seed, kernel, share) {
 # first, before any shuffle or batch, so that the shards are disjoint.
 shard_dataset <- function(dataset, num_shards, index) {
   if (any(vapply(dataset$ops, inherits, TRUE, "cppestimators_dataset_op_shard"))) return(dataset)
+  # the records before a dataset_map() or dataset_filter() (which keep each
+  # record's own result): each process runs R code on its shard only
+  if (inherits(dataset, "cppestimators_mapped_dataset")) {
+    dataset$upstream <- shard_dataset(dataset$upstream, num_shards, index)
+    return(dataset)
+  }
   ops <- dataset$ops
   dataset$ops <- list()
   dataset <- dataset_shard(dataset, num_shards, index)

@@ -180,9 +180,21 @@ check_not_time <- function(x, leaf) {
   if (is.null(what)) return(invisible())
   abort(sprintf(paste0("the feature '%s' of column_numeric('%s') is %s, which it would read as %s. ",
                        "Convert it on purpose: e.g. data$%s <- %s, a column of its year or month, or a ",
-                       "normalizer_fn that converts it."),
-                leaf$key, leaf$name, what[1], what[2], leaf$key, what[3]),
+                       "normalizer_fn that converts it.%s"),
+                leaf$key, leaf$name, what[1], what[2], leaf$key, what[3], recipes_time_hint(x)),
         class = "cppestimators_feature_type")
+}
+
+# For a Date or date-time: how tidymodels users make features of it.
+recipes_time_hint <- function(x) {
+  if (inherits(x, "Date")) {
+    " With tidymodels, a recipe's step_date() makes its year, month and day of the week columns."
+  } else if (inherits(x, "POSIXt")) {
+    paste(" With tidymodels, a recipe's step_date() (and step_time() for the hour and minute) makes",
+          "columns of its parts.")
+  } else {
+    ""
+  }
 }
 
 # A complete optimizer spec for the engine. Specs saved by earlier versions

@@ -114,6 +114,13 @@ dnn_model_spec <- function(hidden_units, activation_fn, dropout) {
 #' `dnn/...`); optimizer variables of the parts are scoped by the part
 #' (`linear/beta1_power`, ...).
 #'
+#' The default learning rates are TensorFlow's for these estimators, far
+#' below those of [linear_classifier()] (FTRL at 0.2) and [dnn_classifier()]
+#' (Adagrad at 0.05): with as many steps, the combined model is less
+#' trained than either part alone. Give the parts the rates of the single
+#' models (`linear_optimizer = optimizer_ftrl(0.2)`, `dnn_optimizer =
+#' optimizer_adagrad(0.05)`) or train it for more steps.
+#'
 #' @inheritParams dnn_estimators
 #' @param linear_feature_columns,dnn_feature_columns The columns of each
 #'   part, or `NULL`.

@@ -6,7 +6,8 @@
 # - traits, set by its constructor through new_hook(): `training_only`
 #   (refused by evaluate() and predict()), `runs_r_code` (its errors are
 #   reported as the hook's), `roles` (what other hooks look for, such as
-#   "evaluator") and `r_only` (fields the engine does not read);
+#   "evaluator", or "stops_training": it may end a training whose input
+#   repeats forever) and `r_only` (fields the engine does not read);
 # - S3 methods on its class for what must be prepared before the loop:
 #   hook_prepare() (per-call settings, with the run's estimator and mode)
 #   and hook_wait() (work before train() takes its model_dir lock).

@@ -19,7 +19,11 @@
 #' hooks and name.
 #'
 #' @param estimator The estimator being trained.
-#' @param input_fn The evaluation input, as for [evaluate()].
+#' @param input_fn The evaluation input, as for [evaluate()]: an input
+#'   function, or a data frame, read as `evaluate()` reads one (over the
+#'   features the estimator's columns use, with the response `train()` or
+#'   [feature_columns_from_data()] recorded unless `...` gives `response`)
+#'   when the `train()` call it runs in starts.
 #' @param steps Number of evaluation batches; `NULL` evaluates the whole input.
 #' @param hooks Hooks run inside each evaluation.
 #' @param name Name of the evaluation: results go to `model_dir/eval_<name>`.
@@ -30,6 +34,8 @@
 #'   end of the `train()` call (final exports are written when the training
 #'   session has ended, from the weights it ended with). The history
 #'   `train()` returns lists the exports in its `exports` element.
+#' @param ... With a data frame as `input_fn`: `response`, `batch_size`,
+#'   `shuffle` and `num_epochs`, as [evaluate()] takes them.
 #' @inherit hook_progress_bar return
 #' @family hooks
 #' @export
@@ -42,18 +48,29 @@
 #' evaluator <- hook_in_memory_evaluator(est, eval_input, every_n_iter = 10)
 #' history <- est %>% train(train_input, steps = 30, hooks = list(evaluator))
 #' as.data.frame(history)
+#' # a data frame, as evaluate() reads it
+#' evaluator <- hook_in_memory_evaluator(est, mtcars, response = "mpg", every_n_iter = 10)
+#' history <- est %>% train(train_input, steps = 30, hooks = list(evaluator))
 hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = NULL, name = NULL,
-                                     every_n_iter = 100, exporters = NULL) {
+                                     every_n_iter = 100, exporters = NULL, ...) {
   check_estimator(estimator)
   every_n_iter <- check_every_n_iter(every_n_iter)
   if (missing(input_fn)) abort("`input_fn` is required: the evaluation input.")
+  # a data frame's arguments (response, batch_size, ...), as given: the
+  # input is made when train() starts, once it knows the response
+  data_args <- NULL
+  if (is.data.frame(input_fn)) {
+    data_args <- rlang::enquos(...)
+  } else {
+    check_method_dots(dots_names(...), "hook_in_memory_evaluator", hook_in_memory_evaluator)
+  }
   eval_dir(estimator, name)
   new_hook("in_memory_evaluator", list(
-    estimator = estimator, input_fn = input_fn, steps = check_steps(steps, "steps"),
+    estimator = estimator, input_fn = input_fn, data_args = data_args, steps = check_steps(steps, "steps"),
     hooks = normalize_hooks(hooks), name = name, every_n_iter = every_n_iter,
     exporters = normalize_exporters(exporters)),
     training_only = TRUE, runs_r_code = TRUE, roles = "evaluator",
-    r_only = c("estimator", "input_fn", "steps", "hooks", "exporters", "exports"))
+    r_only = c("estimator", "input_fn", "data_args", "steps", "hooks", "exporters", "exports"))
 }
 
 # The evaluation callback runs on the engine being trained; the evaluator's
@@ -63,6 +80,12 @@ hook_prepare.cppestimators_hook_in_memory_evaluator <- function(hook, run) {
   if (!same_model(hook$estimator, run$object)) {
     abort(paste("hook_in_memory_evaluator(): `estimator` must be the estimator being trained",
                 "(or one with the same feature columns and head)."))
+  }
+  if (is.data.frame(hook$input_fn)) {
+    # as evaluate() reads a data frame, with the response the trained estimator recorded
+    read <- rlang::call2(data_input, run$object, hook$input_fn, "eval", "hook_in_memory_evaluator",
+                         !!!hook$data_args)
+    hook$input_fn <- rlang::eval_tidy(read)
   }
   hook$exports <- exporter_run(hook$exporters, run$object, run$ptr)
   hook$evaluate <- evaluation_of(hook, run$ptr)

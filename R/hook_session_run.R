@@ -45,7 +45,8 @@ session_run_hook <- function(begin = NULL, after_create_session = NULL, before_r
     before_run = check_callback(before_run, "before_run", "context"),
     after_run = check_callback(after_run, "after_run", c("context", "values")),
     end = check_callback(end, "end", "session")),
-    class = "EstimatorSessionRunHook", runs_r_code = TRUE)
+    # its callbacks may call context$request_stop()
+    class = "EstimatorSessionRunHook", runs_r_code = TRUE, roles = "stops_training")
 }
 
 # A callback the loop calls with `args` (positionally): NULL, or a function

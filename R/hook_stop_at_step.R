@@ -26,5 +26,6 @@ hook_stop_at_step <- function(num_steps = NULL, last_step = NULL) {
   }
   # global steps count in 64-bit integers; 2^53 keeps every count exact in R's doubles
   new_hook("stop_at_step", list(num_steps = check_whole(num_steps, "num_steps", min = 1, max = 2^53),
-                                last_step = check_whole(last_step, "last_step", min = 0, max = 2^53)))
+                                last_step = check_whole(last_step, "last_step", min = 0, max = 2^53)),
+           roles = "stops_training")
 }

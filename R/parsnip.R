@@ -30,7 +30,12 @@
 #' `new_data`; `type = "raw"` returns [predict()][predict.tf_estimator]'s own
 #' data frame. `extract_fit_engine()` returns the trained estimator itself,
 #' so [evaluate()], [predict()], [variable_value()], [read_summaries()],
-#' checkpoints and hooks all work on it.
+#' checkpoints and hooks all work on it. It records the outcome's name (the
+#' formula's left-hand side when it is a bare name, or the name of
+#' `fit_xy()`'s `y` column) as its response: `train(est, data)` and
+#' `evaluate(est, data)` on data with that column need no `response` (a
+#' transformed outcome such as `log(y) ~ .`, or an unnamed vector `y`, has
+#' no name to record: give `response` then).
 #'
 #' @section Fits that converge:
 #' The engines fit as `lm()`, `glm()` and glmnet users expect, on inputs of
@@ -209,6 +214,18 @@ parsnip_model_modes <- list(linear_reg = "regression", logistic_reg = "classific
                             multinom_reg = "classification", mlp = c("regression", "classification"),
                             boost_tree = c("regression", "classification"))
 
+# The outcome's name, as parsnip's fit() (`formula`, a bare name on its
+# left) or fit_xy() (`y_var`, the names of a data frame `y`) knows it,
+# evaluated where parsnip calls fit_cppestimators(); NULL otherwise (a
+# transformed outcome such as log(y), an unnamed vector `y`).
+parsnip_outcome_arg <- quote(
+  if (inherits(formula, "formula") && is.name(rlang::f_lhs(formula))) {
+    as.character(rlang::f_lhs(formula))
+  } else if (exists("y_var") && is.character(y_var) && length(y_var) == 1L) {
+    y_var
+  }
+)
+
 register_parsnip_model <- function(model) {
   eng <- "cppestimators"
   modes <- parsnip_model_modes[[model]]
@@ -226,7 +243,7 @@ register_parsnip_model <- function(model) {
     parsnip::set_fit(model = model, eng = eng, mode = mode, value = list(
       interface = "data.frame", protect = c("x", "y", "weights"),
       func = c(pkg = "cppestimators", fun = "fit_cppestimators"),
-      defaults = list(model = model, seed = quote(sample.int(10^5, 1)))))
+      defaults = list(model = model, seed = quote(sample.int(10^5, 1)), outcome = parsnip_outcome_arg)))
     parsnip::set_encoding(model = model, eng = eng, mode = mode, options = list(
       predictor_indicators = "none", compute_intercept = FALSE, remove_intercept = FALSE,
       allow_sparse_x = FALSE))

@@ -26,6 +26,14 @@
 #' @param learn_rate,loss_reduction `boost_tree()`'s main arguments.
 #' @param l1_regularization,l2_regularization,min_node_weight,n_batches_per_layer
 #'   `boost_tree()`'s engine arguments (see [cppestimators_parsnip]).
+#' @param outcome The outcome's column name in the user's data, which
+#'   parsnip gives: the formula's left-hand side when it is a bare name, or
+#'   the name of `fit_xy()`'s `y` column. The estimator records it as its
+#'   response, so [train()], [evaluate()] and [predict()] of the estimator
+#'   (`extract_fit_engine()`) on a data frame with that column need no
+#'   `response`. `NULL` (or a name that is also a predictor's): the outcome
+#'   is trained as a column `.outcome`, and `train()` and `evaluate()` on a
+#'   data frame need `response`.
 #' @param ... Other engine arguments are an error.
 #' @return `fit_cppestimators()`: the trained estimator (class
 #'   `tf_estimator`).
@@ -47,7 +55,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               hooks = NULL, validation = 0, config = NULL, verbose = FALSE,
                               seed = NULL, weights = NULL, tolerance = 1e-4, learn_rate = NULL,
                               loss_reduction = NULL, l1_regularization = NULL, l2_regularization = NULL,
-                              min_node_weight = NULL, n_batches_per_layer = NULL, ...) {
+                              min_node_weight = NULL, n_batches_per_layer = NULL, outcome = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
     valid <- parsnip_engine_args(model)
@@ -56,6 +64,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                   did_you_mean(names(extra)[1] %||% "", valid), paste0("`", valid, "`", collapse = ", ")),
           class = "cppestimators_engine_argument")
   }
+  if (length(outcome) == 0L) outcome <- NULL
+  outcome <- check_string(outcome, "outcome", null_ok = TRUE, must = "NULL or the outcome's column name")
   check_choice(model, "model", parsnip_models)
   x <- parsnip_predictors(x)
   if (is.data.frame(y) || is.matrix(y)) {
@@ -86,7 +96,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   if (length(val_rows) >= n) abort("`validation` leaves no rows to train on.")
   train_rows <- setdiff(seq_len(n), val_rows)
   features <- names(x)
-  outcome <- make.unique(c(features, ".outcome"))[length(features) + 1L]
+  # the outcome's own name (recorded as the estimator's response) unless a
+  # predictor has it
+  known <- !is.null(outcome) && nzchar(outcome) && !outcome %in% features
+  outcome <- if (known) outcome else make.unique(c(features, ".outcome"))[length(features) + 1L]
   weight_name <- if (!is.null(weights)) make.unique(c(features, outcome, ".weight"))[length(features) + 2L]
   data_of <- function(rows) {
     d <- x[rows, , drop = FALSE]
@@ -164,6 +177,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     remember_weights(est)
     unlink(est$spec$model_dir, recursive = TRUE)
   }
+  # train(), evaluate() of a data frame with the outcome's column need no `response`
+  if (known) est$state$response <- outcome
   est
 }
 

@@ -23,6 +23,7 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
     ptr <- engine_for_checkpoint(object, checkpoint_path)
   }
   data <- resolve_input(input_fn, object, mode, in_order = in_order)
+  if (mode == "train") check_training_ends(object, data, hooks)
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
   kernel <- engine_kernel()
   part <- NULL
@@ -136,6 +137,27 @@ open_training_impl <- function(object, ptr, hooks) {
   list(hooks = hooks, run = run, close = close)
 }
 
+# A training over an input that repeats forever (input_fn(num_epochs =
+# NULL), dataset_repeat() without `count`) needs something that ends it, as
+# keras needs steps_per_epoch for endless data: `steps` or `max_steps`
+# (train()'s stop-at-step hook), a hook that may stop it (role
+# "stops_training": hook_stop_at_step(), the early-stopping hooks, a
+# session_run_hook(), whose callbacks may call request_stop()), or a model
+# that ends by itself (boosted trees, once their trees are grown).
+check_training_ends <- function(object, data, hooks) {
+  endless <- if (isTRUE(data$stream)) dataset_is_infinite(data$input$dataset) else identical(data$num_epochs, -1)
+  if (!endless) return(invisible())
+  if (any(vapply(hooks, hook_has_role, TRUE, role = "stops_training"))) return(invisible())
+  if (inherits(estimator_model(object$spec), "cppestimators_model_boosted_trees")) return(invisible())
+  what <- if (isTRUE(data$stream)) "the dataset repeats forever (dataset_repeat() without `count`)" else
+    "the input repeats forever (`num_epochs = NULL`)"
+  abort(paste0("train() would never end: ", what, " and nothing stops training. Give `steps` or `max_steps`, ",
+               "or a hook that stops it: hook_stop_at_step(), an early-stopping hook (hook_stop_if_no_decrease(), ",
+               "hook_stop_if_no_increase(), hook_stop_if_lower(), hook_stop_if_higher()) or a session_run_hook() ",
+               "whose callbacks call context$request_stop(); or give `num_epochs` a number."),
+        class = "cppestimators_endless_training")
+}
+
 # The dense block of a distributed session's own rows (an MPI rank's shard;
 # none for a socket cluster's chief, which reads no rows), built for this
 # call: the shard is this call's.
@@ -196,6 +218,12 @@ note_what_was_kept <- function(e, object, ptr, mode) {
 # condition as `parent`, the hook's position in `hooks` as `hook` (NA for
 # train()'s own hooks) and the phase as `phase`; otherwise `e` itself.
 signal_hook_error <- function(e, ses, hooks) {
+  # R's time limits (setTimeLimit()), raised by the engine's interrupt check
+  # between steps or by a hook's R code, are R's own error
+  if (is_time_limit_error(e)) {
+    e$call <- NULL
+    abort(e, class = "cppestimators_time_limit")
+  }
   origin <- cpp_session_error_origin(ses)
   i <- origin$hook
   # an engine hook's error is its own message, unless it was found while the
@@ -215,6 +243,14 @@ signal_hook_error <- function(e, ses, hooks) {
   abort(msg, class = c(if (inherits(e, "cppestimators_file_error")) "cppestimators_file_error",
                        "cppestimators_hook_error"), parent = e, hook = position %||% NA_integer_,
         phase = origin$phase)
+}
+
+# Whether an error is one of R's time limits (setTimeLimit(),
+# setSessionTimeLimit()), in the session's language.
+is_time_limit_error <- function(e) {
+  limits <- c("reached elapsed time limit", "reached CPU time limit", "reached session elapsed time limit",
+              "reached session CPU time limit")
+  conditionMessage(e) %in% c(limits, gettext(limits, domain = "R"))
 }
 
 # The global step in a checkpoint's name ("<dir>/model.ckpt-<step>.ckpt").

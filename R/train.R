@@ -165,7 +165,8 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = est
     hooks[[saver[1]]]$listeners <- c(hooks[[saver[1]]]$listeners, listeners)
   }
   if (!is.null(steps) || !is.null(max_steps)) {
-    hooks <- c(hooks, list(new_hook("stop_at_step", list(num_steps = steps, last_step = max_steps))))
+    hooks <- c(hooks, list(new_hook("stop_at_step", list(num_steps = steps, last_step = max_steps),
+                                    roles = "stops_training")))
   }
   if (!has_hook_class(given, "cppestimators_hook_nan_tensor")) hooks <- c(hooks, list(hook_nan_tensor()))
   if (verbose && !is.null(cfg$log_step_count_steps)) {

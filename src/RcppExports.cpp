@@ -653,6 +653,40 @@ RcppExport SEXP _cppestimators_cpp_without_dispatch(SEXP xSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_stream_reader_new
+SEXP cpp_stream_reader_new(Rcpp::List description, double seed, int batch_size, double window_rows);
+RcppExport SEXP _cppestimators_cpp_stream_reader_new(SEXP descriptionSEXP, SEXP seedSEXP,
+                                                     SEXP batch_sizeSEXP, SEXP window_rowsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type description(descriptionSEXP);
+  Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+  Rcpp::traits::input_parameter<int>::type batch_size(batch_sizeSEXP);
+  Rcpp::traits::input_parameter<double>::type window_rows(window_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_reader_new(description, seed, batch_size, window_rows));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_stream_reader_next
+SEXP cpp_stream_reader_next(SEXP reader, double n);
+RcppExport SEXP _cppestimators_cpp_stream_reader_next(SEXP readerSEXP, SEXP nSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  Rcpp::traits::input_parameter<double>::type n(nSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_reader_next(reader, n));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_stream_reader_close
+void cpp_stream_reader_close(SEXP reader);
+RcppExport SEXP _cppestimators_cpp_stream_reader_close(SEXP readerSEXP) {
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  cpp_stream_reader_close(reader);
+  return R_NilValue;
+  END_RCPP
+}
 // cpp_stream_collect
 Rcpp::List cpp_stream_collect(Rcpp::List description, double n, double seed, double window_rows);
 RcppExport SEXP _cppestimators_cpp_stream_collect(SEXP descriptionSEXP, SEXP nSEXP, SEXP seedSEXP,
@@ -851,6 +885,9 @@ static const R_CallMethodDef CallEntries[] = {
      (DL_FUNC)&_cppestimators_cpp_session_note_interrupt, 1},
     {"_cppestimators_cpp_gemm_kernel", (DL_FUNC)&_cppestimators_cpp_gemm_kernel, 1},
     {"_cppestimators_cpp_without_dispatch", (DL_FUNC)&_cppestimators_cpp_without_dispatch, 1},
+    {"_cppestimators_cpp_stream_reader_new", (DL_FUNC)&_cppestimators_cpp_stream_reader_new, 4},
+    {"_cppestimators_cpp_stream_reader_next", (DL_FUNC)&_cppestimators_cpp_stream_reader_next, 2},
+    {"_cppestimators_cpp_stream_reader_close", (DL_FUNC)&_cppestimators_cpp_stream_reader_close, 1},
     {"_cppestimators_cpp_stream_collect", (DL_FUNC)&_cppestimators_cpp_stream_collect, 4},
     {"_cppestimators_cpp_write_tfrecord", (DL_FUNC)&_cppestimators_cpp_write_tfrecord, 2},
     {"_cppestimators_cpp_tfrecord_reader", (DL_FUNC)&_cppestimators_cpp_tfrecord_reader, 2},

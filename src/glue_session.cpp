@@ -178,7 +178,9 @@ bool interrupt_noted = false;
 
 // Runs the monitored loop with the given hooks (a list of hook specs).
 // Interrupted, the outermost session signals R's interrupt; a session run
-// inside another returns NULL, and the one around it stops in order.
+// inside another returns NULL, and the one around it stops in order. An R
+// error raised by R's interrupt check (setTimeLimit()'s limits) also stops
+// the loop in order, then continues as that R error.
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
                      std::string hostname) {
@@ -209,6 +211,9 @@ SEXP cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
   ++running_sessions;
   const LoopOutcome out = run_monitored(*box.session, list, svc);
   env.writers().flush_all();
+  // a jump out of R's interrupt check (an R error such as a time limit)
+  // resumes now that the loop ended in order
+  if (svc.jumped()) svc.resume_jump();
   if (out.interrupted) {
     if (nested) return R_NilValue;
     throw Rcpp::internal::InterruptedException();

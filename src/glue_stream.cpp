@@ -79,6 +79,85 @@ Pipeline cppestimators::pipeline_from_r(Rcpp::List description, std::uint64_t se
   return make_pipeline(source_spec_from_r(src), op_specs, seed, env);
 }
 
+namespace {
+
+// A chunk's columns as a named list of R vectors, its number of rows in
+// attribute "n".
+Rcpp::List chunk_to_r(const Chunk& out) {
+  Rcpp::List cols(out.columns.size());
+  Rcpp::CharacterVector names(out.columns.size());
+  for (std::size_t j = 0; j < out.columns.size(); ++j) {
+    cols[static_cast<R_xlen_t>(j)] = chunk_column_to_r(out, out.columns[j]);
+    names[static_cast<R_xlen_t>(j)] = out.columns[j].key;
+  }
+  cols.attr("names") = names;
+  cols.attr("n") = static_cast<double>(out.n);
+  return cols;
+}
+
+// A dataset read batch by batch from R (dataset_map(), dataset_filter():
+// R/dataset_map.R): the pipeline, its feed and the R functions its sources
+// call.
+struct StreamReader {
+  std::vector<Rcpp::RObject> host;
+  std::unique_ptr<StreamFeed> feed;
+  int rows = 0;         // rows of the current batch not given out yet
+  std::int64_t at = 0;  // the window offset of the first of them
+  bool primed = false;
+};
+
+}  // namespace
+
+// A reader of the dataset `description` (R/dataset_pipeline.R), batch by
+// batch: dataset_batch()'s batches, else batches of `batch_size` rows.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_stream_reader_new(Rcpp::List description, double seed, int batch_size,
+                           double window_rows) {
+  auto r = std::make_unique<StreamReader>();
+  Pipeline p = pipeline_from_r(description, static_cast<std::uint64_t>(seed), r->host);
+  FeedColumns only_rows;
+  only_rows.views = false;
+  r->feed = std::make_unique<StreamFeed>(std::move(p.rows), p.plan, std::max(1, batch_size),
+                                         static_cast<std::int64_t>(std::max(1.0, window_rows)),
+                                         only_rows);
+  return Rcpp::XPtr<StreamReader>(r.release(), true);
+}
+
+// The next batch of the reader (at most `n` rows of it: the rest comes with
+// the next call) as cpp_stream_collect() gives rows, or NULL at the end.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_stream_reader_next(SEXP reader, double n) {
+  Rcpp::XPtr<StreamReader> p(reader);
+  if (p.get() == nullptr || !p->feed) return R_NilValue;
+  StreamReader& r = *p;
+  if (!r.primed) {
+    r.feed->prime();
+    r.primed = true;
+  }
+  if (r.rows == 0) {
+    r.rows = r.feed->next_batch();
+    r.at = r.feed->offset();
+    if (r.rows == 0) {
+      r.feed.reset();  // the end: the sources are released now
+      return R_NilValue;
+    }
+  }
+  const int k = static_cast<int>(std::min<double>(r.rows, std::max(1.0, n)));
+  Chunk out;
+  shape_like(r.feed->window(), out);
+  append_rows(r.feed->window(), r.at, k, out);
+  r.rows -= k;
+  r.at += k;
+  return chunk_to_r(out);
+}
+
+// Releases a reader's pipeline (its sources' files and R resources) now.
+// [[Rcpp::export(rng = false)]]
+void cpp_stream_reader_close(SEXP reader) {
+  Rcpp::XPtr<StreamReader> p(reader);
+  if (p.get() != nullptr) p->feed.reset();
+}
+
 // Every row the dataset yields (through its batching), at most `n`, as a
 // named list of columns with the number of rows in attribute "n".
 // [[Rcpp::export(rng = false)]]
@@ -101,13 +180,5 @@ Rcpp::List cpp_stream_collect(Rcpp::List description, double n, double seed, dou
         std::min<std::int64_t>(rows, static_cast<std::int64_t>(std::min(n - out.n, 9e18)));
     append_rows(feed.window(), feed.offset(), k, out);
   }
-  Rcpp::List cols(out.columns.size());
-  Rcpp::CharacterVector names(out.columns.size());
-  for (std::size_t j = 0; j < out.columns.size(); ++j) {
-    cols[static_cast<R_xlen_t>(j)] = chunk_column_to_r(out, out.columns[j]);
-    names[static_cast<R_xlen_t>(j)] = out.columns[j].key;
-  }
-  cols.attr("names") = names;
-  cols.attr("n") = static_cast<double>(out.n);
-  return cols;
+  return chunk_to_r(out);
 }

@@ -291,3 +291,16 @@ test_that("a spec from feature columns reads what write_tfrecord() wrote", {
   expect_identical(got$g, list("a", "b"))
   expect_identical(got$y, c(0L, 1L))
 })
+
+test_that("tfrecord_dataset() without `features` says that the parse spec must be given, and how", {
+  path <- tempfile(fileext = ".tfrecord")
+  write_tfrecord(data.frame(x = c(0.5, 1.5), label = c(0L, 1L)), path)
+  expect_error(tfrecord_dataset(path), class = "cppestimators_missing_argument",
+               regexp = paste0("tfrecord_dataset\\(\\) needs `features`, the parse spec of the records .*",
+                               "fixed_len_feature\\(\\) and var_len_feature\\(\\).*make_parse_example_spec\\(\\), ",
+                               "classifier_parse_example_spec\\(\\) or regressor_parse_example_spec\\(\\)"))
+  # as the message says
+  fcs <- feature_columns(column_numeric("x"))
+  ds <- tfrecord_dataset(path, classifier_parse_example_spec(fcs, label_key = "label"))
+  expect_equal(dataset_collect(ds)$x, c(0.5, 1.5))
+})

@@ -196,3 +196,106 @@ test_that("shuffling and prefetching keep TFRecord rows whole: matrices, lists a
   expect_identical(out, plain[out$id, , drop = FALSE], ignore_attr = "row.names")
   expect_identical(dataset_collect(dataset_prefetch(ds, 2), chunk_size = 10), plain)
 })
+
+test_that("dataset_map() runs R code on each batch: derived and changed columns", {
+  ds <- ids_dataset(10)
+  mapped <- dataset_map(ds, function(batch) transform(batch, id2 = id * 2, label = toupper(label)))
+  expect_identical(cppestimators:::dataset_names(mapped), c("id", "label", "v", "id2"))
+  out <- dataset_collect(mapped)
+  expect_identical(out$id, 1:10)
+  expect_equal(out$id2, 2 * (1:10))
+  expect_identical(out$label, sprintf("R%d", 1:10))
+  # a formula; columns may be dropped and reordered
+  expect_identical(names(dataset_collect(dataset_map(ds, ~ list(v = .x$v, id = .x$id)))), c("v", "id"))
+  # batched before the map: the function sees each batch, and the records are batched again by its size
+  batched <- ds |> dataset_batch(3) |> dataset_map(function(b) data.frame(id = b$id, size = nrow(b), first = b$id[1]))
+  out <- dataset_collect(batched)
+  expect_identical(out$size, c(3L, 3L, 3L, 3L, 3L, 3L, 3L, 3L, 3L, 1L))
+  expect_identical(out$first, rep(c(1L, 4L, 7L, 10L), c(3, 3, 3, 1)))
+  expect_equal(cppestimators:::dataset_batch_size(batched), 3)
+  # the transforms after it: a repeat reads the records (and runs the function) again
+  expect_identical(ids(dataset_repeat(mapped, 2)), c(1:10, 1:10))
+  expect_identical(ids(dataset_take(dataset_repeat(mapped), 12)), c(1:10, 1:2))
+  expect_true(cppestimators:::dataset_is_infinite(dataset_map(dataset_repeat(ds), ~ .x)))
+  expect_identical(ids(dataset_map(dataset_repeat(ds), ~ .x), n = 15), c(1:10, 1:5))
+})
+
+test_that("dataset_filter() keeps the records the predicate accepts", {
+  ds <- ids_dataset(20)
+  odd <- dataset_filter(ds, function(batch) batch$id %% 2 == 1)
+  expect_identical(ids(odd), seq(1L, 19L, by = 2L))
+  expect_identical(dataset_collect(odd)$label, sprintf("r%d", seq(1, 19, by = 2)))
+  # NA drops the record; a formula; chained with a map and a batch
+  expect_identical(ids(dataset_filter(ds, ~ ifelse(.x$id > 15, TRUE, NA))), 16:20)
+  chained <- ds |> dataset_map(~ transform(.x, big = id > 10)) |> dataset_filter(~ .x$big) |> dataset_batch(4)
+  expect_identical(ids(chained), 11:20)
+  # a batch the predicate empties is skipped, not the end of the records
+  expect_identical(ids(ds |> dataset_batch(5) |> dataset_filter(~ .x$id > 12)), 13:20)
+  expect_identical(ids(dataset_filter(ds, ~ FALSE)), integer())
+})
+
+test_that("an estimator trains on mapped and filtered datasets as on the same data in memory", {
+  n <- 60
+  df <- data.frame(x = seq_len(n) / n, y = 3 * seq_len(n) / n + 1, keep = rep(c(TRUE, TRUE, FALSE), n / 3))
+  path <- tempfile(fileext = ".csv")
+  write.csv(df[c("x", "y", "keep")], path, row.names = FALSE)
+  ds <- text_line_dataset(path, csv_record_spec(path))
+  fcs <- feature_columns(column_numeric("x", "x2"))
+  weights <- function(est) {
+    unlist(lapply(c("x", "x2"), function(k) variable_value(est, paste0("linear/linear_model/", k, "/weights"))))
+  }
+  # a derived column
+  streamed <- suppressMessages(linear_regressor(fcs, optimizer = "SGD"))
+  mapped <- dataset_map(ds, function(b) transform(b, x2 = x^2))
+  quietly(train(streamed, input_fn(mapped, features = c(x, x2), response = y, batch_size = 8L)))
+  in_memory <- suppressMessages(linear_regressor(fcs, optimizer = "SGD"))
+  quietly(train(in_memory, input_fn(transform(df, x2 = x^2), features = c(x, x2), response = "y", batch_size = 8L,
+                                    shuffle = FALSE)))
+  expect_equal(weights(streamed), weights(in_memory), tolerance = 1e-6)
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(streamed)), ceiling(n / 8))
+  # filtered records
+  kept <- df[df$keep, ]
+  streamed <- suppressMessages(linear_regressor(fcs, optimizer = "SGD"))
+  filtered <- mapped |> dataset_filter(~ .x$keep)
+  expect_equal(dataset_collect(filtered)$x, kept$x)
+  quietly(train(streamed, input_fn(filtered, features = c(x, x2), response = y, batch_size = 8L)))
+  in_memory <- suppressMessages(linear_regressor(fcs, optimizer = "SGD"))
+  quietly(train(in_memory, input_fn(transform(kept, x2 = x^2), features = c(x, x2), response = "y", batch_size = 8L,
+                                    shuffle = FALSE)))
+  expect_equal(weights(streamed), weights(in_memory), tolerance = 1e-6)
+  # evaluate() and predict() read them too
+  expect_equal(quietly(evaluate(streamed, input_fn(filtered, features = c(x, x2), response = y)))$loss,
+               quietly(evaluate(in_memory, transform(kept, x2 = x^2), response = "y"))$loss, tolerance = 1e-5)
+  expect_equal(predict(streamed, input_fn(filtered, features = c(x, x2)))$predictions,
+               predict(in_memory, transform(kept, x2 = x^2))$predictions, tolerance = 1e-6)
+})
+
+test_that("dataset_map() and dataset_filter() check their functions and results, naming them", {
+  ds <- ids_dataset(10)
+  expect_error(dataset_map(ds), "`map_func` is missing, with no default.", fixed = TRUE)
+  expect_error(dataset_filter(ds, 3), "`predicate` must be a function or a one-sided formula, not numeric 3.",
+               fixed = TRUE)
+  expect_error(dataset_map(iris, identity), "`dataset` must be a dataset")
+  expect_error(dataset_collect(dataset_map(ds, function(b) b[1:2, ])), class = "cppestimators_dataset_function_error",
+               regexp = paste0("dataset_map\\(\\)'s `map_func` must return as many rows as it is given \\(10\\): ",
+                               "column 'id' has 2"))
+  expect_error(dataset_collect(dataset_map(ds, function(b) stop("no such thing"))),
+               class = "cppestimators_dataset_function_error",
+               regexp = "dataset_map\\(\\)'s `map_func` failed: no such thing")
+  expect_error(dataset_collect(dataset_map(ds, function(b) list(m = cbind(b$id, b$id)))),
+               class = "cppestimators_dataset_function_error", regexp = "column 'm' after .* is a matrix")
+  expect_error(dataset_collect(dataset_filter(ds, function(b) b$id)), class = "cppestimators_dataset_function_error",
+               regexp = "`predicate` must return a logical vector with a value per record \\(10\\)")
+  # the columns of a later batch must be those of the first
+  flip <- ds |> dataset_batch(5) |> dataset_map(function(b) if (b$id[1] == 1) b["id"] else b["v"])
+  expect_error(dataset_collect(flip), class = "cppestimators_dataset_function_error",
+               regexp = "returned the columns v for a batch where it returned id for the first one")
+  # a map's error during training reaches train()
+  bad <- dataset_map(dataset_batch(ds, 2), function(b) if (b$id[1] > 1) stop("later batch") else transform(b, y = id))
+  est <- suppressMessages(linear_regressor(feature_columns(column_numeric("id"))))
+  expect_error(quietly(train(est, input_fn(bad, features = id, response = y))),
+               regexp = "`map_func` failed: later batch")
+  # printed as the call that applied it
+  lines <- utils::capture.output(print(dataset_batch(dataset_filter(ds, ~ .x$id > 2), 4)))
+  expect_identical(utils::tail(lines, 2), c("  |> dataset_filter(~.x$id > 2)", "  |> dataset_batch(4)"))
+})

@@ -239,3 +239,25 @@ test_that("hidden_units may be a list of numbers, as tfestimators scripts give t
   expect_error(dnn_regressor(hidden_units = list(10, "a"), feature_columns = fcs),
                "`hidden_units` must be a vector of positive whole numbers", class = "cppestimators_error")
 })
+
+test_that("a DNN given a categorical column points to feature_columns_from_data(dense = TRUE)", {
+  d <- transform(mtcars, cyl = factor(cyl))
+  raw <- suppressMessages(dnn_regressor(hidden_units = 4,
+                                        feature_columns = feature_columns_from_data(d, response = mpg)))
+  expect_error(quietly(train(raw, d, steps = 1)), class = "cppestimators_error",
+               regexp = paste0("a DNN: items of feature_columns must be dense columns\\. You can wrap a categorical ",
+                               "column with column_embedding\\(\\) or column_indicator\\(\\), or build the columns ",
+                               "with feature_columns_from_data\\(data, dense = TRUE\\).*Given: ",
+                               "column_categorical_with_vocabulary_list\\(\\) 'cyl'"))
+  # as the message says: dense = TRUE trains
+  dense <- suppressMessages(dnn_regressor(hidden_units = 4,
+                                          feature_columns = feature_columns_from_data(d, response = mpg, dense = TRUE)))
+  quietly(train(dense, d, steps = 1))
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(dense)), 1)
+  # the wide and deep models' DNN part too
+  cyl <- column_categorical_with_vocabulary_list("cyl", vocabulary_list = c("4", "6", "8"))
+  wd <- suppressMessages(dnn_linear_combined_regressor(dnn_feature_columns = feature_columns(cyl),
+                                                       dnn_hidden_units = 3))
+  expect_error(quietly(train(wd, d, response = "mpg", steps = 1)), class = "cppestimators_error",
+               regexp = "feature_columns_from_data\\(data, dense = TRUE\\)")
+})

@@ -259,3 +259,31 @@ test_that("printed hooks and the progress bar line (snapshot)", {
     invisible(train(x_regressor(), x_input(), steps = 3))
   }, transform = function(x) sub("ETA: +[0-9]+s", "ETA: <eta>", x))
 })
+
+test_that("hook_in_memory_evaluator() reads a data frame as evaluate() does", {
+  df <- mtcars[c("drat", "cyl", "mpg")]
+  est <- suppressMessages(linear_regressor(feature_columns = feature_columns_from_data(df, response = mpg)))
+  train_input <- mtcars_input(num_epochs = NULL)
+  h <- quietly(train(est, train_input, steps = 4,
+                     hooks = list(hook_in_memory_evaluator(est, df, every_n_iter = 2))))
+  expect_equal(h$evaluations$steps, c(0, 2, 4))
+  # the last evaluation is evaluate()'s on the same data
+  expect_equal(utils::tail(h$evaluations$eval_loss, 1), quietly(evaluate(est, df))$loss, tolerance = 1e-6)
+  # an estimator that learnt its response from train(response = ): the same
+  est2 <- suppressMessages(linear_regressor(feature_columns = feature_columns(column_numeric("drat", "cyl"))))
+  h2 <- quietly(train(est2, df, response = "mpg", num_epochs = 2,
+                      hooks = list(hook_in_memory_evaluator(est2, df, every_n_iter = 2))))
+  # (two epochs of 32 rows are one batch of 128)
+  expect_equal(h2$evaluations$steps, c(0, 1))
+  # `response` for the data frame, and its errors
+  h3 <- quietly(train(est2, train_input, steps = 2,
+                      hooks = list(hook_in_memory_evaluator(est2, df, response = "mpg", batch_size = 8))))
+  expect_equal(h3$evaluations$steps, c(1, 3))
+  expect_equal(utils::tail(h3$evaluations$eval_loss, 1), quietly(evaluate(est2, df, batch_size = 8))$loss,
+               tolerance = 1e-6)
+  est3 <- suppressMessages(linear_regressor(feature_columns = feature_columns(column_numeric("drat", "cyl"))))
+  expect_error(quietly(train(est3, train_input, steps = 2, hooks = list(hook_in_memory_evaluator(est3, df)))),
+               regexp = "hook_in_memory_evaluator\\(\\) with a data frame needs `response`")
+  expect_error(hook_in_memory_evaluator(est3, train_input, response = "mpg"),
+               regexp = "`response` is for a data frame", class = "cppestimators_unknown_argument")
+})

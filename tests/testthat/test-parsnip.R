@@ -347,3 +347,44 @@ test_that("tune_grid() gives metrics for every candidate", {
   # five epochs are short of convergence: the only notes say so
   expect_true(all(grepl("stopped before its training converged", tune::collect_notes(res)$note)))
 })
+
+test_that("the engine's estimator remembers the outcome's name: train() and evaluate() of the data need no response", {
+  skip_if_no_parsnip()
+  step_of <- function(est) cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est))
+  spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", epochs = 2)
+  fit <- fit_quietly(spec, mpg ~ wt + hp, mtcars)
+  est <- parsnip::extract_fit_engine(fit)
+  at <- step_of(est)
+  quietly(train(est, mtcars, num_epochs = 1))
+  expect_equal(step_of(est), at + 1)
+  expect_equal(quietly(evaluate(est, mtcars))$loss, quietly(evaluate(est, mtcars, response = "mpg"))$loss)
+  expect_equal(predict(est, mtcars)$predictions, predict(fit, mtcars)$.pred)
+  # kept by saveRDS()
+  path <- tempfile(fileext = ".rds")
+  saveRDS(est, path)
+  expect_equal(quietly(evaluate(readRDS(path), mtcars))$loss, quietly(evaluate(est, mtcars))$loss)
+  # a classifier; fit_xy() with a named outcome; a workflow
+  d <- mtcars_am()
+  cls <- parsnip::extract_fit_engine(fit_quietly(parsnip::set_engine(parsnip::logistic_reg(), "cppestimators"),
+                                                 am ~ wt + hp, d))
+  expect_true(is.finite(quietly(evaluate(cls, d))$accuracy))
+  xy <- quietly(parsnip::fit_xy(spec, x = mtcars[c("wt", "hp")], y = mtcars["mpg"]))
+  quietly(train(parsnip::extract_fit_engine(xy), mtcars, num_epochs = 1))
+  skip_if_not_installed("workflows")
+  wf <- quietly(parsnip::fit(workflows::workflow(mpg ~ wt + hp, spec), mtcars))
+  expect_true(is.finite(quietly(evaluate(parsnip::extract_fit_engine(wf), mtcars))$loss))
+})
+
+test_that("an outcome without a name of its own still needs `response`", {
+  skip_if_no_parsnip()
+  spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", epochs = 2)
+  # a transformed outcome, and an unnamed vector y
+  logged <- parsnip::extract_fit_engine(fit_quietly(spec, log(mpg) ~ wt + hp, mtcars))
+  expect_error(quietly(train(logged, mtcars)), regexp = "train\\(\\) with a data frame needs `response`")
+  d <- transform(mtcars, log_mpg = log(mpg))
+  quietly(train(logged, d, response = "log_mpg", num_epochs = 1))
+  xy <- parsnip::extract_fit_engine(quietly(parsnip::fit_xy(spec, x = mtcars[c("wt", "hp")], y = mtcars$mpg)))
+  expect_error(quietly(evaluate(xy, mtcars)), regexp = "evaluate\\(\\) with a data frame needs `response`")
+  expect_error(fit_cppestimators(mtcars["wt"], mtcars$mpg, model = "linear_reg", outcome = 1),
+               regexp = "`outcome` must be NULL or the outcome's column name")
+})

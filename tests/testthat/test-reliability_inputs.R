@@ -31,6 +31,17 @@ test_that("Date, POSIXct and difftime features are refused by column_numeric(), 
                regexp = "is a date-time (POSIXct), which it would read as seconds since 1970-01-01 00:00:00 UTC")
   expect_error(fit("lag"), class = "cppestimators_feature_type", fixed = TRUE,
                regexp = "is a difftime, which it would read as a count of hours")
+  # tidymodels users are pointed to recipes' step_date() (step_time() for date-times)
+  expect_error(fit("when"), class = "cppestimators_feature_type", fixed = TRUE,
+               regexp = paste0("a normalizer_fn that converts it. With tidymodels, a recipe's step_date() makes ",
+                               "its year, month and day of the week columns."))
+  expect_error(fit("at"), class = "cppestimators_feature_type",
+               regexp = "as\\.numeric\\(data\\$at\\).*step_date\\(\\) \\(and step_time\\(\\)")
+  lag_error <- tryCatch(fit("lag"), error = conditionMessage)
+  expect_false(grepl("step_date", lag_error, fixed = TRUE))
+  # feature_columns_from_data() too
+  expect_error(feature_columns_from_data(d["when"]), class = "cppestimators_error",
+               regexp = "is a Date vector of length 6: .*as\\.numeric\\(\\) of it.*step_date\\(\\)")
   # the data frame path refuses them as well
   est <- linear_regressor(feature_columns(column_numeric("when")))
   expect_error(quietly(train(est, d[c("when", "y")], response = "y", steps = 1)),

@@ -51,3 +51,68 @@ test_that("train() with hooks, listeners and an in-memory evaluator still syncs 
   expect_identical(synced$calls, 1L)
   expect_equal(max(wide(synced$value)$steps), 6)
 })
+
+test_that("train() of an input that repeats forever needs steps, max_steps or a hook that stops it", {
+  est <- x_regressor()
+  expect_error(quietly(train(est, x_input(num_epochs = NULL))),
+               regexp = paste0("never end.*`num_epochs = NULL`.*`steps` or `max_steps`.*hook_stop_at_step.*",
+                               "hook_stop_if_no_decrease"),
+               class = "cppestimators_endless_training")
+  # nothing trained
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 0)
+  # a hook that stops it
+  quietly(train(est, x_input(num_epochs = NULL), hooks = list(hook_stop_at_step(last_step = 5))))
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 5)
+  stopper <- session_run_hook(after_run = function(context, values) context$request_stop())
+  quietly(train(est, x_input(num_epochs = NULL), hooks = list(stopper)))
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 6)
+  quietly(train(est, x_input(num_epochs = NULL), steps = 3))
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 9)
+  # a finite input ends by itself
+  quietly(train(est, x_input(num_epochs = 2)))
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 25)
+})
+
+test_that("train() of a streaming dataset repeated forever needs steps or a stopping hook", {
+  path <- tempfile(fileext = ".csv")
+  write.csv(data.frame(x = 1:8, y = 2 * (1:8) + 1), path, row.names = FALSE)
+  ds <- text_line_dataset(path, csv_record_spec(path)) %>% dataset_batch(4) %>% dataset_repeat()
+  est <- x_regressor()
+  expect_error(quietly(train(est, input_fn(ds, features = "x", response = "y"))),
+               regexp = "dataset_repeat\\(\\) without `count`.*`steps` or `max_steps`",
+               class = "cppestimators_endless_training")
+  quietly(train(est, input_fn(ds, features = "x", response = "y"), max_steps = 4))
+  expect_equal(cppestimators:::cpp_estimator_global_step(cppestimators:::estimator_ptr(est)), 4)
+})
+
+test_that("setTimeLimit() ends a long train() with R's time limit error, and training works afterwards", {
+  n <- 2000
+  df <- data.frame(x = seq_len(n) / n, y = 2 * seq_len(n) / n)
+  est <- x_regressor()
+  long <- input_fn(df, response = "y", batch_size = 4L, num_epochs = NULL)
+  res <- tryCatch({
+    setTimeLimit(elapsed = 1, transient = TRUE)
+    quietly(train(est, long, steps = 1e12))
+  }, error = function(e) e, interrupt = function(e) e)
+  setTimeLimit()
+  expect_s3_class(res, "error")
+  expect_s3_class(res, "cppestimators_time_limit")
+  expect_match(conditionMessage(res), "elapsed time limit")
+  ptr <- cppestimators:::estimator_ptr(est)
+  at <- cppestimators:::cpp_estimator_global_step(ptr)
+  expect_gt(at, 0)
+  expect_lt(at, 1e12)
+  # the estimator is not left busy or locked: it trains again
+  quietly(train(est, long, steps = 5))
+  expect_equal(cppestimators:::cpp_estimator_global_step(ptr), at + 5)
+  # a time limit met in a hook's R code is the same error
+  slow <- session_run_hook(after_run = function(context, values) for (i in 1:1e5) sqrt(i))
+  res <- tryCatch({
+    setTimeLimit(elapsed = 1, transient = TRUE)
+    quietly(train(est, long, steps = 1e12, hooks = list(slow)))
+  }, error = function(e) e, interrupt = function(e) e)
+  setTimeLimit()
+  expect_s3_class(res, "cppestimators_time_limit")
+  expect_match(conditionMessage(res), "elapsed time limit")
+  quietly(train(est, long, steps = 2))
+})

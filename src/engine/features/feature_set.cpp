@@ -44,7 +44,9 @@ void FeatureSet::require_dense(const std::string& model,
       throw std::invalid_argument(
           model +
           ": items of feature_columns must be dense columns. You can wrap a categorical "
-          "column with column_embedding() or column_indicator(). Given: " +
+          "column with column_embedding() or column_indicator(), or build the columns with "
+          "feature_columns_from_data(data, dense = TRUE), which wraps every categorical one. "
+          "Given: " +
           c->constructor() + " '" + c->name() + "'");
 }
 
