@@ -165,6 +165,7 @@ column_plan <- function(object) {
            if (leaf$num_oov_buckets == 0 && leaf$default_value == -1) leaf[["key"]]
          })))),
          numeric_keys = unique(leaf_keys[numeric]),
-         raw_numeric_keys = unique(leaf_keys[numeric & vapply(leaves, function(leaf) is.null(leaf$normalizer_fn), TRUE)]))
+         raw_numeric_keys = unique(leaf_keys[numeric & vapply(leaves, function(leaf) is.null(leaf$normalizer_fn),
+                                                              TRUE)]))
   })
 }

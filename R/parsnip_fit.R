@@ -59,7 +59,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   extra <- list(...)
   if (length(extra)) {
     valid <- parsnip_engine_args(model)
-    abort(sprintf("unknown engine argument%s of the \"cppestimators\" engine for %s(): %s.%s The engine arguments are %s.",
+    abort(sprintf(paste("unknown engine argument%s of the \"cppestimators\" engine for %s(): %s.%s",
+                        "The engine arguments are %s."),
                   if (length(extra) > 1L) "s" else "", model, paste0("`", names(extra), "`", collapse = ", "),
                   did_you_mean(names(extra)[1] %||% "", valid), paste0("`", valid, "`", collapse = ", ")),
           class = "cppestimators_engine_argument")

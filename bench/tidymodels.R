@@ -43,7 +43,8 @@ if (requireNamespace("xgboost", quietly = TRUE)) {
     f <- parsnip::fit(parsnip::set_engine(spec, "xgboost"), Status ~ ., tr)
     log_loss(predict(f, te, type = "prob")$.pred_good, te$Status)
   })
-  rows <- c(rows, sprintf("| trees, credit_data (held out) | log loss %.4f, %.3f s | xgboost %.4f, %.3f s | %+.4f (goal within 0.01) |",
+  rows <- c(rows, sprintf(paste("| trees, credit_data (held out) | log loss %.4f, %.3f s | xgboost %.4f, %.3f s |",
+                                "%+.4f (goal within 0.01) |"),
                           ours$value, ours$secs, peer$value, peer$secs, ours$value - peer$value))
 } else {
   rows <- c(rows, sprintf("| trees, credit_data (held out) | log loss %.4f, %.3f s | (xgboost missing) | |",
@@ -62,7 +63,8 @@ lin <- med(function() {
                a)$.pred)
 })
 lmf <- med(function() rmse(stats::fitted(stats::lm(Sale_Price ~ ., a))))
-rows <- c(rows, sprintf("| linear_reg(), ames (raw + dummies) | RMSE %.5f, %.3f s | lm() %.5f, %.3f s | %.4fx (goal within 1.02x) |",
+rows <- c(rows, sprintf(paste("| linear_reg(), ames (raw + dummies) | RMSE %.5f, %.3f s | lm() %.5f, %.3f s |",
+                              "%.4fx (goal within 1.02x) |"),
                         lin$value, lin$secs, lmf$value, lmf$secs, lin$value / lmf$value))
 lg <- med(function() {
   set.seed(1)
@@ -70,6 +72,7 @@ lg <- med(function() {
                    d, type = "prob")$.pred_good, d$Status)
 })
 gl <- med(function() log_loss(stats::fitted(stats::glm(Status ~ ., d, family = stats::binomial)), d$Status))
-rows <- c(rows, sprintf("| logistic_reg(), credit_data (raw) | log loss %.5f, %.3f s | glm() %.5f, %.3f s | %.4fx (goal within 1.02x) |",
+rows <- c(rows, sprintf(paste("| logistic_reg(), credit_data (raw) | log loss %.5f, %.3f s | glm() %.5f, %.3f s |",
+                              "%.4fx (goal within 1.02x) |"),
                         lg$value, lg$secs, gl$value, gl$secs, lg$value / gl$value))
 cat("| fit | cppestimators | peer | difference |", "|---|---|---|---|", rows, sep = "\n")

@@ -199,7 +199,8 @@ test_that("boost_tree() takes the tree arguments people tune, on xgboost's scale
   bad <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(), "cppestimators", l2_regularisation = 1),
                            "regression")
   expect_error(quietly(parsnip::fit(bad, mpg ~ ., mtcars)),
-               "unknown engine argument.*`l2_regularisation`.*The engine arguments are `learning_rate`, `l1_regularization`, `l2_regularization`")
+               paste0("unknown engine argument.*`l2_regularisation`.*Did you mean `l2_regularization`.*",
+                      "The engine arguments are `learning_rate`, `l1_regularization`, `l2_regularization`"))
 })
 
 test_that("penalty is glmnet's: dials' default range changes the coefficients monotonically", {
