@@ -73,6 +73,51 @@ context("Optimizers") {
     expect_true(near(slots[1], 0.0008446792, 1e-6));
   }
 
+  test_that("Ftrl started from non-zero weights keeps them until gradients move them") {
+    Spec spec = testing::optimizer("Ftrl", 0.2);
+    spec.nums["l1_regularization_strength"] = {0.05};
+    auto opt = make_optimizer(spec);
+    std::vector<float> accum{0.1f, 0.1f}, linear{0.0f, 0.0f};
+    float* slots[4] = {accum.data(), linear.data(), nullptr, nullptr};
+    std::vector<float> w{0.5f, -2.0f};
+    const std::vector<float> zero{0.0f, 0.0f};
+    opt->start_from(w.data(), slots, 2);
+    opt->apply_dense(w.data(), zero.data(), slots, 2);
+    expect_true(near(w[0], 0.5, 1e-6));
+    expect_true(near(w[1], -2.0, 1e-6));
+    // unregularized (a bias), the same
+    opt->set_regularized(false);
+    std::vector<float> lin2{0.0f, 0.0f}, acc2{0.1f, 0.1f};
+    float* slots2[4] = {acc2.data(), lin2.data(), nullptr, nullptr};
+    std::vector<float> b{0.5f, -2.0f};
+    opt->start_from(b.data(), slots2, 2);
+    opt->apply_dense(b.data(), zero.data(), slots2, 2);
+    expect_true(near(b[0], 0.5, 1e-6));
+    expect_true(near(b[1], -2.0, 1e-6));
+  }
+
+  test_that("Ftrl with penalty_per_step: the L1 threshold grows with the global step") {
+    Spec spec = testing::optimizer("Ftrl", 0.2);
+    spec.nums["l1_regularization_strength"] = {0.1};
+    spec.nums["penalty_per_step"] = {1.0};
+    auto opt = make_optimizer(spec);
+    const float g = 0.3f;
+    // step 0: |linear| = 0.3 > 0.1, a weight
+    std::vector<float> accum{0.1f}, linear{0.0f};
+    float* slots[4] = {accum.data(), linear.data(), nullptr, nullptr};
+    float w = 0.0f;
+    opt->set_step(0, 1.0);
+    opt->apply_dense(&w, &g, slots, 1);
+    expect_true(w < 0.0f);
+    // the same update at global step 4: the threshold is 5 x 0.1 = 0.5 > 0.3, zero
+    std::vector<float> accum2{0.1f}, linear2{0.0f};
+    float* slots2[4] = {accum2.data(), linear2.data(), nullptr, nullptr};
+    float w2 = 0.0f;
+    opt->set_step(4, 1.0);
+    opt->apply_dense(&w2, &g, slots2, 1);
+    expect_true(w2 == 0.0f);
+  }
+
   test_that("Adam: bias-corrected step with epsilon hat") {
     std::vector<float> slots;
     expect_true(near(first_update("Adam", 0.1f, 0.5f, 0.3f, &slots), 0.4000001054, 1e-6));

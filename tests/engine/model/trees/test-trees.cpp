@@ -63,6 +63,28 @@ context("Boosted tree splits") {
     expect_true(near(best.right_weight, -2.0));
   }
 
+  test_that("min_child_weight bounds the hessian sum of each side (xgboost's rule)") {
+    // buckets: g = (-2, 1, 3, 1), h = 1 each; node G = 3, H = 4, parent gain 9/4.
+    // Without a bound t = 0 wins (4 + 25/3); with 1.5 only t = 1 (two rows
+    // a side) is allowed: 1/2 + 16/2
+    const float gh[] = {-2.0f, 1.0f, 1.0f, 1.0f, 3.0f, 1.0f, 1.0f, 1.0f};
+    Split free;
+    offer_feature(0, gh, 1.0f, 4, Regularization(), free);
+    expect_true(free.bucket == 0);
+    Regularization r;
+    r.min_child_weight = 1.5f;
+    Split best;
+    offer_feature(0, gh, 1.0f, 4, r, best);
+    expect_true(best.feature == 0);
+    expect_true(best.bucket == 1);
+    expect_true(near(best.gain, 8.5 - 9.0 / 4.0));
+    // no threshold leaves 2.5 on each side: no split offered
+    r.min_child_weight = 2.5f;
+    Split none;
+    offer_feature(0, gh, 1.0f, 4, r, none);
+    expect_true(none.feature == -1);
+  }
+
   test_that("a negative-gain split is still chosen; ties keep the lower bucket and feature") {
     const float gh[] = {-2.0f, 1.0f, 1.0f, 1.0f, 3.0f, 1.0f};
     Regularization r;
