@@ -15,6 +15,13 @@ quietly <- function(expr) {
   value
 }
 
+# `expr` with the parsnip engines' warning that training stopped short of
+# convergence muffled: for tests that train a few steps on purpose (the
+# warning itself is tested in test-tidymodels_trust.R).
+briefly <- function(expr) {
+  withCallingHandlers(expr, cppestimators_convergence_warning = function(w) invokeRestart("muffleWarning"))
+}
+
 # Console lines printed while evaluating `expr` (messages silenced).
 printed <- function(expr) {
   utils::capture.output(suppressMessages(expr))

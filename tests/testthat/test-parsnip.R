@@ -15,8 +15,10 @@ mtcars_am <- function() {
 # Fits `spec` on `data` with the formula, quietly, from a fixed seed.
 fit_quietly <- function(spec, formula, data, seed = 1) {
   set.seed(seed)
-  quietly(parsnip::fit(spec, formula, data = data))
+  briefly_quietly(parsnip::fit(spec, formula, data = data))
 }
+
+briefly_quietly <- function(expr) briefly(quietly(expr))
 
 expect_regression_predictions <- function(fit, new_data) {
   p <- predict(fit, new_data)
@@ -156,7 +158,7 @@ test_that("factor predictors reach the estimators as factors", {
   # new data are checked against what training saw (here with fit_xy(): a
   # formula's model frame would refuse the level before the estimator sees it)
   set.seed(1)
-  fit <- quietly(parsnip::fit_xy(specs$trees, x = iris[-1], y = iris$Sepal.Length))
+  fit <- briefly_quietly(parsnip::fit_xy(specs$trees, x = iris[-1], y = iris$Sepal.Length))
   odd <- iris[1:3, -1]
   odd$Species <- factor(c("setosa", "setosa", "unknown"))
   expect_error(predict(fit, odd), "feature 'Species' has a value not seen in training: 'unknown'",
@@ -251,7 +253,7 @@ test_that("engine arguments: model_dir, config, hooks, and quiet fits", {
                               hooks = hooks, epochs = 2)
   set.seed(1)
   out <- utils::capture.output(
-    err <- utils::capture.output(fit <- parsnip::fit(spec, mpg ~ wt, data = mtcars), type = "message"))
+    err <- utils::capture.output(fit <- briefly(parsnip::fit(spec, mpg ~ wt, data = mtcars)), type = "message"))
   expect_identical(out, character())
   expect_identical(err, character())
   est <- parsnip::extract_fit_engine(fit)
@@ -261,7 +263,7 @@ test_that("engine arguments: model_dir, config, hooks, and quiet fits", {
   expect_identical(seen$est$state, est$state)
   expect_true("loss" %in% read_summaries(est)$tag)
   # a second fit gets a directory of its own
-  fit2 <- quietly(parsnip::fit(spec, mpg ~ wt, data = mtcars))
+  fit2 <- briefly_quietly(parsnip::fit(spec, mpg ~ wt, data = mtcars))
   expect_false(identical(model_dir(parsnip::extract_fit_engine(fit2)), model_dir(est)))
 })
 
@@ -279,7 +281,7 @@ test_that("fit_xy() takes a matrix of predictors", {
   spec <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 3), "cppestimators"),
                             "regression")
   set.seed(1)
-  fit <- quietly(parsnip::fit_xy(spec, x = x, y = mtcars$mpg))
+  fit <- briefly_quietly(parsnip::fit_xy(spec, x = x, y = mtcars$mpg))
   expect_regression_predictions(fit, x[1:4, ])
 })
 
@@ -307,14 +309,14 @@ test_that("workflows fit with a formula and with a recipe", {
   rec <- recipes::recipe(Species ~ ., data = iris)
   rec <- recipes::step_normalize(rec, recipes::all_numeric_predictors())
   set.seed(1)
-  wf_rec <- quietly(parsnip::fit(workflows::workflow(rec, spec), iris))
+  wf_rec <- briefly_quietly(parsnip::fit(workflows::workflow(rec, spec), iris))
   p <- expect_class_predictions(wf_rec, iris, levels(iris$Species))
   expect_gt(mean(p$class$.pred_class == iris$Species), 0.9)
   expect_s3_class(workflows::extract_fit_engine(wf_rec), "tf_estimator")
 
   set.seed(1)
   lin <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", epochs = 5)
-  wf_form <- quietly(parsnip::fit(workflows::workflow(mpg ~ wt + cyl, lin), mtcars))
+  wf_form <- briefly_quietly(parsnip::fit(workflows::workflow(mpg ~ wt + cyl, lin), mtcars))
   expect_regression_predictions(wf_form, mtcars)
 })
 
@@ -368,10 +370,10 @@ test_that("the engine's estimator remembers the outcome's name: train() and eval
   cls <- parsnip::extract_fit_engine(fit_quietly(parsnip::set_engine(parsnip::logistic_reg(), "cppestimators"),
                                                  am ~ wt + hp, d))
   expect_true(is.finite(quietly(evaluate(cls, d))$accuracy))
-  xy <- quietly(parsnip::fit_xy(spec, x = mtcars[c("wt", "hp")], y = mtcars["mpg"]))
+  xy <- briefly_quietly(parsnip::fit_xy(spec, x = mtcars[c("wt", "hp")], y = mtcars["mpg"]))
   quietly(train(parsnip::extract_fit_engine(xy), mtcars, num_epochs = 1))
   skip_if_not_installed("workflows")
-  wf <- quietly(parsnip::fit(workflows::workflow(mpg ~ wt + hp, spec), mtcars))
+  wf <- briefly_quietly(parsnip::fit(workflows::workflow(mpg ~ wt + hp, spec), mtcars))
   expect_true(is.finite(quietly(evaluate(parsnip::extract_fit_engine(wf), mtcars))$loss))
 })
 
@@ -383,7 +385,7 @@ test_that("an outcome without a name of its own still needs `response`", {
   expect_error(quietly(train(logged, mtcars)), regexp = "train\\(\\) with a data frame needs `response`")
   d <- transform(mtcars, log_mpg = log(mpg))
   quietly(train(logged, d, response = "log_mpg", num_epochs = 1))
-  xy <- parsnip::extract_fit_engine(quietly(parsnip::fit_xy(spec, x = mtcars[c("wt", "hp")], y = mtcars$mpg)))
+  xy <- parsnip::extract_fit_engine(briefly_quietly(parsnip::fit_xy(spec, x = mtcars[c("wt", "hp")], y = mtcars$mpg)))
   expect_error(quietly(evaluate(xy, mtcars)), regexp = "evaluate\\(\\) with a data frame needs `response`")
   expect_error(fit_cppestimators(mtcars["wt"], mtcars$mpg, model = "linear_reg", outcome = 1),
                regexp = "`outcome` must be NULL or the outcome's column name")

@@ -305,7 +305,7 @@ test_that("on columns read off a data frame: factor levels as categories, parsni
 test_that("tidy() and glance() of a parsnip fit reach the estimator's methods", {
   skip_if_not_installed("parsnip")
   spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", steps = 5)
-  fitted <- quietly(parsnip::fit(spec, mpg ~ wt + hp, data = mtcars))
+  fitted <- briefly(quietly(parsnip::fit(spec, mpg ~ wt + hp, data = mtcars)))
   est <- parsnip::extract_fit_engine(fitted)
   expect_identical(tidy(fitted), tidy(est))
   expect_identical(tidy(fitted)$term, c("(Intercept)", "hp", "wt"))

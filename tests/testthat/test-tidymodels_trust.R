@@ -243,20 +243,19 @@ test_that("a linear fit that stopped short of convergence warns with the fix", {
                  class = "cppestimators_convergence_warning")
 })
 
-test_that("boost_tree() with l2_regularization = 1, min_node_weight = 1 is as good as xgboost on credit_data", {
-  skip_if_no_tidy("modeldata", "xgboost")
+test_that("boost_tree() with l2_regularization = 1, min_node_weight = 1 is within 0.01 of xgboost on credit_data", {
+  skip_if_no_tidy("modeldata")
   d <- credit()
   set.seed(1)
   idx <- sample(nrow(d), round(0.75 * nrow(d)))
   spec <- parsnip::set_mode(parsnip::boost_tree(trees = 15, learn_rate = 0.3, tree_depth = 6), "classification")
-  held_out <- function(spec) {
-    set.seed(1)
-    fit <- quietly(parsnip::fit(spec, Status ~ ., d[idx, ]))
-    log_loss(predict(fit, d[-idx, ], type = "prob")$.pred_good, d$Status[-idx])
-  }
-  ours <- held_out(parsnip::set_engine(spec, "cppestimators", l2_regularization = 1, min_node_weight = 1))
-  library(parsnip)  # the xgboost engine's contr_one_hot()
-  expect_lt(ours, held_out(parsnip::set_engine(spec, "xgboost")) + 0.01)
+  set.seed(1)
+  fit <- quietly(parsnip::fit(parsnip::set_engine(spec, "cppestimators", l2_regularization = 1, min_node_weight = 1),
+                              Status ~ ., d[idx, ]))
+  held_out <- log_loss(predict(fit, d[-idx, ], type = "prob")$.pred_good, d$Status[-idx])
+  # xgboost 1.7.8.1 with these settings (its defaults, parsnip's 15 trees): 0.4389 on these rows
+  # (bench/tidymodels.R compares the two in the same process); TensorFlow's rules gave 0.4754
+  expect_lt(held_out, 0.4389 + 0.01)
 })
 
 test_that("boost_tree() regression starts at the outcome's mean and splits on every layer", {
