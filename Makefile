@@ -16,7 +16,7 @@ deps-test:
 	bash .ci/deps.sh test
 
 install: deps
-	MAKEFLAGS=-j2 _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug" R CMD INSTALL --preclean --no-test-load . >install.log 2>&1 || (tail -50 install.log; exit 1)
+	MAKEFLAGS=-j2 _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug --discard-all" R CMD INSTALL --preclean --no-test-load . >install.log 2>&1 || (tail -50 install.log; exit 1)
 
 demo: install
 	Rscript inst/examples/seeds.R

@@ -18,9 +18,11 @@ export NOT_CRAN=true
 # without systemd when a package reads it (recipes does, on loading)
 export TZ="${TZ:-UTC}"
 # strip the debugging information of R's default -g from the installed
-# library (R CMD INSTALL's own switch; R's compiler flags stay as they are);
-# --strip-debug keeps the symbol table the check's nm reads
-export _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug"
+# library (R CMD INSTALL's own switch; R's compiler flags stay as they are),
+# and the local symbols (--discard-all: the internal functions' long C++
+# names, 370 KB), keeping the external and undefined symbols the check's
+# `nm -Pg` reads to look for calls such as abort() or printf()
+export _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug --discard-all"
 status=0
 R CMD check --as-cran --no-manual "$tarball" || status=$?
 log=cppestimators.Rcheck/00check.log
