@@ -46,7 +46,7 @@
 #' each class's share), and the linear models take a step on the gradient of
 #' the whole training set at a time (FTRL, learning rate 0.5), up to 1000
 #' epochs, stopping once the mean loss of the last 10 steps fell by less than
-#' `tolerance` (default 1e-4) from the 10 before. A fit whose loss was still
+#' `tolerance` (default 1e-5) from the 10 before. A fit whose loss was still
 #' falling when training ended (too few `epochs`) warns with the fix
 #' (class `cppestimators_convergence_warning`). `tidy()` reports the linear
 #' models' coefficients on the data's scale. Rows with a missing predictor
@@ -62,7 +62,10 @@
 #'   model minimizes the mean loss (`RSS / (2n)` for regression, the mean log
 #'   loss for classification) plus `penalty * (mixture * |w|_1 + (1 -
 #'   mixture) / 2 * |w|_2^2)` over the standardized predictors, the bias
-#'   unpenalized, as glmnet with its defaults. (FTRL's strengths are that
+#'   unpenalized, as glmnet with its defaults (for regression glmnet's L2
+#'   term is also divided by the outcome's standard deviation, since it fits
+#'   `y / sd(y)`; so is this one). Fitted to convergence, the coefficients
+#'   are glmnet's. (FTRL's strengths are that
 #'   penalty times the rows of a step, twice for squared error, which sums
 #'   `(y - f)^2`, and grow with the steps taken, since FTRL sums the gradients
 #'   of every step; dials' default `penalty()` range therefore changes the

@@ -53,7 +53,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               min_hessian_sum = NULL, tree_complexity = NULL, early_stop = NULL,
                               optimizer = NULL, batch_size = NULL, steps = NULL, model_dir = NULL,
                               hooks = NULL, validation = 0, config = NULL, verbose = FALSE,
-                              seed = NULL, weights = NULL, tolerance = 1e-4, learn_rate = NULL,
+                              seed = NULL, weights = NULL, tolerance = 1e-5, learn_rate = NULL,
                               loss_reduction = NULL, l1_regularization = NULL, l2_regularization = NULL,
                               min_node_weight = NULL, n_batches_per_layer = NULL, outcome = NULL, ...) {
   extra <- list(...)
@@ -134,6 +134,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     penalty = penalty, mixture = mixture, hidden_units = hidden_units, dropout = dropout,
     activation_fn = activation_fn, learning_rate = learning_rate, optimizer = optimizer,
     n_trees = n_trees, max_depth = max_depth, batch_rows = batch_size, full_batch = batch_size >= n_train,
+    y_scale = if (!classification) parsnip_y_scale(y[train_rows], weights[train_rows]),
     # boost_tree(): xgboost's scale (sums over the rows of its loss, half the
     # squared error for regression) to the estimator's (means over a layer's
     # rows of TF's losses, whose gains have no factor 1/2)
@@ -191,6 +192,15 @@ parsnip_engine_args <- function(model) {
                    "min_node_weight", "n_batches_per_layer", common),
     mlp = c("optimizer", "tolerance", common),
     c("optimizer", "learning_rate", "epochs", "tolerance", common))
+}
+
+# The outcome's standard deviation (1/n, weighted), as glmnet scales a
+# gaussian outcome; 1 for a constant outcome.
+parsnip_y_scale <- function(y, w) {
+  w <- w %||% rep(1, length(y))
+  m <- sum(w * y) / sum(w)
+  s <- sqrt(sum(w * (y - m)^2) / sum(w))
+  if (is.finite(s) && s > 0) s else 1
 }
 
 # Case weights (parsnip's `weights`): numbers >= 0, scaled to a mean of 1 so
@@ -349,10 +359,14 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args, w
       mixture <- check_number(args$mixture %||% 1, "mixture", min = 0, max = 1)
       penalty <- check_number(args$penalty %||% 0, "penalty", min = 0)
       # glmnet's penalty on the mean loss, as FTRL strengths of the summed
-      # loss of a step's rows (squared error is twice glmnet's RSS / 2n)
+      # loss of a step's rows (squared error is twice glmnet's RSS / 2n).
+      # glmnet fits a gaussian model to y / sd(y) with lambda / sd(y), which
+      # leaves its L1 term as it is on y's scale and divides its L2 term by
+      # sd(y)
       rows <- args$batch_rows * if (classifier) 1 else 2
+      l2_scale <- if (classifier) 1 else 1 / args$y_scale
       opt <- parsnip_optimizer(args$optimizer, args$learning_rate, "Ftrl", if (args$full_batch) 0.5 else 0.2,
-                               l1 = rows * penalty * mixture, l2 = rows * penalty * (1 - mixture) / 2,
+                               l1 = rows * penalty * mixture, l2 = rows * penalty * (1 - mixture) / 2 * l2_scale,
                                per_step = TRUE)
       if (classifier) {
         linear_classifier(columns, n_classes = k, label_vocabulary = lv, optimizer = opt, config = config,

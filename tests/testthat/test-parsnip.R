@@ -204,7 +204,8 @@ test_that("parsnip's arguments reach the estimator's spec", {
   expect_identical(opt$name, "Ftrl")
   # glmnet's penalty of the mean loss: per step, times the 32 rows of the batch, twice for squared error
   expect_equal(opt$l1_regularization_strength, 32 * 2 * 0.2 * 0.25)
-  expect_equal(opt$l2_regularization_strength, 32 * 2 * 0.2 * 0.75 / 2)
+  # (and glmnet's gaussian L2 term, divided by the outcome's sd)
+  expect_equal(opt$l2_regularization_strength, 32 * 2 * 0.2 * 0.75 / 2 / (stats::sd(mtcars$mpg) * sqrt(31 / 32)))
   expect_true(opt$penalty_per_step)
 })
 

@@ -203,19 +203,51 @@ test_that("boost_tree() takes the tree arguments people tune, on xgboost's scale
                       "The engine arguments are `learning_rate`, `l1_regularization`, `l2_regularization`"))
 })
 
-test_that("penalty is glmnet's: dials' default range changes the coefficients monotonically", {
-  skip_if_no_tidy("modeldata")
+test_that("penalty is glmnet's: tune_grid() over dials' default range changes the coefficients monotonically", {
+  skip_if_no_tidy("modeldata", "tune", "dials", "workflows", "rsample")
   d <- credit()[c("Status", "Seniority", "Income", "Debt", "Amount", "Price", "Age", "Expenses")]
-  norm1 <- vapply(c(1e-10, 1e-4, 1e-3, 1e-2, 0.03, 0.1), function(pen) {
+  spec <- parsnip::set_engine(parsnip::logistic_reg(penalty = tune::tune()), "cppestimators")
+  grid <- dials::grid_regular(dials::penalty(), levels = 6)  # 1e-10 to 1
+  set.seed(1)
+  res <- quietly(tune::tune_grid(
+    workflows::workflow(Status ~ ., spec), resamples = rsample::vfold_cv(d, v = 2), grid = grid,
+    control = tune::control_grid(extract = function(fit) {
+      co <- tidy(workflows::extract_fit_engine(fit), original_scale = FALSE)
+      sum(abs(co$estimate[co$term != "(Intercept)"]))
+    })))
+  ex <- tune::collect_extracts(res)
+  norm1 <- tapply(unlist(ex$.extracts), ex$penalty, mean)
+  expect_equal(length(norm1), 6L)
+  expect_true(all(diff(norm1) <= 0))
+  expect_gt(norm1[[1]] / norm1[[5]], 1.3)  # 0.01 shrinks the model
+  expect_equal(norm1[[6]], 0)  # at 1 the lasso keeps nothing of these standardized inputs
+})
+
+test_that("penalized fits are glmnet's", {
+  skip_if_no_tidy("glmnet")
+  x <- as.matrix(mtcars[-1])
+  scale <- apply(x, 2, stats::sd) * sqrt(31 / 32)  # glmnet's standardization (1/n)
+  for (case in list(c(penalty = 1, mixture = 1), c(penalty = 0.1, mixture = 0.5))) {
     set.seed(1)
-    fit <- quietly(parsnip::fit(parsnip::set_engine(parsnip::logistic_reg(penalty = pen), "cppestimators"),
-                                Status ~ ., d))
-    co <- tidy(parsnip::extract_fit_engine(fit), original_scale = FALSE)
-    sum(abs(co$estimate[co$term != "(Intercept)"]))
-  }, 1)
-  expect_true(all(diff(norm1) < 0))
-  expect_gt(norm1[1] / norm1[5], 1.5)
-  expect_lt(norm1[6], 0.05)  # glmnet's lasso at 0.1 keeps nearly nothing of these standardized inputs
+    fit <- quietly(parsnip::fit(parsnip::set_engine(
+      parsnip::linear_reg(penalty = case[["penalty"]], mixture = case[["mixture"]]), "cppestimators",
+      epochs = 20000, tolerance = 0), mpg ~ ., mtcars))
+    ours <- tidy(parsnip::extract_fit_engine(fit))
+    ref <- as.matrix(stats::coef(glmnet::glmnet(x, mtcars$mpg, lambda = case[["penalty"]],
+                                                alpha = case[["mixture"]], thresh = 1e-12)))[, 1]
+    slopes <- stats::setNames(ours$estimate, ours$term)[names(ref)[-1]]
+    expect_lt(max(abs((slopes - ref[-1]) * scale)), 0.03)  # in standard deviations of the predictors
+    expect_equal(abs(slopes * scale) > 1e-3, ref[-1] != 0)  # the same predictors left out
+  }
+  set.seed(1)
+  d <- credit()[c("Status", "Seniority", "Income", "Debt", "Amount", "Price", "Age", "Expenses")]
+  fit <- quietly(parsnip::fit(parsnip::set_engine(parsnip::logistic_reg(penalty = 0.01), "cppestimators"),
+                              Status ~ ., d))
+  ours <- tidy(parsnip::extract_fit_engine(fit))
+  xc <- as.matrix(d[-1])
+  ref <- as.matrix(stats::coef(glmnet::glmnet(xc, d$Status, family = "binomial", lambda = 0.01)))[, 1]
+  slopes <- stats::setNames(ours$estimate, ours$term)[names(ref)[-1]]
+  expect_lt(max(abs((slopes - ref[-1]) * apply(xc, 2, stats::sd))), 0.01)
 })
 
 test_that("case weights reach the weight column", {
