@@ -2,7 +2,7 @@
 #'
 #' Builds the [feature_columns()] of a data frame's variables, so that a
 #' model can be defined without writing a column for each of them:
-#' * numeric (double or integer) variables become [column_numeric()],
+#' * numeric (double, integer or `bit64::integer64`) variables become [column_numeric()],
 #'   standardized with the data's mean and standard deviation by
 #'   [normalizer_standardize()] unless `standardize = FALSE` (a constant
 #'   variable keeps sd 1); linear models and DNNs trained by gradient steps
@@ -74,7 +74,7 @@ feature_columns_from_data <- function(data, features = NULL, response = NULL, de
                                  max = 1e6)
   check_flag(standardize, "standardize")
   cols <- lapply(features, function(nm) {
-    x <- data[[nm]]
+    x <- read_column(data[[nm]], nm)
     if (is.numeric(x) && !is.factor(x)) {
       norm <- if (standardize) data_standardizer(x)
       return(column_numeric(nm, shape = max(1L, NCOL(x)), normalizer_fn = norm))
@@ -93,7 +93,7 @@ feature_columns_from_data <- function(data, features = NULL, response = NULL, de
   })
   out <- feature_columns(cols)
   if (!is.null(response)) {
-    y <- data[[response]]
+    y <- read_column(data[[response]], response)
     levels <- if (is.numeric(y) && !is.factor(y)) NULL else data_levels(y, response, "response")
     attr(out, "response") <- list(name = response, levels = levels)
   }

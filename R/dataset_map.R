@@ -145,7 +145,8 @@ transform_batch <- function(dataset, cols) {
     abort(sprintf("%s must return as many rows as it is given (%d): column '%s' has %d.", what, n, bad,
                   as.integer(rows[names(out) == bad][1L])), class = "cppestimators_dataset_function_error")
   }
-  unclass(as.list(out))
+  out <- unclass(as.list(out))
+  read_columns(out, names(out), paste0("column '%s' after ", gsub("%", "%%", what, fixed = TRUE)))
 }
 
 # The type of a column of the result, as the R source reads it.

@@ -202,8 +202,7 @@ sql_chunk <- function(df, dataset) {
                   length(df), dataset$columns))
   }
   df <- unclass(df)[dataset$keep]
-  for (j in which(vapply(df, inherits, NA, "integer64"))) df[[j]] <- as.double(df[[j]])
-  df
+  read_columns(df, dataset$names, "column '%s' of the query")
 }
 
 #' @export

@@ -21,6 +21,16 @@
 #' `options(cppestimators.cache_bytes =)` bounds it (default 1 GiB; 0 turns
 #' it off); beyond the budget, each batch is gathered from the R vectors.
 #'
+#' Columns are read by their class first, their storage type second:
+#' doubles, integers, logicals, characters and factors as they are;
+#' `bit64::integer64` columns as the numbers they hold (a value beyond 2^53,
+#' which no double holds exactly, is an error naming the column and the
+#' row); `I()` columns as what they wrap; dates, date-times and time
+#' differences are refused by numeric columns with how to convert them; any
+#' other class (haven's labelled values, units, ...) is an error naming the
+#' column and its class, since reading its storage might not be what it
+#' means.
+#'
 #' A factor response is encoded as integer codes `0..K-1`, with a message
 #' listing the encoding; a logical response becomes 0/1. A classifier reads
 #' the codes as class ids; a regressor refuses a factor response (it would
@@ -147,7 +157,10 @@ build_input <- function(object, features, response, batch_size, shuffle, num_epo
   # `at`: the positions of `features` among the columns (by name, the first of each)
   used_at <- c(at, match(response, nms))
   if (length(used)) {
-    used_columns <- columns[used_at]
+    # each column read by its class (R/column_reading.R): an integer64 as
+    # its numbers, a class the package does not know refused
+    used_columns <- read_columns(columns[used_at], used)
+    columns[used_at] <- used_columns
     rows <- cpp_column_rows(used_columns)
     if (anyNA(rows)) rows[is.na(rows)] <- vapply(used_columns[is.na(rows)], NROW, 0)
     if (any(rows != rows[1L])) {
@@ -157,7 +170,7 @@ build_input <- function(object, features, response, batch_size, shuffle, num_epo
     }
   }
   labels <- NULL
-  if (!is.null(response)) labels <- encode_response(object[[response]], response)
+  if (!is.null(response)) labels <- encode_response(columns[[match(response, nms)]], response)
   # `columns`: every column of the data (not copied), where an estimator's
   # weight column is found whether or not `features` lists it.
   # `by_reference`: the data is a data.table, whose set() and := write into

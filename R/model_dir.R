@@ -110,8 +110,50 @@ describe_model <- function(spec) {
   c(sprintf("model: %s", model$kind),
     vapply(fields, function(f) sprintf("%s: %s", f, paste(format(unlist(model[[f]])), collapse = ", ")), ""),
     sprintf("head: %s, %d", spec$head, as.integer(spec$head_n)),
+    optimizer_line(spec, model),
     if (!is.null(spec$label_vocabulary)) sprintf("label_vocabulary: %s", paste(spec$label_vocabulary, collapse = ", ")),
     vapply(cols, function(c) paste("column:", column_repr(c)), ""))
+}
+
+# The kind of the optimizer (of each part, for a wide and deep model): its
+# set of slot variables, which a checkpoint holds; not its learning rate,
+# which may change from one train() to the next as in TensorFlow. Boosted
+# trees have no optimizer variables; a custom estimator's are checked
+# against the checkpoint's when restored.
+optimizer_line <- function(spec, model) {
+  if (model$kind %in% c("boosted_trees", "graph")) return(NULL)
+  opts <- spec$optimizers %||% list(spec$optimizer)
+  kinds <- vapply(opts, function(o) as.character(o$name %||% "")[1], "")
+  if (length(kinds) > 1L && !is.null(names(opts))) kinds <- paste(names(opts), kinds)
+  sprintf("optimizer: %s", paste(kinds, collapse = ", "))
+}
+
+# Whether a line of a stored model description is one that records written
+# by earlier versions may lack (then it is not compared).
+optional_fields <- "optimizer"
+
+# What differs between the stored description and this estimator's, in at
+# most `max` fields (a column's fields are keyed by its name), as lines
+# for a message: each field's stored and new text, shortened.
+model_differences <- function(theirs, mine, max = 3L) {
+  key <- function(l) {
+    k <- regmatches(l, regexpr("^column: [A-Za-z_]*\\((key|name|categorical_column)=[^,)]*", l))
+    out <- sub(":.*$", "", l)
+    out[grepl("^column: [A-Za-z_]*\\((key|name|categorical_column)=", l)] <- k
+    out
+  }
+  short <- function(l) if (nchar(l) > 100L) paste0(substr(l, 1L, 97L), "...") else l
+  kt <- key(theirs)
+  km <- key(mine)
+  keys <- unique(c(kt[!theirs %in% mine], km[!mine %in% theirs]))
+  lines <- unlist(lapply(utils::head(keys, max), function(k) {
+    a <- theirs[kt == k & !theirs %in% mine]
+    b <- mine[km == k & !mine %in% theirs]
+    c(paste0("  in model_dir:  ", if (length(a)) short(a[1]) else paste0("(no ", sub("^column: ", "", k), ")")),
+      paste0("  in this one:   ", if (length(b)) short(b[1]) else paste0("(no ", sub("^column: ", "", k), ")")))
+  }))
+  more <- length(keys) - max
+  c(lines, if (more > 0L) sprintf("  ... and %d more field%s that differ.", more, if (more > 1L) "s" else ""))
 }
 
 # Refuses an estimator whose model differs from the one in its model_dir;
@@ -139,15 +181,21 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
   mine <- unname(model_description(object))
   if (file.exists(path)) {
     theirs <- readLines(path, warn = FALSE)
+    # a record written before a field existed is read without it
+    field <- sub(":.*$", "", mine)
+    absent <- field %in% optional_fields & !field %in% sub(":.*$", "", theirs)
+    if (any(absent)) mine <- mine[!absent]
     if (!identical(theirs, mine)) {
-      only_theirs <- setdiff(theirs, mine)
-      only_mine <- setdiff(mine, theirs)
-      differences <- c(if (length(only_theirs)) paste0("  in model_dir only:      ", only_theirs),
-                       if (length(only_mine)) paste0("  in this estimator only: ", only_mine))
       abort(sprintf(paste0("model_dir '%s' holds a different model than this %s():\n%s\n",
-                           "Use another model_dir, or an estimator with the model's columns and settings."),
-                    dir, object$spec$name, paste(differences, collapse = "\n")))
+                           "To start afresh, use another model_dir (or empty this one: unlink(\"%s\", ",
+                           "recursive = TRUE)).\nTo continue the stored model, build the estimator with its ",
+                           "columns and settings (columns from\nfeature_columns_from_data() standardize with ",
+                           "the data's statistics: keep and reuse the first ones)."),
+                    dir, object$spec$name, paste(model_differences(theirs, mine), collapse = "\n"), dir),
+            class = "cppestimators_model_mismatch")
     }
+    cache <- call_cache(object)
+    cache$model_file <- list(path = path, stamp = stamp, text = model_description_text(object))
   } else if (write) {
     dir.create(dir, recursive = TRUE, showWarnings = FALSE)
     tmp <- tempfile(pattern = ".model-", tmpdir = dir)

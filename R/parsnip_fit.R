@@ -73,6 +73,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     if (NCOL(y) != 1L) abort("the \"cppestimators\" engines take one outcome, not several.")
     y <- if (is.data.frame(y)) y[[1]] else y[, 1]
   }
+  y <- read_column(y, outcome %||% "outcome", "the outcome '%s'")
   classification <- is.factor(y)
   if (!classification && !is.numeric(y)) {
     abort(paste0("the outcome must be numeric (regression) or a factor (classification), not ",
@@ -298,6 +299,9 @@ parsnip_predictors <- function(x) {
   }
   if (!is.data.frame(x)) abort(paste0("the predictors must be a data frame, not ", describe(x), "."))
   if (inherits(x, "tbl_df")) x <- as.data.frame(x)
+  # each predictor read by its class (R/column_reading.R)
+  classed <- cpp_classed_columns(x)
+  if (length(classed)) x[classed] <- read_columns(unclass(x)[classed], names(x)[classed])
   x
 }
 

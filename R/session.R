@@ -362,9 +362,9 @@ warn_scales <- function(estimator, x) {
                 c("cppestimators_model_linear", "cppestimators_model_dnn", "cppestimators_model_combined"))) {
     return(invisible())
   }
-  x <- x[vapply(x, function(v) is.numeric(v) && !is.matrix(v), TRUE)]
-  if (length(x) < 2L) return(invisible())
-  s <- vapply(x, function(v) stats::sd(v, na.rm = TRUE), 1)
+  # one pass over each plain numeric vector in the engine, nothing allocated
+  # (stats::sd() made temporaries of each column's size)
+  s <- stats::setNames(cpp_column_sds(x), names(x))
   s <- s[is.finite(s) & s > 0]
   if (length(s) < 2L || max(s) / min(s) < 1e3) return(invisible())
   big <- names(s)[which.max(s)]

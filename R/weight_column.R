@@ -48,6 +48,7 @@ input_weights <- function(estimator, input, mode) {
                   key, name_list(setdiff(have, input$response))),
           class = "cppestimators_missing_weight_column")
   }
+  w <- read_column(w, key, "the weight column '%s'")
   rows <- NROW(w)
   if (!is.null(col$normalizer_fn)) {
     w <- tryCatch(col$normalizer_fn(w), error = function(e) {

@@ -278,6 +278,15 @@ if (requireNamespace("data.table", quietly = TRUE)) {
   cat(streaming_lines, sep = "\n")
   out <- c(out, streaming_lines)
 }
+# Training's peak memory over a 2e6 x 50 data frame, in a fresh process
+# (bench/memory.R): at most 1.55x the data is the goal.
+memory_script <- if (file.exists("bench")) "bench/memory.R" else "memory.R"
+memory_lines <- c("", "# Training's peak memory against the data (bench/memory.R: VmHWM of a fresh process)", "",
+                  "| data | size | peak before train() | peak after 200 steps of 512 | peak / data | train() |",
+                  "|---|---|---|---|---|---|",
+                  system2(rscript, memory_script, stdout = TRUE))
+cat(memory_lines, sep = "\n")
+out <- c(out, memory_lines)
 # Training while spinning processes hold the cores (bench/load.R: 2 threads'
 # time over 1 thread's, quiet and under load) and several fits at once
 # (bench/workers.R: forked children and tune_grid() on future's workers).

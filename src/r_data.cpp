@@ -1,5 +1,9 @@
 #include "r_data.h"
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
 
 namespace cppestimators {
@@ -215,6 +219,89 @@ bool cpp_any_object(SEXP columns) {
   for (R_xlen_t i = 0; i < Rf_xlength(columns); ++i)
     if (OBJECT(VECTOR_ELT(columns, i))) return true;
   return false;
+}
+
+// The 1-based positions of the elements that carry a class other than a
+// factor's (Date, integer64, AsIs, a class the package does not know...):
+// the ones read_columns() (R/column_reading.R) looks at, by class, before
+// anything reads them by their storage type. None for plain data: one pass
+// over the list's headers.
+// [[Rcpp::export(rng = false)]]
+Rcpp::IntegerVector cpp_classed_columns(SEXP columns) {
+  std::vector<int> at;
+  for (R_xlen_t i = 0; i < Rf_xlength(columns); ++i) {
+    SEXP x = VECTOR_ELT(columns, i);
+    if (OBJECT(x) && !Rf_isFactor(x)) at.push_back(static_cast<int>(i + 1));
+  }
+  return Rcpp::IntegerVector(at.begin(), at.end());
+}
+
+// A bit64::integer64 vector (64-bit integers kept in the bits of a double
+// vector) as the numbers it holds: list(values = <double>) when each is
+// exact as a double (at most 2^53 in magnitude; NA stays NA), else
+// list(row = <the first that is not, 1-based>, value = <its digits>).
+// Its dimensions, if any, are kept.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_integer64_as_double(SEXP x) {
+  if (TYPEOF(x) != REALSXP) Rcpp::stop("internal: an integer64 vector is stored as doubles");
+  const R_xlen_t n = Rf_xlength(x);
+  const double* bits = REAL(x);
+  constexpr std::int64_t exact = std::int64_t{1} << 53;
+  constexpr std::int64_t na = std::numeric_limits<std::int64_t>::min();
+  Rcpp::NumericVector out(n);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    std::int64_t v;
+    std::memcpy(&v, bits + i, sizeof v);
+    if (v == na) {
+      out[i] = NA_REAL;
+    } else if (v > exact || v < -exact) {
+      return Rcpp::List::create(Rcpp::Named("row") = static_cast<double>(i + 1),
+                                Rcpp::Named("value") = std::to_string(v));
+    } else {
+      out[i] = static_cast<double>(v);
+    }
+  }
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  if (!Rf_isNull(dim)) Rf_setAttrib(out, R_DimSymbol, dim);
+  return Rcpp::List::create(Rcpp::Named("values") = out);
+}
+
+// The standard deviation (n - 1 in the denominator, NAs left out) of each
+// element that is a double or integer vector without a class or
+// dimensions; NA for the others and for fewer than 2 values. One pass per
+// vector (Welford's updates), nothing allocated but the result: what the
+// scale check of a first training reads (warn_scales(), R/session.R),
+// where stats::sd() made temporaries of each column's size.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector cpp_column_sds(SEXP columns) {
+  const R_xlen_t k = Rf_xlength(columns);
+  Rcpp::NumericVector out(k, NA_REAL);
+  for (R_xlen_t j = 0; j < k; ++j) {
+    SEXP x = VECTOR_ELT(columns, j);
+    if (OBJECT(x) || !Rf_isNull(Rf_getAttrib(x, R_DimSymbol))) continue;
+    const bool dbl = TYPEOF(x) == REALSXP;
+    if (!dbl && TYPEOF(x) != INTSXP) continue;
+    const R_xlen_t n = Rf_xlength(x);
+    const double* d = dbl ? REAL(x) : nullptr;
+    const int* iv = dbl ? nullptr : INTEGER(x);
+    double mean = 0, m2 = 0, count = 0;
+    for (R_xlen_t i = 0; i < n; ++i) {
+      double v;
+      if (dbl) {
+        v = d[i];
+        if (std::isnan(v)) continue;
+      } else {
+        if (iv[i] == NA_INTEGER) continue;
+        v = static_cast<double>(iv[i]);
+      }
+      count += 1;
+      const double delta = v - mean;
+      mean += delta / count;
+      m2 += delta * (v - mean);
+    }
+    if (count >= 2) out[j] = std::sqrt(m2 / (count - 1));
+  }
+  return out;
 }
 
 // The type of each element as the check of new data names it (feature_type()

@@ -191,13 +191,15 @@ class RSourceStream : public RowStream {
   // Copies R column `x` (n values) into chunk column `c`, converting it to
   // c's type.
   void fill(SEXP x, R_xlen_t n, ChunkColumn& c) {
-    if (Rf_inherits(x, "Date") || Rf_inherits(x, "POSIXt") || Rf_inherits(x, "difftime") ||
-        Rf_inherits(x, "integer64"))
+    // (the R functions behind a source read their columns by class first,
+    // R/column_reading.R; a classed vector that still arrives here would be
+    // read by its storage type, so it is refused)
+    const bool factor = Rf_isFactor(x);
+    if (OBJECT(x) && !factor)
       Rcpp::stop(
           "column '%s' of the dataset is a %s: a dataset holds numbers, logicals and text; "
           "convert it (e.g. to a number or a string) before it is read",
           c.key, r_kind(x));
-    const bool factor = Rf_isFactor(x);
     if (!factor && all_na(x, n)) {
       fill_missing(n, c);
       return;

@@ -171,7 +171,7 @@ test_that("the model description is computed once and compared with the file's b
   quietly(train(est, df, response = "y", steps = 1))
   # the file changed under the estimator: refused, naming the difference
   writeLines(c(readLines(path), "column: numeric_column(key='z', shape=(1,), default_value=None, dtype=tf.float32, normalizer_fn=None)"), path)
-  expect_error(quietly(train(est, df, response = "y", steps = 1)), "in model_dir only: +column: numeric_column\\(key='z'",
+  expect_error(quietly(train(est, df, response = "y", steps = 1)), "in model_dir: +column: numeric_column\\(key='z'",
                class = "cppestimators_error")
   # the same lines with Windows line ends are the same model
   writeBin(charToRaw(paste0(paste(unname(cppestimators:::model_description(est)), collapse = "\r\n"), "\r\n")), path)
@@ -296,7 +296,7 @@ test_that("a model description file rewritten with the same size is read again",
   expect_identical(sum(nchar(changed)), sum(nchar(lines)))
   writeLines(changed, path)
   expect_error(quietly(train(est, df, response = "y", steps = 1)),
-               "in model_dir only: +column: _NumericColumn\\(key='q1'", class = "cppestimators_error")
+               "in model_dir: +column: _NumericColumn\\(key='q1'", class = "cppestimators_error")
   writeLines(lines, path)
   expect_silent(quietly(train(est, df, response = "y", steps = 1)))
   unlink(dir, recursive = TRUE)

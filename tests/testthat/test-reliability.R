@@ -29,12 +29,12 @@ test_that("an estimator whose model differs from its model_dir's is refused, lis
   one <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir))
   err <- expect_error(quietly(predict(one, input_fn(mtcars, features = "drat"))),
                       "model_dir '.*' holds a different model than this linear_regressor")
-  expect_match(conditionMessage(err), "in model_dir only: +column: _NumericColumn\\(key='wt'")
+  expect_match(conditionMessage(err), "in model_dir: +column: _NumericColumn\\(key='wt'")
   expect_error(variable_value(one), "holds a different model")
   dnn <- suppressMessages(dnn_regressor(hidden_units = 3, feature_columns(column_numeric("drat", "wt")),
                                         model_dir = dir))
   expect_error(quietly(train(dnn, input_fn(mtcars, response = "mpg", features = c("drat", "wt")), steps = 1)),
-               "in model_dir only: +model: linear")
+               "in model_dir: +model: linear")
   # the same model in a new object reads the checkpoint
   same <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat", "wt")), model_dir = dir))
   expect_equal(variable_value(same, "global_step")[[1]], 1)  # 32 rows, one batch
