@@ -265,6 +265,18 @@ cpp_any_object <- function(columns) {
     .Call(`_cppestimators_cpp_any_object`, columns)
 }
 
+cpp_classed_columns <- function(columns) {
+    .Call(`_cppestimators_cpp_classed_columns`, columns)
+}
+
+cpp_integer64_as_double <- function(x) {
+    .Call(`_cppestimators_cpp_integer64_as_double`, x)
+}
+
+cpp_column_sds <- function(columns) {
+    .Call(`_cppestimators_cpp_column_sds`, columns)
+}
+
 cpp_feature_types <- function(columns) {
     .Call(`_cppestimators_cpp_feature_types`, columns)
 }

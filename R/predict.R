@@ -106,7 +106,8 @@ incomplete_rows <- function(object, data) {
   plan <- column_plan(object)
   keys <- intersect(c(plan$numeric_keys, plan$strict_keys), names(data))
   if (!length(keys)) return(integer())
-  x <- if (identical(keys, names(data))) data else data[keys]
+  # (read by class: an integer64's NA is not a double's)
+  x <- read_columns(if (identical(keys, names(data))) as.list(data) else as.list(data)[keys], keys)
   if (!anyNA(x, recursive = TRUE)) return(integer())
   which(!stats::complete.cases(x))
 }

@@ -774,6 +774,36 @@ RcppExport SEXP _cppestimators_cpp_any_object(SEXP columnsSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_classed_columns
+Rcpp::IntegerVector cpp_classed_columns(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_classed_columns(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_classed_columns(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_integer64_as_double
+Rcpp::List cpp_integer64_as_double(SEXP x);
+RcppExport SEXP _cppestimators_cpp_integer64_as_double(SEXP xSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type x(xSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_integer64_as_double(x));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_column_sds
+Rcpp::NumericVector cpp_column_sds(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_column_sds(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_column_sds(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_feature_types
 Rcpp::CharacterVector cpp_feature_types(SEXP columns);
 RcppExport SEXP _cppestimators_cpp_feature_types(SEXP columnsSEXP) {
@@ -897,6 +927,9 @@ static const R_CallMethodDef CallEntries[] = {
      (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
     {"_cppestimators_cpp_same_vectors", (DL_FUNC)&_cppestimators_cpp_same_vectors, 3},
     {"_cppestimators_cpp_any_object", (DL_FUNC)&_cppestimators_cpp_any_object, 1},
+    {"_cppestimators_cpp_classed_columns", (DL_FUNC)&_cppestimators_cpp_classed_columns, 1},
+    {"_cppestimators_cpp_integer64_as_double", (DL_FUNC)&_cppestimators_cpp_integer64_as_double, 1},
+    {"_cppestimators_cpp_column_sds", (DL_FUNC)&_cppestimators_cpp_column_sds, 1},
     {"_cppestimators_cpp_feature_types", (DL_FUNC)&_cppestimators_cpp_feature_types, 1},
     {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},
     {"_cppestimators_cpp_matrix_rows", (DL_FUNC)&_cppestimators_cpp_matrix_rows, 1},

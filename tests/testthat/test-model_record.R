@@ -42,7 +42,7 @@ test_that("a record written before the optimizer was recorded is read without it
   writeLines(old, path)
   est <- dnn_on(dir, "Adagrad")
   quietly(train(est, input_fn = input, steps = 2))
-  expect_equal(variable_value(est, "global_step"), 4)
+  expect_equal(unname(unlist(variable_value(est, "global_step"))), 4)
   # the old record is kept as it was
   expect_identical(readLines(path), old)
 })

@@ -188,7 +188,7 @@ test_that("an estimator whose columns differ gets its own plan and description",
   other$spec$feature_columns <- feature_columns(column_numeric("x1", "x2"))
   expect_identical(cppestimators:::column_plan(other)$keys, c("x1", "x2"))
   expect_identical(cppestimators:::column_plan(est)$keys, paste0("x", 1:6))
-  expect_length(cppestimators:::model_description(other), 4L)
+  expect_length(cppestimators:::model_description(other), 5L)  # model, head, optimizer and 2 columns
 })
 
 test_that("the caches are not saved with the estimator", {
