@@ -34,7 +34,14 @@ cache_budget <- function() {
 # data.table's set() and := do so on purpose, so the block of a data.table's
 # input is built for its session only and never kept (`by_reference`, set by
 # build_input()).
-feature_block <- function(object, ptr, data) {
+#
+# `rows`: at most how many rows the session reads. A cache that lives only
+# for this call (a large data frame given to train(), see frame_cache())
+# gets no block for a session that reads fewer rows than the data has (a
+# few steps over a large table): building it would read and copy every row
+# (a float32 copy of the dense columns, half the data's size) for the few
+# batches gathered from the R vectors at less cost.
+feature_block <- function(object, ptr, data, rows = Inf) {
   cache <- data$input$cache
   width <- cpp_estimator_dense_width(ptr)
   if (!is.environment(cache) || width == 0 || length(data$features) == 0L) return(NULL)
@@ -43,6 +50,7 @@ feature_block <- function(object, ptr, data) {
     rm(list = intersect(c("block", "key", "vectors"), ls(cache)), envir = cache)
     return(NULL)
   }
+  if (rows < n && isTRUE(cache$transient)) return(NULL)
   if (isTRUE(data$input$by_reference)) return(cpp_dense_block(ptr, data$features, engine_threads()))
   plan <- column_plan(object)
   key <- list(plan$dense_hash, n)

@@ -89,7 +89,11 @@ frame_cache_bytes <- 2^24
 
 frame_cache <- function(object, data, keys) {
   n <- if (length(keys)) NROW(data[[keys[1L]]]) else 0
-  if (n * length(keys) * 8 > frame_cache_bytes) return(new.env(parent = emptyenv()))
+  if (n * length(keys) * 8 > frame_cache_bytes) {
+    cache <- new.env(parent = emptyenv())
+    cache$transient <- TRUE  # this call's only (see feature_block())
+    return(cache)
+  }
   cache <- call_cache(object)
   if (is.null(cache$frame)) cache$frame <- new.env(parent = emptyenv())
   cache$frame

@@ -40,7 +40,8 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
       cpp_session_new(ptr, data$features, data$labels, data$weights,
                       object$spec$weight_column$name %||% "", mode, as.integer(data$batch_size),
                       data$num_epochs, isTRUE(data$shuffle), seed,
-                      if (is.null(part)) feature_block(object, ptr, data) else part_block(ptr, data),
+                      if (is.null(part)) feature_block(object, ptr, data, rows_to_read(data, hooks, ptr, mode))
+                      else part_block(ptr, data),
                       engine_threads(), kernel,
                       part$collective, isTRUE(part$observer), !isFALSE(part$share_losses))
     },
@@ -156,6 +157,18 @@ check_training_ends <- function(object, data, hooks) {
                "hook_stop_if_no_increase(), hook_stop_if_lower(), hook_stop_if_higher()) or a session_run_hook() ",
                "whose callbacks call context$request_stop(); or give `num_epochs` a number."),
         class = "cppestimators_endless_training")
+}
+
+# At most how many rows a session reads: for a training that
+# hook_stop_at_step() bounds (`steps`, `max_steps`), its steps' batches;
+# otherwise every row at least once.
+rows_to_read <- function(data, hooks, ptr, mode) {
+  if (mode != "train") return(Inf)
+  at <- hooks_of_class(hooks, "cppestimators_hook_stop_at_step")
+  if (!length(at)) return(Inf)
+  step <- cpp_estimator_global_step(ptr)
+  left <- vapply(hooks[at], function(h) h$num_steps %||% max(0, h$last_step - step), 0)
+  min(left) * data$batch_size
 }
 
 # The dense block of a distributed session's own rows (an MPI rank's shard;

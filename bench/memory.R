@@ -8,6 +8,7 @@
 # (/proc/self/status) at the end, which includes R itself and the data.
 suppressPackageStartupMessages(library(cppestimators))
 options(cppestimators.progress = FALSE)
+if (nzchar(Sys.getenv("BENCH_CACHE_BYTES"))) options(cppestimators.cache_bytes = as.numeric(Sys.getenv("BENCH_CACHE_BYTES")))
 args <- commandArgs(trailingOnly = TRUE)
 n <- as.integer(if (length(args) >= 1L) as.numeric(args[1]) else as.numeric(Sys.getenv("BENCH_MEMORY_ROWS", "2e6")))
 p <- as.integer(if (length(args) >= 2L) args[2] else 50L)
