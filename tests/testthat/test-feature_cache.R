@@ -107,3 +107,31 @@ test_that("large batches split over threads: one result per thread count, cached
   expect_error(quietly(train(wide_estimator(df), input_fn(df, response = "y"), steps = 1)),
                "options\\(cppestimators.threads =\\) must be a whole number of threads >= 1")
 })
+
+test_that("a few steps over a large data frame build no float32 copy of it; a full pass does", {
+  set.seed(5)
+  n <- 3e5  # 8 columns of doubles: 19 MB, above the size whose cache is kept with the estimator
+  df <- as.data.frame(matrix(rnorm(n * 7), n, 7, dimnames = list(NULL, paste0("x", 1:7))))
+  df$y <- df$x1 - df$x2
+  counter <- new.env()
+  counter$n <- 0
+  count <- function() counter$n <- counter$n + 1
+  suppressMessages(trace("cpp_dense_block", tracer = bquote(.(count)()),
+                         where = asNamespace("cppestimators"), print = FALSE))
+  on.exit(suppressMessages(untrace("cpp_dense_block", where = asNamespace("cppestimators"))))
+  est <- suppressMessages(linear_regressor(feature_columns(column_numeric(paste0("x", 1:7)))))
+  quietly(train(est, df, response = "y", steps = 20, batch_size = 64))
+  expect_identical(counter$n, 0)
+  expect_equal(unname(unlist(variable_value(est, "global_step"))), 20)
+  quietly(train(est, df, response = "y", num_epochs = 1, batch_size = 5000))
+  expect_identical(counter$n, 1)
+  quietly(train(est, df, response = "y", steps = 60, batch_size = 5000))  # 300,000 rows: every row
+  expect_identical(counter$n, 2)
+  expect_equal(unname(unlist(variable_value(est, "global_step"))), 140)
+  # the same model either way: gathered batches read the same values as the block
+  other <- suppressMessages(linear_regressor(feature_columns(column_numeric(paste0("x", 1:7)))))
+  quietly(train(other, df[1:1984, ], response = "y", num_epochs = 1, batch_size = 64, shuffle = FALSE))
+  small <- suppressMessages(linear_regressor(feature_columns(column_numeric(paste0("x", 1:7)))))
+  quietly(train(small, df, response = "y", steps = 31, batch_size = 64, shuffle = FALSE))
+  expect_equal(predict(small, df[1:50, ])$predictions, predict(other, df[1:50, ])$predictions, tolerance = 1e-6)
+})
