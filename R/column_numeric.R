@@ -12,7 +12,8 @@
 #' @param default_value Accepted for compatibility; it only mattered when
 #'   TensorFlow parsed `tf.Example` records.
 #' @param dtype The value type: `"float32"` (the default; values are used in
-#'   single precision, as TensorFlow did), `"float64"`, `"int32"` or `"int64"`.
+#'   single precision, as TensorFlow did), `"float64"`, `"int32"` or
+#'   `"int64"`, by name or as the [tf] object's dtype (`tf$float32`, ...).
 #' @param normalizer_fn `NULL`, or an R function applied once to the feature's
 #'   values before training, evaluation or prediction (for example to scale
 #'   them), such as [normalizer_standardize()]. See Normalizers.
