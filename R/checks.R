@@ -112,6 +112,29 @@ check_choice <- function(x, arg, choices, null_ok = FALSE, message = NULL) {
   x
 }
 
+
+# A dtype argument, the one check of every argument that takes one: the
+# `tf` object's dtype (tf$int64) or its name ("int64", also spelt
+# "tf$int64" or "tf.int64"; "float", "double", "integer" and "logical" are
+# float32, float64, int32 and bool), one of `accepted`. Returns the name.
+# "string" is only ever a name: the `tf` object has no string dtype.
+as_dtype_string <- function(x, arg = "dtype", accepted, null_ok = FALSE, class = NULL) {
+  if (is.null(x) && null_ok) return(NULL)
+  name <- if (inherits(x, "cppestimators_tf_dtype")) .subset2(x, "name") else if (is.character(x) && is_single(x)) {
+    d <- sub("^tf[$.]", "", x)
+    if (d %in% names(dtype_aliases)) dtype_aliases[[d]] else d
+  }
+  if (is.null(name) || !name %in% accepted) {
+    tf_forms <- paste0("tf$", intersect(accepted, tf_dtypes))
+    given <- if (inherits(x, "cppestimators_tf_dtype")) paste0("tf$", .subset2(x, "name")) else describe(x)
+    abort(sprintf("`%s` must be %s%s%s, not %s.", arg, if (null_ok) "NULL, " else "",
+                  if (length(accepted) > 1L) "one of " else "", or_list(c(paste0('"', accepted, '"'), tf_forms)),
+                  given), class = c(class, "cppestimators_dtype_error"))
+  }
+  name
+}
+
+dtype_aliases <- c(float = "float32", double = "float64", integer = "int32", logical = "bool")
 # "a, b or c"
 or_list <- function(x) {
   if (length(x) < 2L) return(paste(x, collapse = ""))

@@ -13,7 +13,9 @@
 #' by `"_X_"`.
 #'
 #' @param source_column A column made by [column_numeric()].
-#' @param boundaries Strictly increasing numbers.
+#' @param boundaries Strictly increasing finite numbers: a numeric vector
+#'   (`c(18, 25, 30)`) or a list of single numbers (`list(18, 25, 30)`, as
+#'   scripts written for tfestimators give them).
 #' @param keys The inputs of the cross: feature names (strings) and
 #'   categorical columns (not hash-bucket columns: give the feature name
 #'   instead), as a character vector or a list.
@@ -29,12 +31,9 @@ column_bucketized <- function(source_column, boundaries) {
   if (!inherits(source_column, "cppestimators_column_numeric")) {
     abort(paste0("`source_column` must be a column made by column_numeric(), not ", describe(source_column), "."))
   }
-  if (!is.numeric(boundaries) || anyNA(boundaries) || any(!is.finite(boundaries)) ||
-      is.unsorted(boundaries, strictly = TRUE)) {
-    abort("boundaries must be a sorted list.")
-  }
+  boundaries <- check_boundaries(boundaries)
   new_column("bucketized", paste0(source_column$name, "_bucketized"),
-             list(source_column = source_column, boundaries = as.numeric(boundaries)),
+             list(source_column = source_column, boundaries = boundaries),
              categorical = TRUE)
 }
 
@@ -43,4 +42,37 @@ column_repr.cppestimators_column_bucketized <- function(x, ...) {
   repr_call("_BucketizedColumn",
             sprintf("source_column=%s, boundaries=%s", column_repr(x$source_column),
                     repr_tuple(as.numeric(x$boundaries))))
+}
+
+# The boundaries of a bucketized column as a numeric vector: a numeric
+# vector, or a list of single numbers (TensorFlow's Python list); finite and
+# strictly increasing.
+check_boundaries <- function(boundaries) {
+  values <- boundaries
+  if (is.list(boundaries) && !is.object(boundaries) &&
+      all(vapply(boundaries, function(b) is.numeric(b) && length(b) == 1L && !is.object(b), TRUE))) {
+    values <- as.numeric(unlist(boundaries, use.names = FALSE))
+  }
+  if (!is.numeric(values) || is.object(values) || !all(is.finite(values))) {
+    abort(sprintf(paste0("`boundaries` must be finite numbers, as a numeric vector (c(18, 25)) or a list of single ",
+                         "numbers (list(18, 25)), not %s."), describe_boundaries(boundaries)),
+          class = "cppestimators_bad_boundaries")
+  }
+  if (is.unsorted(values, strictly = TRUE)) {
+    at <- which(diff(values) <= 0)[1L]
+    abort(sprintf(paste0("boundaries must be a sorted list: `boundaries` must be strictly increasing, but %s ",
+                         "(at position %d) is followed by %s; sort them and drop duplicates (sort(unique(x)))."),
+                  format(values[at]), as.integer(at), format(values[at + 1L])),
+          class = "cppestimators_bad_boundaries")
+  }
+  as.numeric(values)
+}
+
+describe_boundaries <- function(x) {
+  if (is.list(x) && !is.object(x)) {
+    bad <- Filter(function(b) !(is.numeric(b) && length(b) == 1L && is.finite(b)), x)
+    if (length(bad)) return(sprintf("a list holding %s", describe(bad[[1L]])))
+  }
+  if (is.numeric(x) && !is.object(x)) return(sprintf("numbers including %s", format(x[!is.finite(x)][1L])))
+  describe(x)
 }

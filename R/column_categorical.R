@@ -37,8 +37,10 @@
 #' @param vocabulary_file A text file with one vocabulary entry per line.
 #' @param vocabulary_size How many lines of `vocabulary_file` to use; `NULL`
 #'   for all of them.
-#' @param dtype `NULL` (inferred from the vocabulary), `"string"`, `"int64"`
-#'   or `"int32"` (a `tf$` prefix is accepted).
+#' @param dtype The type of the feature's values: `"string"`, or an integer
+#'   type given by name (`"int64"`, `"int32"`) or as the [tf] object's dtype
+#'   (`tf$int64`, `tf$int32`); `NULL` (vocabulary lists only) infers it from
+#'   the vocabulary.
 #' @param default_value The id of values outside the vocabulary (`-1`: none)
 #'   or, for identity columns, of values outside `[0, num_buckets)` (`NULL`:
 #'   such values are an error).

@@ -50,24 +50,14 @@ check_categorical <- function(x, arg) {
   invisible(x)
 }
 
-check_dtype <- function(dtype) {
-  check_string(dtype, "dtype", empty_ok = TRUE, must = "a string such as \"string\" or \"int64\"")
-  dtype <- sub("^tf\\$", "", dtype)
-  if (!dtype %in% c("string", "int64", "int32")) {
-    abort(sprintf("`dtype` must be \"string\", \"int64\" or \"int32\", not \"%s\".", dtype))
-  }
-  dtype
-}
+# The dtype of a categorical column's values: "string" or an integer type
+# (a name or the `tf` object's dtype, see as_dtype_string()).
+check_dtype <- function(dtype, arg = "dtype") as_dtype_string(dtype, arg, c("string", "int64", "int32"))
 
-normalize_dtype <- function(dtype) {
-  check_string(dtype, "dtype", empty_ok = TRUE, must = "a string such as \"float32\"")
-  dtype <- sub("^tf\\$", "", dtype)
-  ok <- c("float32", "float64", "int32", "int64", "float16")
-  if (!dtype %in% ok) {
-    abort(sprintf("dtype must be convertible to float: `dtype` is \"%s\"; use one of %s.",
-                  dtype, paste0('"', ok, '"', collapse = ", ")))
-  }
-  dtype
+# The dtype of a numeric column's values (or of a weighted column's
+# weights): a type convertible to float.
+normalize_dtype <- function(dtype, arg = "dtype") {
+  as_dtype_string(dtype, arg, c("float32", "float64", "int32", "int64", "float16"))
 }
 
 # TensorFlow's repr of a column (as tfestimators printed it): its class and

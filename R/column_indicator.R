@@ -14,7 +14,14 @@
 #'   numeric feature as its weight; ids with weight 0 or less are dropped.
 #'
 #' @param categorical_column A categorical column, such as one made by
-#'   [column_categorical_with_vocabulary_list()].
+#'   [column_categorical_with_vocabulary_list()]. `column_indicator()` also
+#'   takes feature names (`column_indicator("am")`, as tfestimators' articles
+#'   write it): the categories of each are then read from the training data
+#'   at the estimator's first `train()`, as [feature_columns_from_data()]
+#'   reads them (a factor's levels, a character vector's sorted unique
+#'   values, `FALSE`/`TRUE`, or the sorted distinct whole numbers of a
+#'   numeric feature); later calls on data holding a category training did
+#'   not see are an error naming the feature and the value.
 #' @param dimension Length of an embedding vector.
 #' @param combiner `"mean"`, `"sqrtn"` or `"sum"`.
 #' @param initializer `NULL` for the default, or a number: the standard
@@ -24,7 +31,8 @@
 #'   than this are scaled down to it before combining.
 #' @param trainable Whether training updates the table.
 #' @param weight_feature_key The name of the feature holding the weights.
-#' @param dtype The weights' type, `"float32"`; accepted for compatibility.
+#' @param dtype The weights' type, `"float32"` (or `tf$float32`, or another
+#'   float or integer type); accepted for compatibility.
 #' @return A feature column.
 #' @family feature columns
 #' @examples
@@ -35,6 +43,14 @@
 #' column_categorical_weighted(species, "Petal.Width")
 #' @export
 column_indicator <- function(categorical_column) {
+  if (is.character(categorical_column) && !is.object(categorical_column)) {
+    if (length(categorical_column) == 0L || anyNA(categorical_column) || !all(nzchar(categorical_column))) {
+      abort(sprintf("`categorical_column` must be a categorical column or feature names, not %s.",
+                    describe(categorical_column)), class = "cppestimators_feature_columns")
+    }
+    cols <- lapply(unique(categorical_column), function(nm) column_indicator(data_vocabulary_column(nm)))
+    return(if (length(cols) == 1L) cols[[1L]] else cols)
+  }
   check_categorical(categorical_column, "categorical_column")
   new_column("indicator", paste0(categorical_column$name, "_indicator"),
              list(categorical_column = categorical_column))

@@ -9,10 +9,12 @@
 #'   each.
 #' @param shape An integer vector: the shape of one example's value. The
 #'   column contributes `prod(shape)` inputs.
-#' @param default_value Accepted for compatibility; it only mattered when
-#'   TensorFlow parsed `tf.Example` records.
+#' @param default_value The value of a `tf.Example` record that lacks the
+#'   feature, used only by [make_parse_example_spec()] (data frames and
+#'   other inputs are read as they are).
 #' @param dtype The value type: `"float32"` (the default; values are used in
-#'   single precision, as TensorFlow did), `"float64"`, `"int32"` or `"int64"`.
+#'   single precision, as TensorFlow did), `"float64"`, `"int32"` or
+#'   `"int64"`, by name or as the [tf] object's dtype (`tf$float32`, ...).
 #' @param normalizer_fn `NULL`, or an R function applied once to the feature's
 #'   values before training, evaluation or prediction (for example to scale
 #'   them), such as [normalizer_standardize()]. See Normalizers.

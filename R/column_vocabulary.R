@@ -48,6 +48,10 @@ column_categorical_with_vocabulary_file <- function(..., vocabulary_file, vocabu
 
 #' @export
 column_repr.cppestimators_column_vocabulary_list <- function(x, ...) {
+  if (is_data_vocabulary(x)) {
+    return(repr_call("_VocabularyListCategoricalColumn",
+                     sprintf("key=%s, vocabulary_list=<read from the training data>", repr_value(x$key))))
+  }
   repr_call("_VocabularyListCategoricalColumn",
             sprintf("key=%s, vocabulary_list=%s, dtype=tf.%s, default_value=%s, num_oov_buckets=%d",
                     repr_value(x$key), repr_tuple(x$vocabulary, quote = is.character(x$vocabulary)),
@@ -63,6 +67,17 @@ column_repr.cppestimators_column_vocabulary_file <- function(x, ...) {
                     as.integer(x$vocabulary_size %||% length(x$vocabulary)), as.integer(x$num_oov_buckets),
                     x$dtype %||% "string", repr_value(x$default_value)))
 }
+
+# The categorical column of a feature whose vocabulary is read from the
+# training data (column_indicator("am")): a vocabulary list without its
+# vocabulary until the estimator's first train() completes it
+# (complete_data_columns()).
+data_vocabulary_column <- function(name) {
+  new_column("vocabulary_list", name, list(key = name, vocabulary = NULL, dtype = NULL, default_value = -1L,
+                                           num_oov_buckets = 0L, from_data = TRUE), categorical = TRUE)
+}
+
+is_data_vocabulary <- function(col) is_vocabulary_column(col) && is.null(col[["vocabulary"]])
 
 vocab_dtype <- function(vocab) if (is.character(vocab)) "string" else "int64"
 

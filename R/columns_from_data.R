@@ -145,3 +145,73 @@ recorded_levels <- function(...) {
   }
   NULL
 }
+
+# Columns whose categories are read from the training data ----------------------
+#
+# column_indicator("am") wraps data_vocabulary_column("am"), a vocabulary
+# list without its vocabulary. At an estimator's first train() (or
+# train_and_evaluate()), before its engine is built, the vocabulary of each
+# is read off the training input as feature_columns_from_data() reads it,
+# and the spec with the completed columns is kept in the estimator's state,
+# which `$.tf_estimator_data_columns` returns as `object$spec` (saveRDS()
+# and export_savedmodel() keep it). The completed columns are marked
+# `from_data`, so that evaluate() and predict() refuse categories training
+# did not see (check_levels()).
+
+# Whether any of `cols`, at any depth, still has to read its vocabulary.
+has_data_vocabulary <- function(cols) any(vapply(column_leaves(cols), is_data_vocabulary, TRUE))
+
+complete_data_columns <- function(object, input_fn) {
+  if (!inherits(object, "tf_estimator_data_columns")) return(invisible())
+  st <- object$state
+  if (!is.null(st$data_spec)) return(invisible())
+  spec <- object$spec
+  complete <- function(col) {
+    if (is_data_vocabulary(col)) return(data_vocabulary_of(col$key, input_fn))
+    for (field in c("source_column", "categorical_column")) {
+      if (!is.null(col[[field]])) col[[field]] <- complete(col[[field]])
+    }
+    if (!is.null(col[["keys"]])) col$keys <- lapply(col[["keys"]], complete)
+    col
+  }
+  spec$feature_columns[] <- lapply(spec$feature_columns, complete)
+  st$data_spec <- spec
+  invisible()
+}
+
+# The vocabulary list of the feature `key`, read off the training input.
+data_vocabulary_of <- function(key, input_fn) {
+  x <- if (inherits(input_fn, "cppestimators_input_fn")) input_fn$columns[[key]] %||% input_fn$features[[key]]
+  if (is.null(x)) {
+    abort(sprintf(paste0("column_indicator(\"%s\") reads the categories of '%s' from the training data, but the ",
+                         "input of this train() holds no column '%s' in memory (%s); give column_indicator() a ",
+                         "categorical column with its vocabulary instead."), key, key, key,
+                  if (inherits(input_fn, "cppestimators_input_fn")) "a streaming dataset is not read ahead" else
+                    "it is not a data frame or an input_fn() of one"),
+          class = "cppestimators_feature_columns")
+  }
+  vocab <- if (is.logical(x) && is.null(dim(x))) {
+    c(0L, 1L)  # the engine reads a logical feature as the integers 0 and 1
+  } else if ((is.factor(x) || is.character(x)) && is.null(dim(x))) {
+    data_levels(x, key, "feature")
+  } else if (is.numeric(x) && !is.object(x) && is.null(dim(x))) {
+    v <- unique(x[!is.na(x)])
+    if (length(v) == 0L || any(!is.finite(v) | v != floor(v))) {
+      abort(sprintf(paste0("column_indicator(\"%s\") reads the categories of '%s' from the training data, but it ",
+                           "holds %s; an indicator column needs categories (a factor, strings, logicals or whole ",
+                           "numbers): bucketize numbers with column_bucketized(column_numeric(\"%s\"), ",
+                           "boundaries = ...)."), key, key,
+                    if (length(v) == 0L) "no values (all NA)" else
+                      sprintf("numbers that are not whole (%s)", format(v[!is.finite(v) | v != floor(v)][1L])), key),
+            class = "cppestimators_feature_columns")
+    }
+    sort(v, method = "radix")
+  } else {
+    abort(sprintf(paste0("column_indicator(\"%s\") reads the categories of '%s' from the training data, but it ",
+                         "is %s; it takes a factor, a character, logical or whole-number vector."),
+                  key, key, describe(x)), class = "cppestimators_feature_columns")
+  }
+  col <- column_categorical_with_vocabulary_list(key, vocabulary_list = vocab)
+  col$from_data <- TRUE
+  col
+}

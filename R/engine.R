@@ -87,6 +87,12 @@ engine_model <- function(spec) {
 }
 
 engine_column <- function(col) {
+  if (is_data_vocabulary(col)) {
+    abort(sprintf(paste0("the feature column '%s' reads its categories from the training data ",
+                         "(column_indicator(\"%s\")): train() the estimator first, or give the column its ",
+                         "vocabulary (column_categorical_with_vocabulary_list())."), col$key, col$key),
+          class = "cppestimators_untrained")
+  }
   numeric <- inherits(col, "cppestimators_column_numeric")
   normalized <- numeric && runs_in_r(col$normalizer_fn)
   in_engine <- if (numeric && !normalized) attr(col$normalizer_fn, "engine", exact = TRUE)

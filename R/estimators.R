@@ -130,8 +130,21 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
   structure(
     list(spec = spec, args = args, state = new.env(parent = emptyenv())),
     class = c(paste0("tf_estimator_", kind, "_", name), paste0("tf_estimator_", kind),
-              "tf_estimator")
+              if (has_data_vocabulary(cols)) "tf_estimator_data_columns", "tf_estimator")
   )
+}
+
+# An estimator with columns whose vocabulary is read from the training data
+# (column_indicator("am")): its first train() keeps the spec with the
+# completed columns in its state (complete_data_columns()), and every
+# function reading `object$spec` sees that one from then on.
+#' @export
+`$.tf_estimator_data_columns` <- function(x, name) {
+  if (identical(name, "spec")) {
+    done <- .subset2(x, "state")$data_spec
+    if (!is.null(done)) return(done)
+  }
+  .subset2(x, name)
 }
 
 # The spec of the engine model: its kind (the model the engine builds) and

@@ -29,7 +29,7 @@
 #'   `model_dir/eval_<name>` instead of `model_dir/eval`.
 #' @param simplify `TRUE` for a one-row data frame, `FALSE` for a named list.
 #' @param ... With a data frame as `input_fn`: `response`, `batch_size`,
-#'   `shuffle`, `num_epochs`, as for [train()]. Any other argument is an
+#'   `shuffle`, `num_epochs` (or `epochs`), as for [train()]. Any other argument is an
 #'   error naming the nearest valid one.
 #' @section Untrained estimators:
 #' An estimator that never trained (global step 0, no checkpoint in its

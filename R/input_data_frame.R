@@ -7,15 +7,16 @@
 # earlier call recorded), and input_fn()'s batching arguments. Any other
 # argument is an error naming it.
 data_input <- function(object, data, mode, fn, response = NULL, batch_size = 128, shuffle = "auto",
-                       num_epochs = 1, ...) {
+                       num_epochs = 1, ..., epochs) {
   extra <- dots_names(...)
   if (length(extra)) {
     given <- if (!all(nzchar(extra))) "an unnamed argument" else paste0("`", extra, "`", collapse = ", ")
-    near <- if (all(nzchar(extra))) did_you_mean(extra[1], c("response", "batch_size", "shuffle", "num_epochs")) else ""
+    near <- if (all(nzchar(extra))) did_you_mean(extra[1], data_frame_args) else ""
     abort(sprintf(paste0("%s() with a data frame takes `response`, `batch_size`, `shuffle` and `num_epochs`; ",
                          "%s is not one of them.%s"), fn, given, near),
           class = "cppestimators_unknown_argument")
   }
+  if (!missing(epochs)) num_epochs <- epochs_as_num_epochs(epochs, missing(num_epochs), fn)
   keys <- column_plan(object)$keys
   # the positions of the keys and the names' own checks, kept for the next
   # call on data with identical names
@@ -174,16 +175,21 @@ check_levels <- function(object, features, levels) {
     if (is.null(known) && !isTRUE(leaf$from_data)) next
     if (leaf$num_oov_buckets > 0 || leaf$default_value != -1) next
     x <- features[[key]]
-    if (!is.factor(x) && !is.character(x)) next
-    known <- c(known, as.character(leaf$vocabulary))
-    values <- if (is.factor(x)) {
-      lv <- levels(x)
-      if (all(lv %in% known)) next
-      lv[tabulate(x, length(lv)) > 0L]
+    if (is.numeric(x) && !is.object(x) && isTRUE(leaf$from_data) && is.numeric(leaf$vocabulary)) {
+      # whole numbers read as categories off the training data (column_indicator("am"))
+      unseen <- unique(x[!is.na(x) & !x %in% leaf$vocabulary])
     } else {
-      unique(x)
+      if (!is.factor(x) && !is.character(x)) next
+      known <- c(known, as.character(leaf$vocabulary))
+      values <- if (is.factor(x)) {
+        lv <- levels(x)
+        if (all(lv %in% known)) next
+        lv[tabulate(x, length(lv)) > 0L]
+      } else {
+        unique(x)
+      }
+      unseen <- setdiff(values[!is.na(values)], known)
     }
-    unseen <- setdiff(values[!is.na(values)], known)
     if (length(unseen)) {
       abort(sprintf(paste0("feature '%s' has %s not seen in training: %s (give the column `num_oov_buckets` ",
                            "to map such values to out-of-vocabulary buckets)."),

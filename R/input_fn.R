@@ -70,6 +70,8 @@
 #' @param batch_size Rows per batch.
 #' @param shuffle `TRUE`, `FALSE` or `"auto"`.
 #' @param num_epochs Passes over the data; `NULL` repeats forever.
+#' @param epochs The same as `num_epochs` (tfestimators' articles write
+#'   `epochs`); giving both is an error.
 #' @param queue_capacity,num_threads Accepted for compatibility and ignored
 #'   (TensorFlow queue settings).
 #' @param data For the formula method: the data frame.
@@ -120,8 +122,9 @@ input_fn.matrix <- function(object, ...) {
 #' @export
 input_fn.list <- function(object, features, response = NULL, batch_size = 128,
                           shuffle = "auto", num_epochs = 1, queue_capacity = 1000,
-                          num_threads = 1, ...) {
+                          num_threads = 1, ..., epochs) {
   check_dots(dots_names(...), "input_fn", setdiff(names(formals(input_fn.list)), c("object", "...")))
+  if (!missing(epochs)) num_epochs <- epochs_as_num_epochs(epochs, missing(num_epochs), "input_fn")
   if (is.null(names(object)) || any(!nzchar(names(object)))) {
     abort("`object` must be a named list of features.")
   }
@@ -131,6 +134,16 @@ input_fn.list <- function(object, features, response = NULL, batch_size = 128,
   features <- if (missing(features)) setdiff(nms, response) else
     select_columns(rlang::enquo(features), nms, arg = "features")
   build_input(object, features, response, batch_size, shuffle, num_epochs)
+}
+
+# `epochs`, given for `num_epochs` (the name tfestimators' articles use):
+# its value, or an error when `num_epochs` was given too.
+epochs_as_num_epochs <- function(epochs, num_epochs_missing, fn) {
+  if (!num_epochs_missing) {
+    abort(sprintf("%s(): give `num_epochs` or `epochs` (the same setting, passes over the data), not both.", fn),
+          class = "cppestimators_argument_conflict")
+  }
+  epochs
 }
 
 # input_fn() over the columns named `features` and `response` (resolved

@@ -20,7 +20,8 @@
 #' @param shape The shape of the values of one record (a vector of positive
 #'   whole numbers).
 #' @param dtype The type of the values: `"float32"`, `"float64"`, `"int64"`,
-#'   `"int32"` or `"string"`.
+#'   `"int32"` (or the [tf] object's `tf$float32`, `tf$float64`, `tf$int64`,
+#'   `tf$int32`) or `"string"`.
 #' @param default_value `NULL` (the feature is required), one value (repeated
 #'   to the shape) or `prod(shape)` values.
 #' @return An object of class `cppestimators_fixed_len_feature` or
@@ -57,14 +58,9 @@ var_len_feature <- function(dtype) {
             class = c("cppestimators_var_len_feature", "cppestimators_parse_feature"))
 }
 
-parse_dtype <- function(dtype) {
-  check_string(dtype, "dtype", must = "a string such as \"float32\", \"int64\" or \"string\"")
-  dtype <- sub("^tf\\$", "", dtype)
-  ok <- c("float32", "float64", "float16", "int64", "int32", "string")
-  if (!dtype %in% ok) {
-    abort(sprintf("`dtype` must be one of %s, not \"%s\".", paste0("\"", ok, "\"", collapse = ", "), dtype))
-  }
-  dtype
+# The dtype of a parse spec's feature (a name or the `tf` object's dtype).
+parse_dtype <- function(dtype, arg = "dtype") {
+  as_dtype_string(dtype, arg, c("float32", "float64", "float16", "int64", "int32", "string"))
 }
 
 #' @export
@@ -122,7 +118,7 @@ new_parse_spec <- function(x) structure(x, class = "cppestimators_parse_spec")
 #' @param feature_columns Feature columns ([feature_columns()] or a list of
 #'   columns).
 #' @param label_key The name of the label feature.
-#' @param label_dtype The label's dtype.
+#' @param label_dtype The label's dtype, as `dtype` of [fixed_len_feature()].
 #' @param label_default The label's default (`NULL`: records must hold it).
 #' @param label_dimension The number of values of a regressor's label.
 #' @param weight_column `NULL`, a feature name or a [column_numeric()]: the
@@ -153,7 +149,7 @@ make_parse_example_spec <- function(feature_columns) {
 classifier_parse_example_spec <- function(feature_columns, label_key, label_dtype = "int64",
                                           label_default = NULL, weight_column = NULL) {
   add_label_and_weight(make_parse_example_spec(feature_columns), label_key,
-                       fixed_len_feature(1L, label_dtype, label_default), weight_column)
+                       fixed_len_feature(1L, parse_dtype(label_dtype, "label_dtype"), label_default), weight_column)
 }
 
 #' @rdname make_parse_example_spec
@@ -163,7 +159,8 @@ regressor_parse_example_spec <- function(feature_columns, label_key, label_dtype
                                          weight_column = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", min = 1, null_ok = FALSE)
   add_label_and_weight(make_parse_example_spec(feature_columns), label_key,
-                       fixed_len_feature(label_dimension, label_dtype, label_default), weight_column)
+                       fixed_len_feature(label_dimension, parse_dtype(label_dtype, "label_dtype"), label_default),
+                       weight_column)
 }
 
 add_label_and_weight <- function(spec, label_key, label_spec, weight_column) {

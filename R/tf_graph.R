@@ -332,17 +332,8 @@ tf_cast_to <- function(x, dtype, base = "Cast", name = NULL) {
 # A dtype argument: a tf$<dtype> object or its name ("float32",
 # "tf$float32", "tf.float32"; "float" and "double" as R and TF use them).
 tf_dtype_name <- function(dtype, arg = "dtype") {
-  if (inherits(dtype, "cppestimators_tf_dtype")) return(dtype$name)
-  if (is.character(dtype) && length(dtype) == 1L) {
-    d <- sub("^tf[$.]", "", dtype)
-    d <- c(float = "float32", double = "float64", integer = "int32", logical = "bool")[d] %|na|% d
-    if (d %in% tf_dtypes) return(unname(d))
-  }
-  abort(sprintf("`%s` must be one of tf$float32, tf$float64, tf$int32, tf$int64 or tf$bool, not %s.",
-                arg, describe(dtype)), class = "cppestimators_tf_dtype_error")
+  as_dtype_string(dtype, arg, tf_dtypes, class = "cppestimators_tf_dtype_error")
 }
-
-`%|na|%` <- function(x, y) if (is.na(x)) y else x
 
 new_tf_dtype <- function(name) structure(list(name = name), class = "cppestimators_tf_dtype")
 
@@ -649,7 +640,11 @@ tf_fns <- function(...) lapply(c(...), tf_fn)
 #'   `cosine_decay` (the schedules of [learning_rate_schedules]);
 #'   `tf$contrib$layers$optimize_loss`.
 #' * **dtypes**: `tf$float32`, `tf$float64`, `tf$int32`, `tf$int64`,
-#'   `tf$bool` (functions also take their names, `"float32"`).
+#'   `tf$bool` (functions also take their names, `"float32"`). Every other
+#'   argument of the package that takes a dtype takes them too, such as
+#'   `column_numeric(dtype = tf$float32)` or
+#'   `column_categorical_with_hash_bucket(dtype = tf$int64)`; strings are
+#'   named `"string"` (there is no `tf$string`).
 #'
 #' Anything else (`tf$layers$conv2d`, `tf$contrib$rnn`, ...) is an error of
 #' class `cppestimators_unsupported_tf` naming it, raised where it is looked

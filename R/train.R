@@ -25,7 +25,7 @@
 #' @param ... With a data frame: `response` (the response column, selected as
 #'   in [input_fn()]; default: the one [feature_columns_from_data()] or an
 #'   earlier `train()` recorded) and [input_fn()]'s `batch_size`, `shuffle`
-#'   and `num_epochs`. Any other argument, or these with an input function
+#'   and `num_epochs` (or its other name, `epochs`). Any other argument, or these with an input function
 #'   (set them in [input_fn()] then), is an error naming the nearest valid
 #'   argument.
 #' @section Data frames:
@@ -72,6 +72,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   } else {
     check_method_dots(dots_names(...), "train", train.tf_estimator)
   }
+  complete_data_columns(object, input_fn)
   world <- if (identical(cluster, "mpi")) mpi_world()
   if (!is.null(world) && world$size == 1L) world <- NULL  # one process: train alone
   if (!is.null(world) && world$rank > 0L) return(mpi_worker_train(object, input_fn, world))
@@ -187,7 +188,7 @@ check_steps <- function(x, arg) {
 }
 
 # The arguments of a data frame given as `input_fn` (see data_input()).
-data_frame_args <- c("response", "batch_size", "shuffle", "num_epochs")
+data_frame_args <- c("response", "batch_size", "shuffle", "num_epochs", "epochs")
 
 # The `...` of train(), evaluate() or predict() with an input function: the
 # data frame arguments belong to input_fn() then, and any other is unknown.

@@ -47,6 +47,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
   if (!inherits(eval_spec, "cppestimators_eval_spec")) {
     abort("`eval_spec` must be made by eval_spec().")
   }
+  complete_data_columns(object, train_spec$input_fn)
   ptr <- estimator_ptr(object)
   sync_from_model_dir(object, ptr)
   evals <- list()

@@ -143,3 +143,52 @@ test_that("NA hashes as the text \"NA\"; one-dimensional arrays are plain vector
   quietly(train(num, input_fn(list(x = array(c(1, 2, 3)), y = c(2, 4, 6)), response = "y"), steps = 1))
   expect_equal(variable_value(num, "global_step")[[1]], 1)
 })
+
+test_that("column_indicator(<feature name>) reads the categories off the training data (mtcars' am)", {
+  cfg <- run_config(tf_random_seed = 1)
+  fit <- function(col, data) {
+    est <- dnn_classifier(hidden_units = 4, feature_columns = feature_columns(col, column_numeric("drat")),
+                          config = cfg, model_dir = tempfile())
+    quietly(train(est, data, response = "vs", num_epochs = 5, batch_size = 8))
+    est
+  }
+  expect_s3_class(column_indicator("am"), "cppestimators_column_indicator")
+  expect_equal(column_indicator("am")$name, "am_indicator")
+  expect_match(format(column_indicator("am")), "vocabulary_list=<read from the training data>", fixed = TRUE)
+  expect_length(column_indicator(c("am", "vs")), 2L)
+  # am as numbers 0/1: the same model as the vocabulary written out
+  by_name <- fit(column_indicator("am"), mtcars)
+  by_hand <- fit(column_indicator(column_categorical_with_vocabulary_list("am", vocabulary_list = c(0, 1))), mtcars)
+  expect_identical(by_name$spec$feature_columns[[1]]$categorical_column$vocabulary, c(0, 1))
+  expect_equal(predict(by_name, mtcars)$logits, predict(by_hand, mtcars)$logits)
+  unseen <- mtcars
+  unseen$am[3] <- 2
+  expect_error(predict(by_name, unseen), "feature 'am' has a value not seen in training: '2'")
+  expect_error(evaluate(by_name, unseen), "feature 'am' has a value not seen in training: '2'")
+  # am as a factor
+  f <- mtcars
+  f$am <- factor(ifelse(mtcars$am == 1, "manual", "automatic"))
+  by_name <- fit(column_indicator("am"), f)
+  by_hand <- fit(column_indicator(column_categorical_with_vocabulary_list("am", vocabulary_list = levels(f$am))), f)
+  expect_identical(by_name$spec$feature_columns[[1]]$categorical_column$vocabulary, c("automatic", "manual"))
+  expect_equal(predict(by_name, f)$logits, predict(by_hand, f)$logits)
+  g <- f
+  g$am <- factor(ifelse(mtcars$am == 1, "manual", "other"))
+  expect_error(predict(by_name, g), "feature 'am' has a value not seen in training: 'other'")
+  expect_error(predict(by_name, mtcars), "feature 'am' was a factor or character in training but is numeric here")
+  # kept by saveRDS()
+  path <- tempfile(fileext = ".rds")
+  saveRDS(by_name, path)
+  expect_equal(predict(readRDS(path), f)$logits, predict(by_name, f)$logits)
+})
+
+test_that("column_indicator(<feature name>) before training, and on features without categories, says what to do", {
+  est <- linear_classifier(feature_columns(column_indicator("am")), model_dir = tempfile())
+  expect_error(predict(est, mtcars), "reads its categories from the training data .*train\\(\\) the estimator first",
+               class = "cppestimators_untrained")
+  est <- linear_classifier(feature_columns(column_indicator("drat")), model_dir = tempfile())
+  expect_error(train(est, mtcars, response = "vs"), "holds numbers that are not whole \\(3.9\\).*column_bucketized",
+               class = "cppestimators_feature_columns")
+  expect_error(column_indicator(NA_character_), "must be a categorical column or feature names",
+               class = "cppestimators_feature_columns")
+})

@@ -62,3 +62,16 @@ test_that("a value argument given by position is an error saying it was taken as
   expect_error(column_categorical_with_identity(num_buckets = 3), "no feature names given in `...`.",
                class = "cppestimators_error", fixed = TRUE)
 })
+
+test_that("vocabulary columns take the tf object's integer dtypes", {
+  ints <- column_categorical_with_vocabulary_list("x", vocabulary_list = c(1, 5, 9), dtype = tf$int64)
+  expect_equal(ints$dtype, "int64")
+  expect_identical(ints, column_categorical_with_vocabulary_list("x", vocabulary_list = c(1, 5, 9), dtype = "int64"))
+  expect_error(column_categorical_with_vocabulary_list("x", vocabulary_list = c("a", "b"), dtype = tf$int32),
+               "dtype \"int32\" does not match")
+  voc <- tempfile()
+  writeLines(c("3", "4"), voc)
+  expect_equal(column_categorical_with_vocabulary_file("x", vocabulary_file = voc, dtype = tf$int32)$dtype, "int32")
+  expect_error(column_categorical_with_vocabulary_file("x", vocabulary_file = voc, dtype = tf$float64),
+               class = "cppestimators_dtype_error")
+})

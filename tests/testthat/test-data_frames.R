@@ -236,3 +236,17 @@ test_that("a column with out-of-vocabulary buckets takes unseen values; hand-wri
   quietly(train(tf, df, response = y, num_epochs = 2))
   expect_equal(nrow(quietly(predict(tf, nd))), 60L)
 })
+
+test_that("train(), evaluate() and predict() on a data frame take epochs as num_epochs", {
+  est <- drat_regressor(model_dir = tempfile())
+  quietly(train(est, mtcars, response = "mpg", batch_size = 8, epochs = 3))
+  expect_equal(variable_value(est, "global_step")$global_step, 12)
+  quietly(train(est, mtcars, response = "mpg", batch_size = 8, num_epochs = 3))
+  expect_equal(variable_value(est, "global_step")$global_step, 24)
+  expect_equal(quietly(evaluate(est, mtcars, batch_size = 8, epochs = 2))$global_step, 24)
+  expect_equal(nrow(predict(est, mtcars, epochs = 2)), 64)
+  expect_error(train(est, mtcars, response = "mpg", epochs = 3, num_epochs = 2),
+               "train(): give `num_epochs` or `epochs`", fixed = TRUE, class = "cppestimators_argument_conflict")
+  expect_error(train(est, input_fn(mtcars, response = "mpg", features = "drat"), epochs = 3),
+               "`epochs` is for a data frame given as `input_fn`", class = "cppestimators_unknown_argument")
+})

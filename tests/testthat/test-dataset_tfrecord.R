@@ -304,3 +304,15 @@ test_that("tfrecord_dataset() without `features` says that the parse spec must b
   ds <- tfrecord_dataset(path, classifier_parse_example_spec(fcs, label_key = "label"))
   expect_equal(dataset_collect(ds)$x, c(0.5, 1.5))
 })
+
+test_that("parse spec helpers take the tf object's dtypes", {
+  expect_identical(fixed_len_feature(2, tf$float32, default_value = 0),
+                   fixed_len_feature(2, "float32", default_value = 0))
+  expect_identical(var_len_feature(tf$int64), var_len_feature("int64"))
+  spec <- classifier_parse_example_spec(feature_columns(column_numeric("x")), "y", label_dtype = tf$int32)
+  expect_equal(spec$y$dtype, "int32")
+  spec <- regressor_parse_example_spec(feature_columns(column_numeric("x")), "y", label_dtype = tf$float64)
+  expect_equal(spec$y$dtype, "float64")
+  expect_error(regressor_parse_example_spec(feature_columns(column_numeric("x")), "y", label_dtype = tf$bool),
+               "`label_dtype` must be one of .* not tf\\$bool", class = "cppestimators_dtype_error")
+})

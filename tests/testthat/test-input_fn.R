@@ -82,3 +82,17 @@ test_that("shuffle = 'auto' shuffles for training and not for prediction", {
   expect_lt(max(abs(stats::residuals(fit))), 1e-4)
   expect_equal(nrow(p), 32)
 })
+
+test_that("epochs is num_epochs, as tfestimators' articles write it; both is an error", {
+  expect_identical(input_fn(mtcars, response = "mpg", epochs = 3)$num_epochs, 3)
+  expect_null(input_fn(mtcars, response = "mpg", epochs = NULL)$num_epochs)
+  expect_identical(input_fn(mpg ~ drat, data = mtcars, epochs = 2)$num_epochs, 2)
+  expect_error(input_fn(mtcars, response = "mpg", epochs = 0), "`num_epochs` must be >= 1")
+  expect_error(input_fn(mtcars, response = "mpg", epochs = 2, num_epochs = 3),
+               "input_fn(): give `num_epochs` or `epochs` (the same setting, passes over the data), not both.",
+               fixed = TRUE, class = "cppestimators_argument_conflict")
+  # 3 passes over 32 rows in batches of 8: 12 steps
+  est <- drat_regressor(model_dir = tempfile())
+  quietly(train(est, input_fn(mtcars, response = "mpg", features = "drat", batch_size = 8L, epochs = 3)))
+  expect_equal(variable_value(est, "global_step")$global_step, 12)
+})

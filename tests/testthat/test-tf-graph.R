@@ -303,3 +303,10 @@ test_that("decays are the package's learning-rate schedules", {
   expect_error(in_graph(tf$train$exponential_decay(0.1, 5, 10, 0.5)), class = "cppestimators_tf_type_error",
                regexp = "global_step")
 })
+
+test_that("the tf functions' dtype arguments share the package's one dtype check", {
+  err <- expect_error(in_graph(tf$cast(numeric_input(1L), "string")), class = "cppestimators_tf_dtype_error")
+  expect_s3_class(err, "cppestimators_dtype_error")
+  expect_match(conditionMessage(err),
+               "tf$float32, tf$float64, tf$int32, tf$int64 or tf$bool, not character \"string\".", fixed = TRUE)
+})
