@@ -6,8 +6,10 @@ test_that("input_fn() refuses a misspelt argument instead of ignoring it", {
   expect_error(input_fn(df, features = c(a, b), response = y, batchsize = 64),
                class = "cppestimators_error",
                regexp = "input_fn(): unknown argument `batchsize`. Did you mean `batch_size`?", fixed = TRUE)
-  expect_error(input_fn(y ~ a + b, data = df, epochs = 2), class = "cppestimators_error",
-               regexp = "input_fn(): unknown argument `epochs`. Did you mean `num_epochs`?", fixed = TRUE)
+  expect_error(input_fn(y ~ a + b, data = df, epoch = 2), class = "cppestimators_error",
+               regexp = "input_fn(): unknown argument `epoch`. Did you mean `num_epochs`?", fixed = TRUE)
+  # `epochs`, as tfestimators' articles write it, is num_epochs
+  expect_equal(input_fn(y ~ a + b, data = df, epochs = 2)$num_epochs, 2)
   expect_error(input_fn(as.matrix(df), response = "y", shufle = FALSE), class = "cppestimators_error",
                regexp = "input_fn(): unknown argument `shufle`. Did you mean `shuffle`?", fixed = TRUE)
   expect_error(input_fn(as.list(df), response = "y", colour = "red"), class = "cppestimators_error",
