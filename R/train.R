@@ -67,8 +67,15 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   listeners <- normalize_listeners(saving_listeners, "saving_listeners")
   hooks <- normalize_hooks(hooks)
   cluster <- check_cluster(cluster %||% object$spec$config$cluster)
+  check_not_sparse(input_fn, "input_fn", "train")
   if (is.data.frame(input_fn)) {
-    input_fn <- data_input(object, input_fn, "train", "train", ...)
+    # boosted trees repeat a data frame until their trees are grown (they
+    # stop by themselves) unless the call bounds the training
+    if (is.null(steps) && is.null(max_steps) && !"num_epochs" %in% dots_names(...) && is_boosted_trees(object)) {
+      input_fn <- data_input(object, input_fn, "train", "train", ..., num_epochs = NULL)
+    } else {
+      input_fn <- data_input(object, input_fn, "train", "train", ...)
+    }
   } else {
     check_method_dots(dots_names(...), "train", train.tf_estimator)
   }
@@ -100,6 +107,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   run <- training$run(input_fn, hooks, distributed)
   training$close()
+  warn_unfinished_trees(object, ptr, run)
   exports <- finish_hooks(hooks, run)
   note_training(object, input_fn, run)
   invisible(new_history(run$history, model_dir = object$spec$model_dir,
@@ -211,4 +219,30 @@ check_model_trained <- function(object, ptr) {
   abort(sprintf(paste0("Could not find trained model in model_dir: %s. Train the estimator with train() first ",
                        "(or give `checkpoint_path`)."), dir %||% "<none>"),
         class = "cppestimators_untrained")
+}
+
+# A warning when a boosted trees training ended because its input ran out
+# (not a stop asked by `steps`, `max_steps` or a hook, which leave
+# `end_of_input` FALSE) with fewer than `n_trees` trees finished; not when
+# the trees stopped by themselves after `2 * n_trees * max_depth` layers
+# attempted, which more input would not change.
+warn_unfinished_trees <- function(object, ptr, run) {
+  if (!isTRUE(run$end_of_input) || !is_boosted_trees(object)) return(invisible())
+  model <- object$spec$model
+  n <- as.integer(model$n_trees)
+  depth <- as.integer(model$max_depth)
+  state <- cpp_estimator_variable(ptr, "boosted_trees/state")
+  finished <- as.integer(state[1])
+  if (finished >= n || state[3] > 2 * n * depth) return(invisible())
+  layers <- as.integer(state[2])
+  # every layer splitting: max_depth layers of n_batches_per_layer steps per tree
+  more <- ((n - finished) * depth - layers) * as.numeric(model$n_batches_per_layer)
+  warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
+    message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished (%d layer%s of the",
+                            "next grown): the ensemble is unfinished. To grow the rest (about %s more steps), call",
+                            "train() again, which continues where this call stopped, or give the input more passes",
+                            "with `num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
+                            "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
+                      finished, n, layers, if (layers == 1L) "" else "s", format(more, big.mark = ",")),
+    call = NULL)))
 }
