@@ -39,7 +39,8 @@ check_two_classes <- function(ids, name, levels = NULL, first = 0) {
   r <- range(ids)
   if (r[1L] != r[2L]) return(invisible())
   id <- r[1L] - first
-  label <- if (!is.null(levels) && id == floor(id) && id >= 0 && id < length(levels)) levels[[id + 1]] else format(r[1L])
+  named <- !is.null(levels) && id == floor(id) && id >= 0 && id < length(levels)
+  label <- if (named) levels[[id + 1]] else format(r[1L])
   abort(sprintf(paste("the training data's outcome '%s' has a single class, '%s' (%s rows): a classifier needs",
                       "at least two to learn from. Check how the rows were chosen (a filter, or a split",
                       "that kept one class)."),

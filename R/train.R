@@ -5,6 +5,24 @@
 #' called in list order; `train()` appends [hook_history_saver()] and
 #' [hook_progress_bar()] unless one of that kind was given.
 #'
+#' Boosted trees ([boosted_trees_estimators]) grow one layer per step (of
+#' `n_batches_per_layer` batches) and stop by themselves once `n_trees`
+#' trees are finished. When their training ends because the input ran out
+#' with fewer trees finished, `train()` warns (class
+#' `cppestimators_unfinished_trees`) with the count and how to grow the
+#' rest: `train()` again continues where the call stopped. A training that
+#' `steps`, `max_steps` or a hook (early stopping, [hook_stop_at_step()], a
+#' [session_run_hook()] requesting a stop) ended does not warn.
+#'
+#' Data that cannot train a model are refused with a classed error: data
+#' without rows (`cppestimators_empty_data`, also for [evaluate()];
+#' [predict()] of no rows gives no rows), a classifier's first training data
+#' in memory whose response holds a single class
+#' (`cppestimators_single_class`; later calls and streaming datasets are
+#' not checked), and the Matrix package's (sparse) matrices, which are not
+#' read yet (`cppestimators_sparse_matrix`; convert small data with
+#' `as.data.frame(as.matrix(x))`).
+#'
 #' @param object An estimator.
 #' @param input_fn An input function, from [input_fn()]; or a data frame,
 #'   read as `input_fn()` would read it over the features the estimator's
@@ -37,6 +55,11 @@
 #' neither to training nor to the column's vocabulary is an error naming the
 #' feature (a column with `num_oov_buckets` takes such values into its
 #' out-of-vocabulary buckets instead).
+#'
+#' A boosted trees estimator given a data frame without `steps`, `max_steps`
+#' or `num_epochs` reads it again and again until its trees are finished
+#' (as `num_epochs = NULL` would), rather than the one pass of
+#' `num_epochs = 1` that other estimators default to.
 #' @return Invisibly, the training history (class `tf_estimator_history`);
 #'   print it for the table of `mean_losses`, `total_losses` and `steps`.
 #' @family estimator methods
