@@ -14,6 +14,13 @@
 #' with the next batches, as in TensorFlow). The loss is the batch mean
 #' (TensorFlow's `SUM_OVER_BATCH_SIZE`).
 #'
+#' A layer takes a step (of `n_batches_per_layer` batches), so an input that
+#' runs out first leaves the ensemble unfinished: [train()] then warns
+#' (class `cppestimators_unfinished_trees`) with the trees finished and the
+#' steps still needed, and `train()` again continues where it stopped. A
+#' data frame given to `train()` directly is repeated until the trees are
+#' finished, unless the call gives `steps`, `max_steps` or `num_epochs`.
+#'
 #' The statistics, their cumulative sums, the node totals (the last bucket's
 #' cumulative sums) and the gains are float32 and computed in TensorFlow's
 #' order, with its tie rule (the first threshold, then the lowest feature id,

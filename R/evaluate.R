@@ -59,6 +59,7 @@ evaluate <- function(object, ...) {
 evaluate.tf_estimator <- function(object, input_fn, steps = NULL, checkpoint_path = NULL,
                                   name = NULL, hooks = NULL, simplify = TRUE, ...) {
   steps <- check_steps(steps, "steps")
+  check_not_sparse(input_fn, "input_fn", "evaluate")
   if (is.data.frame(input_fn)) {
     input_fn <- data_input(object, input_fn, "eval", "evaluate", ...)
   } else {

@@ -98,6 +98,7 @@ input_fn <- function(object, ...) {
 #' @rdname input_fn
 #' @export
 input_fn.default <- function(object, ...) {
+  check_not_sparse(object, "object", "input_fn")
   input_fn(as.data.frame(object, stringsAsFactors = FALSE), ...)
 }
 

@@ -68,6 +68,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   if (length(outcome) == 0L) outcome <- NULL
   outcome <- check_string(outcome, "outcome", null_ok = TRUE, must = "NULL or the outcome's column name")
   check_choice(model, "model", parsnip_models)
+  check_not_sparse(x, "x", "fit")
   x <- parsnip_predictors(x)
   if (is.data.frame(y) || is.matrix(y)) {
     if (NCOL(y) != 1L) abort("the \"cppestimators\" engines take one outcome, not several.")
@@ -93,10 +94,16 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   trees <- identical(model, "boost_tree")
   linear <- model %in% c("linear_reg", "logistic_reg", "multinom_reg")
   n <- nrow(x)
+  check_has_rows(n, "fit")
   weights <- parsnip_weights(weights, n)
   val_rows <- if (validation > 0) sort(sample.int(n, max(1L, floor(n * validation)))) else integer()
   if (length(val_rows) >= n) abort("`validation` leaves no rows to train on.")
   train_rows <- setdiff(seq_len(n), val_rows)
+  if (classification) {
+    codes <- as.integer(y)
+    check_two_classes(if (length(val_rows)) codes[train_rows] else codes, outcome %||% "outcome", levels,
+                      first = 1)
+  }
   features <- names(x)
   # the outcome's own name (recorded as the estimator's response) unless a
   # predictor has it
@@ -273,6 +280,7 @@ warn_unconverged <- function(watch, model, threshold) {
 predict_cppestimators <- function(object, new_data, type = "numeric") {
   check_estimator(object)
   check_choice(type, "type", c("numeric", "class", "prob", "raw"))
+  check_not_sparse(new_data, "new_data", "predict")
   new_data <- parsnip_predictors(new_data)
   n <- nrow(new_data)
   vocab <- object$spec$label_vocabulary

@@ -53,6 +53,7 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
                                  yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"), ...) {
+  check_not_sparse(input_fn, "input_fn", "predict")
   if (is.data.frame(input_fn)) {
     na_rows <- match.arg(na_rows)
     incomplete <- if (na_rows == "na") incomplete_rows(object, input_fn)

@@ -23,7 +23,13 @@ run_session_impl <- function(object, input_fn, mode, hooks, predict_keys = NULL,
     ptr <- engine_for_checkpoint(object, checkpoint_path)
   }
   data <- resolve_input(input_fn, object, mode, in_order = in_order)
-  if (mode == "train") check_training_ends(object, data, hooks)
+  if (mode != "infer" && !isTRUE(data$stream)) {
+    check_has_rows(NROW(data$labels), if (mode == "train") "train" else "evaluate")
+  }
+  if (mode == "train") {
+    check_training_ends(object, data, hooks)
+    check_first_classes(object, data, ptr)
+  }
   seed <- session_seed(object, cpp_estimator_global_step(ptr), mode)
   kernel <- engine_kernel()
   part <- NULL
@@ -169,6 +175,18 @@ rows_to_read <- function(data, hooks, ptr, mode) {
   step <- cpp_estimator_global_step(ptr)
   left <- vapply(hooks[at], function(h) h$num_steps %||% max(0, h$last_step - step), 0)
   min(left) * data$batch_size
+}
+
+# A classifier's first training over data in memory (no record of earlier
+# training, global step 0) refuses labels of one class; streams and later
+# calls are not checked.
+check_first_classes <- function(object, data, ptr) {
+  if (isTRUE(data$stream) || !isTRUE(object$spec$head %in% c("binary", "multi_class")) || !is.null(object$state$seen) ||
+      cpp_estimator_global_step(ptr) != 0) {
+    return(invisible())
+  }
+  check_two_classes(data$labels, data$input$response %||% "response",
+                    object$spec$label_vocabulary %||% attr(data$labels, "levels"))
 }
 
 # The dense block of a distributed session's own rows (an MPI rank's shard;

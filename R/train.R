@@ -5,6 +5,24 @@
 #' called in list order; `train()` appends [hook_history_saver()] and
 #' [hook_progress_bar()] unless one of that kind was given.
 #'
+#' Boosted trees ([boosted_trees_estimators]) grow one layer per step (of
+#' `n_batches_per_layer` batches) and stop by themselves once `n_trees`
+#' trees are finished. When their training ends because the input ran out
+#' with fewer trees finished, `train()` warns (class
+#' `cppestimators_unfinished_trees`) with the count and how to grow the
+#' rest: `train()` again continues where the call stopped. A training that
+#' `steps`, `max_steps` or a hook (early stopping, [hook_stop_at_step()], a
+#' [session_run_hook()] requesting a stop) ended does not warn.
+#'
+#' Data that cannot train a model are refused with a classed error: data
+#' without rows (`cppestimators_empty_data`, also for [evaluate()];
+#' [predict()] of no rows gives no rows), a classifier's first training data
+#' in memory whose response holds a single class
+#' (`cppestimators_single_class`; later calls and streaming datasets are
+#' not checked), and the Matrix package's (sparse) matrices, which are not
+#' read yet (`cppestimators_sparse_matrix`; convert small data with
+#' `as.data.frame(as.matrix(x))`).
+#'
 #' @param object An estimator.
 #' @param input_fn An input function, from [input_fn()]; or a data frame,
 #'   read as `input_fn()` would read it over the features the estimator's
@@ -37,6 +55,11 @@
 #' neither to training nor to the column's vocabulary is an error naming the
 #' feature (a column with `num_oov_buckets` takes such values into its
 #' out-of-vocabulary buckets instead).
+#'
+#' A boosted trees estimator given a data frame without `steps`, `max_steps`
+#' or `num_epochs` reads it again and again until its trees are finished
+#' (as `num_epochs = NULL` would), rather than the one pass of
+#' `num_epochs = 1` that other estimators default to.
 #' @return Invisibly, the training history (class `tf_estimator_history`);
 #'   print it for the table of `mean_losses`, `total_losses` and `steps`.
 #' @family estimator methods
@@ -67,8 +90,15 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   listeners <- normalize_listeners(saving_listeners, "saving_listeners")
   hooks <- normalize_hooks(hooks)
   cluster <- check_cluster(cluster %||% object$spec$config$cluster)
+  check_not_sparse(input_fn, "input_fn", "train")
   if (is.data.frame(input_fn)) {
-    input_fn <- data_input(object, input_fn, "train", "train", ...)
+    # boosted trees repeat a data frame until their trees are grown (they
+    # stop by themselves) unless the call bounds the training
+    if (is.null(steps) && is.null(max_steps) && !"num_epochs" %in% dots_names(...) && is_boosted_trees(object)) {
+      input_fn <- data_input(object, input_fn, "train", "train", ..., num_epochs = NULL)
+    } else {
+      input_fn <- data_input(object, input_fn, "train", "train", ...)
+    }
   } else {
     check_method_dots(dots_names(...), "train", train.tf_estimator)
   }
@@ -101,6 +131,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   run <- training$run(input_fn, hooks, distributed)
   training$close()
+  warn_unfinished_trees(object, ptr, run)
   exports <- finish_hooks(hooks, run)
   note_training(object, input_fn, run)
   invisible(new_history(run$history, model_dir = object$spec$model_dir,
@@ -212,4 +243,30 @@ check_model_trained <- function(object, ptr) {
   abort(sprintf(paste0("Could not find trained model in model_dir: %s. Train the estimator with train() first ",
                        "(or give `checkpoint_path`)."), dir %||% "<none>"),
         class = "cppestimators_untrained")
+}
+
+# A warning when a boosted trees training ended because its input ran out
+# (not a stop asked by `steps`, `max_steps` or a hook, which leave
+# `end_of_input` FALSE) with fewer than `n_trees` trees finished; not when
+# the trees stopped by themselves after `2 * n_trees * max_depth` layers
+# attempted, which more input would not change.
+warn_unfinished_trees <- function(object, ptr, run) {
+  if (!isTRUE(run$end_of_input) || !is_boosted_trees(object)) return(invisible())
+  model <- object$spec$model
+  n <- as.integer(model$n_trees)
+  depth <- as.integer(model$max_depth)
+  state <- cpp_estimator_variable(ptr, "boosted_trees/state")
+  finished <- as.integer(state[1])
+  if (finished >= n || state[3] > 2 * n * depth) return(invisible())
+  layers <- as.integer(state[2])
+  # every layer splitting: max_depth layers of n_batches_per_layer steps per tree
+  more <- ((n - finished) * depth - layers) * as.numeric(model$n_batches_per_layer)
+  warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
+    message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished (%d layer%s of the",
+                            "next grown): the ensemble is unfinished. To grow the rest (about %s more steps), call",
+                            "train() again, which continues where this call stopped, or give the input more passes",
+                            "with `num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
+                            "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
+                      finished, n, layers, if (layers == 1L) "" else "s", format(more, big.mark = ",")),
+    call = NULL)))
 }

@@ -250,3 +250,44 @@ test_that("train(), evaluate() and predict() on a data frame take epochs as num_
   expect_error(train(est, input_fn(mtcars, response = "mpg", features = "drat"), epochs = 3),
                "`epochs` is for a data frame given as `input_fn`", class = "cppestimators_unknown_argument")
 })
+
+# Issue 52: data without rows and sparse matrices are refused with errors
+# saying so.
+test_that("train() and evaluate() of data without rows say the data has no rows; predict() gives 0 rows", {
+  est <- drat_regressor()
+  msg <- "train(): the data has no rows (0 rows): there is nothing to train on."
+  expect_error(train(est, mtcars[0, ], response = "mpg"), msg, fixed = TRUE, class = "cppestimators_empty_data")
+  expect_error(train(est, input_fn(mtcars[0, ], features = "drat", response = "mpg")), msg, fixed = TRUE,
+               class = "cppestimators_empty_data")
+  quietly(train(est, mtcars, response = "mpg"))
+  msg <- "evaluate(): the data has no rows (0 rows)"
+  expect_error(evaluate(est, mtcars[0, ], response = "mpg"), msg, fixed = TRUE, class = "cppestimators_empty_data")
+  expect_error(evaluate(est, input_fn(mtcars[0, ], features = "drat", response = "mpg")), msg, fixed = TRUE,
+               class = "cppestimators_empty_data")
+  p <- quietly(predict(est, mtcars[0, ]))
+  expect_s3_class(p, "data.frame")
+  expect_identical(nrow(p), 0L)
+  expect_identical(nrow(quietly(predict(est, mtcars[0, ], type = "numeric"))), 0L)
+})
+
+test_that("sparse matrices get an error saying they are not read yet", {
+  skip_if_not_installed("Matrix")
+  m <- Matrix::Matrix(as.matrix(mtcars), sparse = TRUE)
+  expect_s4_class(m, "dgCMatrix")
+  msg <- "is a sparse matrix (class 'dgCMatrix'), which cppestimators does not read yet"
+  expect_error(input_fn(m, features = "drat", response = "mpg"), msg, fixed = TRUE,
+               class = "cppestimators_sparse_matrix")
+  expect_error(input_fn(m), "as.data.frame(as.matrix(object))", fixed = TRUE, class = "cppestimators_sparse_matrix")
+  est <- drat_regressor()
+  expect_error(train(est, m), "train(): `input_fn` is a sparse matrix", fixed = TRUE,
+               class = "cppestimators_sparse_matrix")
+  quietly(train(est, mtcars, response = "mpg"))
+  expect_error(evaluate(est, m), "evaluate(): `input_fn` is a sparse matrix", fixed = TRUE,
+               class = "cppestimators_sparse_matrix")
+  expect_error(predict(est, m), "predict(): `input_fn` is a sparse matrix", fixed = TRUE,
+               class = "cppestimators_sparse_matrix")
+  # the Matrix package's dense classes are not read either
+  expect_error(input_fn(Matrix::Matrix(as.matrix(mtcars), sparse = FALSE)),
+               "a Matrix package matrix (class 'dgeMatrix')",
+               fixed = TRUE, class = "cppestimators_sparse_matrix")
+})

@@ -321,3 +321,94 @@ test_that("importances name indicator categories by their vocabulary, as coef() 
   quietly(train(lin, input_fn(df, response = "y"), steps = 1))
   expect_setequal(names(coef(lin)), c("(Intercept)", names(boosted_trees_feature_importance(est))))
 })
+
+# Issue 52: an ensemble left unfinished because the input ran out is never
+# silent; a data frame given to train() is repeated until the trees are grown.
+unfinished_data <- function(n = 200) {
+  set.seed(52)
+  d <- data.frame(a = runif(n), b = runif(n))
+  d$y <- as.numeric(d$a + stats::rnorm(n, sd = 0.1) > 0.5)
+  d
+}
+unfinished_classifier <- function(..., config = trees_quiet) {
+  suppressMessages(boosted_trees_classifier(feature_columns(column_numeric("a", "b")), n_batches_per_layer = 1,
+                                            n_trees = 4, max_depth = 2, config = config, ...))
+}
+finished_trees <- function(est) unname(variable_value(est)[["boosted_trees/state"]][1])
+
+test_that("train() warns when the input runs out with fewer than n_trees trees finished", {
+  d <- unfinished_data()
+  est <- unfinished_classifier()
+  # one pass in one batch: one step, one layer
+  w <- expect_warning(quietly(train(est, input_fn(d, response = "y", batch_size = nrow(d), num_epochs = 1))),
+                      class = "cppestimators_unfinished_trees")
+  expect_s3_class(w, "warning")
+  expect_match(conditionMessage(w),
+               "ended when its input ran out, with 0 of 4 trees finished (1 layer of the next grown)",
+               fixed = TRUE)
+  expect_match(conditionMessage(w), "about 7 more steps", fixed = TRUE)
+  expect_match(conditionMessage(w), "call train() again", fixed = TRUE)
+  expect_match(conditionMessage(w), "`num_epochs = NULL`", fixed = TRUE)
+  expect_equal(finished_trees(est), 0)
+  # a data frame with `num_epochs`: the user's passes, the same warning
+  expect_warning(quietly(train(est, d, response = "y", batch_size = nrow(d), num_epochs = 2)),
+                 "with 1 of 4 trees finished", class = "cppestimators_unfinished_trees")
+  # train() again continues: 3 steps later the trees are finished, no warning
+  expect_no_warning(quietly(train(est, input_fn(d, response = "y", batch_size = nrow(d), num_epochs = 5))))
+  expect_equal(finished_trees(est), 4)
+  # a finished ensemble given more input: nothing to grow, no warning
+  expect_no_warning(quietly(train(est, input_fn(d, response = "y", batch_size = nrow(d), num_epochs = 1))))
+  # a stream that ends too early warns as well
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  utils::write.csv(d, f, row.names = FALSE)
+  est <- unfinished_classifier()
+  expect_warning(quietly(train(est, input_fn(text_line_dataset(f, csv_record_spec(f)) %>% dataset_batch(nrow(d)),
+                                             features = c(a, b), response = y))),
+                 "0 of 4 trees finished", class = "cppestimators_unfinished_trees")
+})
+
+test_that("runs bounded by steps, max_steps or a hook stop unfinished trees without a warning", {
+  d <- unfinished_data()
+  forever <- input_fn(d, response = "y", batch_size = 50L, num_epochs = NULL)
+  est <- unfinished_classifier()
+  expect_no_warning(quietly(train(est, forever, steps = 2)))
+  expect_no_warning(quietly(train(est, forever, max_steps = 3)))
+  expect_no_warning(quietly(train(est, forever, hooks = list(hook_stop_at_step(num_steps = 1)))))
+  stopper <- session_run_hook(after_run = function(context, values) context$request_stop())
+  expect_no_warning(quietly(train(est, forever, hooks = list(stopper))))
+  expect_equal(variable_value(est, "global_step")[[1]], 5)
+  expect_lt(finished_trees(est), 4)
+  # a data frame with `steps`: read once (not repeated), so a single batch ends it first
+  est <- unfinished_classifier()
+  expect_no_warning(quietly(train(est, d, response = "y", batch_size = 50L, steps = 1)))
+  expect_equal(variable_value(est, "global_step")[[1]], 1)
+  expect_equal(finished_trees(est), 0)
+})
+
+test_that("train() of a data frame repeats it until the ensemble is complete", {
+  d <- unfinished_data()
+  est <- unfinished_classifier()
+  expect_no_warning(quietly(train(est, d, response = "y", batch_size = nrow(d))))
+  expect_equal(finished_trees(est), 4)
+  expect_equal(variable_value(est, "global_step")[[1]], 8)  # 4 trees of 2 layers, a layer a step
+  # batches of 64 rows: the data crosses its passes
+  est <- unfinished_classifier()
+  expect_no_warning(quietly(train(est, d, response = "y", batch_size = 64L)))
+  expect_equal(finished_trees(est), 4)
+  # the same as an input that repeats forever
+  twin <- unfinished_classifier(config = run_config(tf_random_seed = 3, save_summary_steps = 0,
+                                                    log_step_count_steps = NULL))
+  one <- unfinished_classifier(config = run_config(tf_random_seed = 3, save_summary_steps = 0,
+                                                   log_step_count_steps = NULL))
+  quietly(train(one, d, response = "y", batch_size = 64L))
+  quietly(train(twin, input_fn(d, response = "y", batch_size = 64L, num_epochs = NULL)))
+  expect_identical(variable_value(one), variable_value(twin))
+  # pre-pruning that never splits: the trees stop by their attempts' limit
+  # (2 * n_trees * max_depth layers), which the repeated data reaches
+  flat <- data.frame(a = rep(1, 20), b = rep(2, 20), y = rep(0:1, 10))
+  est <- unfinished_classifier(pruning_mode = "pre", tree_complexity = 10)
+  expect_no_warning(quietly(train(est, flat, response = "y", batch_size = 20L)))
+  expect_equal(unname(variable_value(est)[["boosted_trees/state"]][3]), 2 * 4 * 2 + 1)
+  expect_equal(finished_trees(est), 0)
+})

@@ -76,3 +76,50 @@ test_that("class ids beyond n_classes suggest the n_classes that holds them", {
   expect_silent(quietly(train(cl(), input_fn(d, features = "x", response = "p"), steps = 1)))
   expect_silent(quietly(train(cl(n_classes = 15), input_fn(d, features = "x", response = "k"), steps = 1)))
 })
+
+# Issue 52: a classifier's first training data with one class is refused.
+test_that("a classifier whose first training data hold a single class is refused, naming it and the count", {
+  x <- seq(-1, 1, length.out = 150)
+  fcs <- feature_columns(column_numeric("x"))
+  yes <- data.frame(x = x, y = factor(rep("yes", 150), levels = c("no", "yes")))
+  msg <- "the training data's outcome 'y' has a single class, 'yes' (150 rows): a classifier needs at least two"
+  # a factor of two levels of which one occurs, through the vocabulary
+  ests <- list(
+    linear = linear_classifier(fcs, label_vocabulary = c("no", "yes")),
+    dnn = dnn_classifier(hidden_units = 2, feature_columns = fcs, label_vocabulary = c("no", "yes")),
+    combined = dnn_linear_combined_classifier(linear_feature_columns = fcs, dnn_feature_columns = fcs,
+                                              dnn_hidden_units = 2, label_vocabulary = c("no", "yes")),
+    trees = boosted_trees_classifier(fcs, n_batches_per_layer = 1, label_vocabulary = c("no", "yes"),
+                                     n_trees = 2, max_depth = 2))
+  for (est in ests) {
+    expect_error(quietly(train(est, yes, response = "y")), msg, fixed = TRUE, class = "cppestimators_single_class")
+    expect_error(variable_value(est, "global_step"), "must be called on a trained model")  # nothing trained
+  }
+  # 0/1 labels without a vocabulary; a multi-class classifier
+  est <- linear_classifier(fcs)
+  expect_error(quietly(train(est, data.frame(x = x, y = 1), response = "y")),
+               "outcome 'y' has a single class, '1' (150 rows)", fixed = TRUE, class = "cppestimators_single_class")
+  three <- linear_classifier(fcs, n_classes = 3, label_vocabulary = c("a", "b", "c"))
+  expect_error(quietly(train(three, input_fn(data.frame(x = x, k = "b"), response = "k"))),
+               "outcome 'k' has a single class, 'b' (150 rows)", fixed = TRUE, class = "cppestimators_single_class")
+  # a factor response encoded by input_fn(), its level named
+  est <- linear_classifier(fcs)
+  expect_error(quietly(train(est, input_fn(yes, response = "y"))), "'y' has a single class, 'yes'", fixed = TRUE,
+               class = "cppestimators_single_class")
+  # two classes train; later calls on one class are not checked
+  est <- linear_classifier(fcs, label_vocabulary = c("no", "yes"))
+  both <- data.frame(x = x, y = ifelse(x > 0, "yes", "no"))
+  quietly(train(est, both, response = "y", num_epochs = 2))
+  expect_no_error(quietly(train(est, yes, response = "y")))
+  # regressors are not checked
+  expect_no_error(quietly(train(x_regressor(), data.frame(x = x, y = 1), response = "y")))
+})
+
+test_that("a stream's classes are not checked", {
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  utils::write.csv(data.frame(x = seq(-1, 1, length.out = 20), y = 1), f, row.names = FALSE)
+  est <- linear_classifier(feature_columns(column_numeric("x")))
+  expect_no_error(quietly(train(est, input_fn(text_line_dataset(f, csv_record_spec(f)), features = x, response = y))))
+  expect_gt(variable_value(est, "global_step")[[1]], 0)
+})

@@ -391,3 +391,65 @@ test_that("an outcome without a name of its own still needs `response`", {
   expect_error(fit_cppestimators(mtcars["wt"], mtcars$mpg, model = "linear_reg", outcome = 1),
                regexp = "`outcome` must be NULL or the outcome's column name")
 })
+
+# Issue 52: refusals of the data a fit can not learn from.
+test_that("a fit on data without rows says the data has no rows", {
+  skip_if_no_parsnip()
+  msg <- "fit(): the data has no rows (0 rows): there is nothing to train on."
+  lin <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators")
+  expect_error(parsnip::fit(lin, mpg ~ drat, data = mtcars[0, ]), msg, fixed = TRUE,
+               class = "cppestimators_empty_data")
+  trees <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 3), "cppestimators"), "classification")
+  expect_error(parsnip::fit(trees, am ~ drat, data = mtcars_am()[0, ]), msg, fixed = TRUE,
+               class = "cppestimators_empty_data")
+  # a validation share of real rows keeps its own message
+  expect_error(fit_cppestimators(mtcars["drat"][1, , drop = FALSE], 1, model = "linear_reg", validation = 0.5),
+               "`validation` leaves no rows to train on.", fixed = TRUE)
+})
+
+test_that("a classification fit on an outcome of a single class is refused, naming the class and count", {
+  skip_if_no_parsnip()
+  set.seed(1)
+  d <- data.frame(x = stats::rnorm(150), y = factor(rep("yes", 150), levels = c("no", "yes")))
+  msg <- "the training data's outcome 'y' has a single class, 'yes' (150 rows): a classifier needs at least two"
+  specs <- list(
+    logistic = parsnip::set_engine(parsnip::logistic_reg(), "cppestimators"),
+    trees = parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 3), "cppestimators"), "classification"),
+    mlp = parsnip::set_mode(parsnip::set_engine(parsnip::mlp(epochs = 2), "cppestimators"), "classification"))
+  for (spec in specs) {
+    expect_error(parsnip::fit(spec, y ~ x, data = d), msg, fixed = TRUE, class = "cppestimators_single_class")
+  }
+  d3 <- data.frame(x = stats::rnorm(40), k = factor(rep("b", 40), levels = c("a", "b", "c")))
+  multi <- parsnip::set_engine(parsnip::multinom_reg(), "cppestimators")
+  expect_error(parsnip::fit(multi, k ~ x, data = d3), "outcome 'k' has a single class, 'b' (40 rows)", fixed = TRUE,
+               class = "cppestimators_single_class")
+  # two classes fit as before
+  d$y[1:75] <- "no"
+  expect_s3_class(fit_quietly(specs$logistic, y ~ x, d), "model_fit")
+})
+
+test_that("sparse predictors are refused: not read yet", {
+  skip_if_no_parsnip()
+  skip_if_not_installed("Matrix")
+  m <- Matrix::Matrix(as.matrix(mtcars[c("drat", "wt")]), sparse = TRUE)
+  expect_error(fit_cppestimators(m, mtcars$mpg, model = "linear_reg"),
+               "fit(): `x` is a sparse matrix (class 'dgCMatrix'), which cppestimators does not read yet",
+               fixed = TRUE, class = "cppestimators_sparse_matrix")
+  est <- briefly_quietly(fit_cppestimators(mtcars[c("drat", "wt")], mtcars$mpg, model = "linear_reg", epochs = 2))
+  expect_error(predict_cppestimators(est, m), "predict(): `new_data` is a sparse matrix", fixed = TRUE,
+               class = "cppestimators_sparse_matrix")
+  # parsnip's fit_xy() refuses sparse x itself (the engines declare allow_sparse_x = FALSE)
+  lin <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators")
+  expect_error(parsnip::fit_xy(lin, x = m, y = mtcars$mpg), "sparse matrix")
+})
+
+test_that("boost_tree() grows every tree without the unfinished-trees warning", {
+  skip_if_no_parsnip()
+  spec <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 6, tree_depth = 2), "cppestimators"),
+                            "regression")
+  set.seed(1)
+  fit <- NULL
+  expect_no_warning(quietly(fit <- parsnip::fit(spec, mpg ~ ., data = mtcars)))
+  est <- parsnip::extract_fit_engine(fit)
+  expect_equal(unname(variable_value(est, "boosted_trees/state")[[1]][1]), 6)
+})

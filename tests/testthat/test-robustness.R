@@ -133,7 +133,8 @@ test_that("restore_best needs an in-memory evaluator; empty or misshapen input i
     "restore_best = TRUE needs a hook_in_memory_evaluator")
   empty <- input_fn(data.frame(x = numeric(), y = numeric()), response = "y")
   quietly(train(est, x_input(), steps = 1))
-  expect_error(quietly(evaluate(est, empty)), "the input produced no batches")
+  expect_error(quietly(evaluate(est, empty)), "evaluate\\(\\): the data has no rows",
+               class = "cppestimators_empty_data")
   short <- column_numeric("x", normalizer_fn = function(x) x[-1])
   bad <- suppressMessages(linear_regressor(feature_columns(short)))
   expect_error(train(bad, x_input(), steps = 1),

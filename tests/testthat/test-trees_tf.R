@@ -204,10 +204,12 @@ test_that("TF's regressor on batches of other sizes", {
   expect_equal(quietly(evaluate(est, tf_input(d), steps = 1))$average_loss, 2.478283, tolerance = 1e-5)
   expect_equal(unlist(quietly(predict(est, tf_predict_input(d)))$predictions), tf_regression_predictions,
                tolerance = 1e-5)
-  # testTrainRegressorWithDatasetWhenInputIsOverEarlier: the input ends after 3 steps
+  # testTrainRegressorWithDatasetWhenInputIsOverEarlier: the input ends after 3 steps (here
+  # with a warning: the tree is unfinished)
   est <- tf_regressor(n_trees = 1, max_depth = 5)
-  quietly(train(est, input_fn(d, response = "y", batch_size = 5L, num_epochs = 3, shuffle = FALSE),
-                steps = 100))
+  expect_warning(quietly(train(est, input_fn(d, response = "y", batch_size = 5L, num_epochs = 3, shuffle = FALSE),
+                               steps = 100)),
+                 "0 of 1 trees finished \\(3 layers of the next grown\\)", class = "cppestimators_unfinished_trees")
   expect_equal(tf_global_step(est), 3)
   expect_equal(unname(tf_tree_state(est)[c(1, 3)]), c(0, 3))
   expect_equal(quietly(evaluate(est, tf_input(d), steps = 1))$average_loss, 3.777295, tolerance = 1e-5)

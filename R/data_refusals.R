@@ -1,0 +1,49 @@
+# Data the package refuses with a message saying why: matrices of the
+# sparse matrix packages (not read yet), data without rows, and a
+# classifier's first training data holding a single class.
+
+# The classes of the Matrix package (sparse or not: `inherits()` follows S4
+# inheritance), SparseM's and slam's sparse matrices.
+unread_matrix_classes <- c("Matrix", "sparseVector", "matrix.csr", "matrix.csc", "matrix.coo",
+                           "simple_triplet_matrix")
+
+# An error for a sparse (or Matrix package) matrix given where a data frame,
+# a list or a base matrix is read. `arg`: the argument as the caller names it.
+check_not_sparse <- function(x, arg, fn) {
+  if (!inherits(x, unread_matrix_classes)) return(invisible(x))
+  cls <- class(x)[1L]
+  abort(sprintf(paste("%s(): `%s` is a %s matrix (class '%s'), which cppestimators does not read yet.",
+                      "For data that fit in memory densely, convert it first:",
+                      "as.data.frame(as.matrix(%s)) (or as.matrix(), with column names)."),
+                fn, arg, if (inherits(x, c("sparseMatrix", "sparseVector", "matrix.csr", "matrix.csc",
+                                           "matrix.coo", "simple_triplet_matrix"))) "sparse" else "Matrix package",
+                cls, arg),
+        class = "cppestimators_sparse_matrix")
+}
+
+# An error for training or evaluation data without rows. `n`: the rows.
+check_has_rows <- function(n, fn, what = "data") {
+  if (n > 0) return(invisible())
+  abort(sprintf("%s(): the %s has no rows (0 rows): there is nothing to %s.", fn, what,
+                if (fn == "evaluate") "evaluate on" else "train on"),
+        class = "cppestimators_empty_data")
+}
+
+# On a classifier's first training over data in memory: an error when its
+# labels (class ids, doubles, no NA) hold one class only. One pass over the
+# labels (range()), no allocation. `levels`: the names of the class ids
+# (ids from `first`), else the id is shown.
+check_two_classes <- function(ids, name, levels = NULL, first = 0) {
+  n <- length(ids)
+  if (n == 0L) return(invisible())
+  r <- range(ids)
+  if (r[1L] != r[2L]) return(invisible())
+  id <- r[1L] - first
+  named <- !is.null(levels) && id == floor(id) && id >= 0 && id < length(levels)
+  label <- if (named) levels[[id + 1]] else format(r[1L])
+  abort(sprintf(paste("the training data's outcome '%s' has a single class, '%s' (%s rows): a classifier needs",
+                      "at least two to learn from. Check how the rows were chosen (a filter, or a split",
+                      "that kept one class)."),
+                name, label, format(n, big.mark = ",")),
+        class = "cppestimators_single_class")
+}
