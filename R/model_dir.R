@@ -184,7 +184,9 @@ check_model_dir <- function(object, write = FALSE, dir = object$spec$model_dir) 
 lock_model_dir <- function(dir, timeout = 10) {
   lock <- file.path(dir, ".cppestimators.lock")
   reason <- if (dir.exists(dir)) NULL else create_dir_reason(dir)
-  if (!dir.exists(dir)) abort(sprintf("cannot create model_dir '%s'%s.", dir, reason), class = "cppestimators_file_error")
+  if (!dir.exists(dir)) {
+    abort(sprintf("cannot create model_dir '%s'%s.", dir, reason), class = "cppestimators_file_error")
+  }
   queue <- paste0(lock, ".queue")
   me <- sprintf("%d %s", Sys.getpid(), hostname())
   start <- Sys.time()

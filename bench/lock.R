@@ -19,13 +19,16 @@ if (length(args) && args[1] == "racer") {
   options(cppestimators.progress = FALSE)
   dir <- args[2]
   calls <- as.integer(args[3])
-  waits <- numeric()
+  asked <- numeric()  # when each call asked for the lock, and when it had it (seconds since 1970)
+  took <- numeric()
   ns <- asNamespace("cppestimators")
   take <- get("lock_model_dir", ns)
   timed <- function(dir, timeout = 10) {
-    t0 <- proc.time()[["elapsed"]]
-    on.exit(waits[length(waits) + 1L] <<- proc.time()[["elapsed"]] - t0)
-    take(dir, timeout)
+    asked[length(asked) + 1L] <<- as.numeric(Sys.time())
+    took[length(asked)] <<- NA_real_  # stays NA when the wait fails
+    unlock <- take(dir, timeout)
+    took[length(asked)] <<- as.numeric(Sys.time())
+    unlock
   }
   utils::assignInNamespace("lock_model_dir", timed, "cppestimators")
   est <- linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir,
@@ -46,7 +49,7 @@ if (length(args) && args[1] == "racer") {
     seconds[i] <- proc.time()[["elapsed"]] - t0
     errors <- c(errors, res)
   }
-  saveRDS(list(waits = waits, seconds = seconds, errors = errors), args[4])
+  saveRDS(list(asked = asked, took = took, seconds = seconds, errors = errors), args[4])
   quit(save = "no")
 }
 
@@ -56,10 +59,13 @@ if (!length(script)) script <- if (file.exists("bench")) "bench/lock.R" else "lo
 n_spin <- as.integer(Sys.getenv("BENCH_LOCK_SPINNERS", "2"))
 calls <- as.integer(Sys.getenv("BENCH_LOCK_CALLS", "150"))
 
-spinners <- lapply(seq_len(n_spin), function(i) parallel::mcparallel({
-  x <- 0
-  repeat x <- x + 1
-}, silent = TRUE))
+spin <- function(i) {
+  parallel::mcparallel({
+    x <- 0
+    repeat x <- x + 1
+  }, silent = TRUE)
+}
+spinners <- lapply(seq_len(n_spin), spin)
 stop_spinning <- function() {
   for (j in spinners) tools::pskill(j$pid)
   if (length(spinners)) invisible(suppressWarnings(parallel::mccollect(spinners, wait = TRUE)))
@@ -79,21 +85,30 @@ res <- tryCatch({
 }, finally = stop_spinning())
 load <- readLines("/proc/loadavg", 1L)
 
-waits <- unlist(lapply(res, `[[`, "waits"))
+waits <- unlist(lapply(res, function(r) r$took - r$asked))
+# how many times the other process took the lock while one call waited for
+# it: 1 (or 2, when both asked at once) with a fair lock
+overtaken <- unlist(lapply(1:2, function(k) {
+  other <- res[[3 - k]]$took
+  mapply(function(a, t) sum(other > a & other < t, na.rm = TRUE), res[[k]]$asked, res[[k]]$took)
+}))
 seconds <- unlist(lapply(res, `[[`, "seconds"))
 # a call's time without its wait for the lock: what a waiter waits for, at most, with a fair lock
-held <- unlist(lapply(res, function(r) if (length(r$waits) == length(r$seconds)) r$seconds - r$waits))
+held <- unlist(lapply(res, function(r) if (length(r$asked) == length(r$seconds)) r$seconds - (r$took - r$asked)))
 errors <- unlist(lapply(res, `[[`, "errors"))
 est <- suppressMessages(linear_regressor(feature_columns(column_numeric("drat")), model_dir = dir))
 step <- variable_value(est, "global_step")[[1]]
 ms <- function(x) sprintf("%.1f", 1000 * x)
-cat(sprintf("Two processes x %d train() calls of 5 steps on one model_dir, %d spinning processes beside them, %s (package %s)\n\n",
-            calls, n_spin, format(Sys.Date()), utils::packageVersion("cppestimators")))
-cat("| errors | last step | call without its wait: median (ms) | longest (ms) | lock wait: median (ms) | 99th percentile (ms) | longest (ms) | longest wait / median call |\n")
-cat("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-cat(sprintf("| %d | %d | %s | %s | %s | %s | %s | %.1f |\n", length(errors), as.integer(step),
-            ms(stats::median(held)), ms(max(held)), ms(stats::median(waits)),
-            ms(stats::quantile(waits, 0.99, names = FALSE)), ms(max(waits)), max(waits) / stats::median(held)))
+cat(sprintf("Two processes x %d train() calls of 5 steps on one model_dir, %d spinning processes beside them, %s\n\n",
+            calls, n_spin, format(Sys.Date())))
+cat("| errors | last step | call without its wait: median (ms) | longest (ms) |",
+    "lock wait: median (ms) | 99th percentile (ms) | longest (ms) | longest wait / median call |",
+    "most takes by the other process during one wait |\n")
+cat("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+cat(sprintf("| %d | %d | %s | %s | %s | %s | %s | %.1f | %d |\n", length(errors), as.integer(step),
+            ms(stats::median(held, na.rm = TRUE)), ms(max(held, na.rm = TRUE)), ms(stats::median(waits, na.rm = TRUE)),
+            ms(stats::quantile(waits, 0.99, names = FALSE, na.rm = TRUE)), ms(max(waits, na.rm = TRUE)),
+            max(waits, na.rm = TRUE) / stats::median(held, na.rm = TRUE), max(overtaken)))
 if (length(errors)) cat(sprintf("\nFirst error: %s\n", errors[1]))
 cat(sprintf("\nLoad average at the end: %s\n", load))
 unlink(c(dir, start, out, paste0(out, ".ready")), recursive = TRUE)
