@@ -13,21 +13,32 @@ test_that("the page draws a chart per tag and a series per run, and follows a li
   dir <- file.path(tb_tempdir(), "model")  # created by the training
   tb <- tensorboard(dir, launch_browser = FALSE, reload_interval = 0.25) |> suppressMessages()
   on.exit(tb$stop(), add = TRUE)
-  trainer <- train_x_in_background(dir, steps = 70, sleep = 0.1)
+  # a training steered by files (not by time: the machine may be busy)
+  gate <- tb_tempdir()
+  trainer <- train_x_in_background(dir, steps = 1e6, sleep = 0.1, gate = gate)
   on.exit(if (trainer$is_alive()) trainer$kill(), add = TRUE)
   # the event file is flushed every few seconds: wait for the first scalars
-  expect_true(serve_until(function() {
+  scalars <- function() {
     tb$poll()
-    tb$status()$scalars > 0
-  }, timeout = 60))
+    tb$status()$scalars
+  }
+  expect_true(serve_until(function() scalars() > 0, timeout = 300))
+  # the training holds while the page loads the first time
+  file.create(file.path(gate, "hold"))
+  expect_true(serve_until(function() file.exists(file.path(gate, "held")), timeout = 300))
   expect_true(trainer$is_alive())
+  seen <- scalars()
 
   first <- dom_series(chromium_dom(tb$url, budget = 2000))
   shot <- tempfile(fileext = ".png")
   chromium_screenshot(tb$url, shot)
   expect_gt(file.size(shot), 10000)
 
-  serve_while(trainer, timeout = 90)
+  # then goes on until more points are on disk, and stops
+  file.create(file.path(gate, "go"))
+  expect_true(serve_until(function() scalars() > seen, timeout = 300))
+  file.create(file.path(gate, "stop"))
+  serve_while(trainer, timeout = 300)
   expect_identical(trainer$get_exit_status(), 0L)
   dom <- chromium_dom(paste0(tb$url, "#smoothing=0.6&hover=loss"), budget = 3000)
   last <- dom_series(dom)
