@@ -103,7 +103,7 @@ chromium_dom <- function(url, budget = 3000) {
                                            paste0("--user-data-dir=", tempfile("chromium-")),
                                            paste0("--virtual-time-budget=", budget), "--dump-dom", url),
                              stdout = out, stderr = tempfile())
-  serve_while(p, 90)
+  serve_while(p, 300)  # a hang's guard: the page ends with its budget of virtual time
   xml2::read_html(out)
 }
 
