@@ -125,6 +125,18 @@ cpp_lock_release <- function(lock) {
     invisible(.Call(`_cppestimators_cpp_lock_release`, lock))
 }
 
+cpp_lock_queue <- function(queue, mine) {
+    .Call(`_cppestimators_cpp_lock_queue`, queue, mine)
+}
+
+cpp_lock_enqueue <- function(queue, who) {
+    .Call(`_cppestimators_cpp_lock_enqueue`, queue, who)
+}
+
+cpp_lock_dequeue <- function(queue, name) {
+    invisible(.Call(`_cppestimators_cpp_lock_dequeue`, queue, name))
+}
+
 cpp_file_stamp <- function(path) {
     .Call(`_cppestimators_cpp_file_stamp`, path)
 }

@@ -93,7 +93,11 @@
 #' its duration, so a second training of the same directory waits for the
 #' first, up to `run_config(lock_timeout_secs =)`, then fails with the
 #' holder's name (a lock left by a dead process of this host is taken over);
-#' once it holds the lock it restores what the other training saved. It
+#' once it holds the lock it restores what the other training saved. The
+#' lock is fair: processes waiting for it queue (a ticket each in
+#' `.cppestimators.lock.queue`) and take it in the order they came, so a
+#' process calling `train()` in a loop cannot take it back before one that
+#' waits. It
 #' removes temporary files of saves interrupted by a crash. Errors writing the
 #' directory (a full disk, a read-only file system) have the class
 #' `cppestimators_file_error`, name the file and the OS's reason, and say

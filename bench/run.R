@@ -293,15 +293,20 @@ out <- c(out, memory_lines)
 # Training across processes (bench/distributed.R: rounds on a socket
 # cluster and under MPI, trees and a DNN epoch on 2 workers).
 # Custom estimators (bench/custom.R: a model_fn rebuilding dnn_classifier()
-# against the canned DNN).
-for (script in c("tidymodels.R", "custom.R", "load.R", "workers.R", "distributed.R")) {
+# against the canned DNN). Two processes racing short train() calls on one
+# model_dir beside spinning processes (bench/lock.R: the longest wait for
+# the lock against one call). How soon an interrupt stops an evaluation
+# (bench/interrupt.R).
+for (script in c("tidymodels.R", "custom.R", "load.R", "workers.R", "distributed.R", "lock.R", "interrupt.R")) {
   path <- if (file.exists("bench")) file.path("bench", script) else script
   title <- switch(script,
                   tidymodels.R = "# Through parsnip: against xgboost, lm() and glm() (bench/tidymodels.R, medians of 3)",
                   custom.R = "# Custom estimators: estimator(model_fn) against dnn_classifier() of the same shape, 2 threads (bench/custom.R)",
                   load.R = "# Under load: 2 threads against 1, with spinning processes started by bench/load.R",
                   workers.R = "# Several fits at once (bench/workers.R)",
-                  distributed.R = "# Training across processes: rounds, and 2 workers x 1 thread against 1 process x 2 threads (bench/distributed.R)")
+                  distributed.R = "# Training across processes: rounds, and 2 workers x 1 thread against 1 process x 2 threads (bench/distributed.R)",
+                  lock.R = "# The model_dir lock: two processes racing short train() calls, 2 spinning processes beside them (bench/lock.R)",
+                  interrupt.R = "# An interrupt during a large evaluation: seconds until the process stopped (bench/interrupt.R)")
   lines <- c("", title, "", system2(rscript, path, stdout = TRUE),
              "", sprintf("Load average at the end: %s", readLines("/proc/loadavg", 1L)))
   cat(lines, sep = "\n")

@@ -354,6 +354,38 @@ RcppExport SEXP _cppestimators_cpp_lock_release(SEXP lockSEXP) {
   return R_NilValue;
   END_RCPP
 }
+// cpp_lock_queue
+Rcpp::CharacterVector cpp_lock_queue(std::string queue, Rcpp::String mine);
+RcppExport SEXP _cppestimators_cpp_lock_queue(SEXP queueSEXP, SEXP mineSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type queue(queueSEXP);
+  Rcpp::traits::input_parameter<Rcpp::String>::type mine(mineSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_queue(queue, mine));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_lock_enqueue
+Rcpp::String cpp_lock_enqueue(std::string queue, std::string who);
+RcppExport SEXP _cppestimators_cpp_lock_enqueue(SEXP queueSEXP, SEXP whoSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type queue(queueSEXP);
+  Rcpp::traits::input_parameter<std::string>::type who(whoSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_enqueue(queue, who));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_lock_dequeue
+void cpp_lock_dequeue(std::string queue, std::string name);
+RcppExport SEXP _cppestimators_cpp_lock_dequeue(SEXP queueSEXP, SEXP nameSEXP) {
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<std::string>::type queue(queueSEXP);
+  Rcpp::traits::input_parameter<std::string>::type name(nameSEXP);
+  cpp_lock_dequeue(queue, name);
+  return R_NilValue;
+  END_RCPP
+}
 // cpp_file_stamp
 Rcpp::NumericVector cpp_file_stamp(std::string path);
 RcppExport SEXP _cppestimators_cpp_file_stamp(SEXP pathSEXP) {
@@ -885,6 +917,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_lock_exists", (DL_FUNC)&_cppestimators_cpp_lock_exists, 1},
     {"_cppestimators_cpp_lock_owner", (DL_FUNC)&_cppestimators_cpp_lock_owner, 1},
     {"_cppestimators_cpp_lock_release", (DL_FUNC)&_cppestimators_cpp_lock_release, 1},
+    {"_cppestimators_cpp_lock_queue", (DL_FUNC)&_cppestimators_cpp_lock_queue, 2},
+    {"_cppestimators_cpp_lock_enqueue", (DL_FUNC)&_cppestimators_cpp_lock_enqueue, 2},
+    {"_cppestimators_cpp_lock_dequeue", (DL_FUNC)&_cppestimators_cpp_lock_dequeue, 2},
     {"_cppestimators_cpp_file_stamp", (DL_FUNC)&_cppestimators_cpp_file_stamp, 1},
     {"_cppestimators_cpp_save_temporaries", (DL_FUNC)&_cppestimators_cpp_save_temporaries, 1},
     {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},

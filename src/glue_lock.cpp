@@ -7,7 +7,9 @@
 // without symbolic links), is understood too.
 #include <Rcpp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -93,6 +95,77 @@ Rcpp::String cpp_lock_owner(std::string lock) {
 void cpp_lock_release(std::string lock) {
   std::error_code ignored;
   std::filesystem::remove_all(std::filesystem::path(lock), ignored);
+}
+
+// The queue of the processes waiting for the lock (R/model_dir.R): a
+// directory beside the lock ("<lock>.queue") holding one empty file, a
+// ticket, per waiting process, named "<arrival>-<pid>-<host>" where
+// <arrival> is the time of its making in nanoseconds since 1970 written
+// with 20 digits, so that the names sort (as bytes) in the order of
+// arrival. The directory exists only while it holds tickets: whoever
+// removes the last one removes it, so a look at a model_dir nobody waits
+// for costs one system call (opening a directory that is not there).
+
+// The tickets of `queue` that sort before `mine` (all of them when `mine`
+// is NA or ""), oldest first; none when there is no queue. An empty queue
+// directory (its last ticket's owner died before removing it) is removed.
+// [[Rcpp::export(rng = false)]]
+Rcpp::CharacterVector cpp_lock_queue(std::string queue, Rcpp::String mine) {
+  namespace fs = std::filesystem;
+  const bool all = mine == NA_STRING || std::string(mine.get_cstring()).empty();
+  const std::string before = all ? std::string() : std::string(mine.get_cstring());
+  std::vector<std::string> found;
+  bool any = false;
+  std::error_code ec;
+  fs::directory_iterator it(fs::path(queue), ec);
+  if (ec) return Rcpp::CharacterVector(0);
+  for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    any = true;
+    std::string name = it->path().filename().string();
+    if (all || name < before) found.push_back(std::move(name));
+  }
+  if (!any && !ec) {
+    std::error_code ignored;
+    fs::remove(fs::path(queue), ignored);  // fails, harmlessly, once a ticket is in it again
+  }
+  std::sort(found.begin(), found.end());
+  return Rcpp::wrap(found);
+}
+
+// Makes a ticket for `who` ("<pid>-<host>") in `queue` (and the directory
+// when needed) and returns its name, or NA when it cannot be made.
+// [[Rcpp::export(rng = false)]]
+Rcpp::String cpp_lock_enqueue(std::string queue, std::string who) {
+  namespace fs = std::filesystem;
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  char stamp[32];
+  std::snprintf(stamp, sizeof stamp, "%020lld", static_cast<long long>(ns));
+  const std::string name = std::string(stamp) + "-" + who;
+  const fs::path dir(queue);
+  // the directory may vanish between its making and the ticket's (its last
+  // ticket's owner removing it): make it again
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::error_code ec;
+    fs::create_directory(dir, ec);
+    if (ec && ec != std::errc::file_exists) return Rcpp::String(NA_STRING);
+    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+    if (out) return Rcpp::String(name);
+    std::error_code ignored;
+    if (fs::is_directory(dir, ignored)) return Rcpp::String(NA_STRING);
+  }
+  return Rcpp::String(NA_STRING);
+}
+
+// Removes the ticket `name` from `queue`, and the directory when it was
+// the last.
+// [[Rcpp::export(rng = false)]]
+void cpp_lock_dequeue(std::string queue, std::string name) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  fs::remove(fs::path(queue) / name, ignored);
+  fs::remove(fs::path(queue), ignored);  // only when empty
 }
 
 // The size in bytes and the modification time (nanoseconds since the epoch

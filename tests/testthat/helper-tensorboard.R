@@ -61,19 +61,31 @@ train_x_in <- function(dir, steps = 10, eval_name = NULL, evaluate = TRUE) {
 }
 
 # The same in a child process, sleeping `sleep` seconds per step so that
-# the training lasts a while; returns the callr process.
-train_x_in_background <- function(dir, steps = 60, sleep = 0.1) {
-  callr::r_bg(function(dir, steps, sleep) {
+# the training lasts a while; returns the callr process. With `gate` (a
+# directory), the test steers it by files there, not by time: once "hold"
+# exists the training holds after its step (writing "held") until "go"
+# exists; once "stop" exists it stops after its step.
+train_x_in_background <- function(dir, steps = 60, sleep = 0.1, gate = NULL) {
+  callr::r_bg(function(dir, steps, sleep, gate) {
     library(cppestimators)
     est <- linear_regressor(feature_columns(column_numeric("x")), model_dir = dir,
                             config = run_config(save_summary_steps = 1))
     data <- data.frame(x = 1:8, y = 2 * (1:8) + 1)
-    slow <- session_run_hook(after_run = function(context, values) Sys.sleep(sleep))
+    at <- function(f) file.exists(file.path(gate, f))
+    slow <- session_run_hook(after_run = function(context, values) {
+      Sys.sleep(sleep)
+      if (is.null(gate)) return(invisible())
+      if (at("hold") && !at("held")) {
+        file.create(file.path(gate, "held"))
+        while (!at("go")) Sys.sleep(0.01)
+      }
+      if (at("stop")) context$request_stop()
+    })
     train(est, input_fn = input_fn(data, response = "y", batch_size = 1L, num_epochs = NULL, shuffle = FALSE),
           steps = steps, hooks = list(slow))
     evaluate(est, input_fn = input_fn(data, response = "y", batch_size = 8L, num_epochs = 1, shuffle = FALSE))
     invisible(NULL)
-  }, args = list(dir = dir, steps = steps, sleep = sleep), stdout = tempfile(), stderr = tempfile())
+  }, args = list(dir = dir, steps = steps, sleep = sleep, gate = gate), stdout = tempfile(), stderr = tempfile())
 }
 
 # Serves requests until `cond()` holds (or `timeout`); returns cond().
@@ -91,7 +103,7 @@ chromium_dom <- function(url, budget = 3000) {
                                            paste0("--user-data-dir=", tempfile("chromium-")),
                                            paste0("--virtual-time-budget=", budget), "--dump-dom", url),
                              stdout = out, stderr = tempfile())
-  serve_while(p, 90)
+  serve_while(p, 300)  # a hang's guard: the page ends with its budget of virtual time
   xml2::read_html(out)
 }
 

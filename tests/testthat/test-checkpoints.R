@@ -189,7 +189,7 @@ test_that("[slow] a process killed while saving every step leaves a loadable lat
       inp <- input_fn(data.frame(x = 1:8, y = 1:8), response = "y", batch_size = 1L, num_epochs = NULL)
       invisible(utils::capture.output(train(est, inp, steps = 1e6)))
     }, args = list(dir = dir, libs = libs))
-    deadline <- Sys.time() + 20
+    deadline <- Sys.time() + 300  # waits for the child's first checkpoint, not for a while
     while (is.null(latest_checkpoint(dir)) && Sys.time() < deadline && proc$is_alive()) Sys.sleep(0.02)
     Sys.sleep(stats::runif(1, 0, 0.2))
     proc$kill()  # SIGKILL

@@ -14,24 +14,34 @@ test_that("another process training into model_dir releases the waiter", {
   skip_on_cran()  # spawns R processes
   skip_if_not_installed("callr")
   dir <- tempfile()
+  go <- tempfile("go-")
   libs <- .libPaths()
-  bg <- callr::r_bg(function(dir, libs) {
+  bg <- callr::r_bg(function(dir, go, libs) {
     .libPaths(libs)
     library(cppestimators)
-    Sys.sleep(1)
+    # trains once the waiter waits (its file), not after a while
+    deadline <- Sys.time() + 300
+    while (!file.exists(go) && Sys.time() < deadline) Sys.sleep(0.01)
     est <- suppressMessages(linear_regressor(feature_columns(column_numeric("x")), model_dir = dir,
                                              config = run_config(save_checkpoints_steps = 1)))
     inp <- input_fn(data.frame(x = 1:8, y = 1:8), response = "y", batch_size = 1L, num_epochs = NULL)
     invisible(utils::capture.output(train(est, inp, steps = 5)))
-  }, args = list(dir = dir, libs = libs))
+  }, args = list(dir = dir, go = go, libs = libs))
   on.exit(bg$kill(), add = TRUE)
   waiter <- x_regressor(model_dir = tempfile())
   waiter$spec$model_dir <- dir
-  started <- Sys.time()
-  msgs <- messages_of(train(waiter, x_input(), steps = 1, hooks = list(hook_global_step_waiter(5))))
+  msgs <- character()
+  withCallingHandlers(
+    utils::capture.output(train(waiter, x_input(), steps = 1, hooks = list(hook_global_step_waiter(5)))),
+    message = function(m) {
+      msgs <<- c(msgs, conditionMessage(m))
+      if (grepl("Waiting for global step", conditionMessage(m), fixed = TRUE)) file.create(go)
+      invokeRestart("muffleMessage")
+    })
   expect_true(any(grepl("Waiting for global step 5 before starting training.", msgs, fixed = TRUE)))
-  expect_gte(as.numeric(difftime(Sys.time(), started, units = "secs")), 0.5)
-  bg$wait(30)
+  # it started from the other process's step 5, after waiting for it
+  expect_equal(variable_value(waiter, "global_step")[[1]], 6)
+  bg$wait(120000)
   expect_equal(bg$get_exit_status(), 0)
 })
 
