@@ -62,7 +62,8 @@ test_that("a different model's message fits on a screen and says how to go on", 
   err <- expect_error(quietly(train(again, df[21:40, ], steps = 1)), class = "cppestimators_model_mismatch")
   lines <- strsplit(conditionMessage(err), "\n", fixed = TRUE)[[1]]
   expect_lte(length(lines), 11L)
-  expect_lte(max(nchar(lines)), 130L)
+  # (the lines that name model_dir are as long as its path)
+  expect_lte(max(nchar(lines[!grepl(dir, lines, fixed = TRUE)])), 130L)
   expect_match(lines[2], "in model_dir: +column: _NumericColumn\\(key='V1'")
   expect_match(lines[3], "in this one: +column: _NumericColumn\\(key='V1'")
   expect_true(any(grepl("and 27 more fields that differ", lines, fixed = TRUE)))
