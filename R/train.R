@@ -94,7 +94,8 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   if (is.data.frame(input_fn)) {
     # boosted trees repeat a data frame until their trees are grown (they
     # stop by themselves) unless the call bounds the training
-    if (is.null(steps) && is.null(max_steps) && !"num_epochs" %in% dots_names(...) && is_boosted_trees(object)) {
+    if (is.null(steps) && is.null(max_steps) && !any(c("num_epochs", "epochs") %in% dots_names(...)) &&
+        is_boosted_trees(object)) {
       input_fn <- data_input(object, input_fn, "train", "train", ..., num_epochs = NULL)
     } else {
       input_fn <- data_input(object, input_fn, "train", "train", ...)

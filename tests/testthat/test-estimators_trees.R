@@ -411,4 +411,9 @@ test_that("train() of a data frame repeats it until the ensemble is complete", {
   expect_no_warning(quietly(train(est, flat, response = "y", batch_size = 20L)))
   expect_equal(unname(variable_value(est)[["boosted_trees/state"]][3]), 2 * 4 * 2 + 1)
   expect_equal(finished_trees(est), 0)
+  # `epochs` (tfestimators' name of num_epochs) bounds the training as num_epochs does
+  est <- unfinished_classifier()
+  expect_warning(quietly(train(est, d, response = "y", batch_size = nrow(d), epochs = 3)),
+                 class = "cppestimators_unfinished_trees")
+  expect_equal(variable_value(est, "global_step")[[1]], 3)
 })
