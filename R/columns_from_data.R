@@ -79,8 +79,7 @@ feature_columns_from_data <- function(data, features = NULL, response = NULL, de
       norm <- if (standardize) data_standardizer(x)
       return(column_numeric(nm, shape = max(1L, NCOL(x)), normalizer_fn = norm))
     }
-    # the engine reads a logical feature as the integers 0 and 1
-    vocab <- if (is.logical(x)) c(0L, 1L) else data_levels(x, nm, "feature")
+    vocab <- feature_vocabulary(x, nm)
     col <- column_categorical_with_vocabulary_list(nm, vocabulary_list = vocab,
                                                    num_oov_buckets = num_oov_buckets)
     col$from_data <- TRUE
@@ -114,6 +113,10 @@ data_standardizer <- function(x) {
   s[!is.finite(s) | s <= 0] <- 1
   normalizer_standardize(unname(m), unname(s))
 }
+
+# The vocabulary of a categorical feature: its categories (data_levels()),
+# but 0 and 1 for a logical one, which the engine reads as those integers.
+feature_vocabulary <- function(x, name) if (is.logical(x)) c(0L, 1L) else data_levels(x, name, "feature")
 
 # The categories of a variable: a factor's levels, a character vector's sorted
 # unique values, FALSE/TRUE for a logical.
@@ -190,10 +193,8 @@ data_vocabulary_of <- function(key, input_fn) {
                     "it is not a data frame or an input_fn() of one"),
           class = "cppestimators_feature_columns")
   }
-  vocab <- if (is.logical(x) && is.null(dim(x))) {
-    c(0L, 1L)  # the engine reads a logical feature as the integers 0 and 1
-  } else if ((is.factor(x) || is.character(x)) && is.null(dim(x))) {
-    data_levels(x, key, "feature")
+  vocab <- if ((is.logical(x) || is.factor(x) || is.character(x)) && is.null(dim(x))) {
+    feature_vocabulary(x, key)
   } else if (is.numeric(x) && !is.object(x) && is.null(dim(x))) {
     v <- unique(x[!is.na(x)])
     if (length(v) == 0L || any(!is.finite(v) | v != floor(v))) {

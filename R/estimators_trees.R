@@ -19,7 +19,7 @@
 #' (class `cppestimators_unfinished_trees`) with the trees finished and the
 #' steps still needed, and `train()` again continues where it stopped. A
 #' data frame given to `train()` directly is repeated until the trees are
-#' finished, unless the call gives `steps`, `max_steps` or `num_epochs`.
+#' finished, unless the call gives `steps`, `max_steps`, `num_epochs` or `epochs`.
 #'
 #' The statistics, their cumulative sums, the node totals (the last bucket's
 #' cumulative sums) and the gains are float32 and computed in TensorFlow's

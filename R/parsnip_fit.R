@@ -99,11 +99,6 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   val_rows <- if (validation > 0) sort(sample.int(n, max(1L, floor(n * validation)))) else integer()
   if (length(val_rows) >= n) abort("`validation` leaves no rows to train on.")
   train_rows <- setdiff(seq_len(n), val_rows)
-  if (classification) {
-    codes <- as.integer(y)
-    check_two_classes(if (length(val_rows)) codes[train_rows] else codes, outcome %||% "outcome", levels,
-                      first = 1)
-  }
   features <- names(x)
   # the outcome's own name (recorded as the estimator's response) unless a
   # predictor has it

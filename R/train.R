@@ -56,8 +56,8 @@
 #' feature (a column with `num_oov_buckets` takes such values into its
 #' out-of-vocabulary buckets instead).
 #'
-#' A boosted trees estimator given a data frame without `steps`, `max_steps`
-#' or `num_epochs` reads it again and again until its trees are finished
+#' A boosted trees estimator given a data frame without `steps`, `max_steps`,
+#' `num_epochs` or `epochs` reads it again and again until its trees are finished
 #' (as `num_epochs = NULL` would), rather than the one pass of
 #' `num_epochs = 1` that other estimators default to.
 #' @return Invisibly, the training history (class `tf_estimator_history`);
