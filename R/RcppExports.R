@@ -81,6 +81,10 @@ cpp_estimator_tree_limit <- function(est, n) {
     invisible(.Call(`_cppestimators_cpp_estimator_tree_limit`, est, n))
 }
 
+cpp_hist_trees_features <- function(est) {
+    .Call(`_cppestimators_cpp_hist_trees_features`, est)
+}
+
 cpp_write_scalars <- function(dir, step, values, hostname) {
     .Call(`_cppestimators_cpp_write_scalars`, dir, step, values, hostname)
 }

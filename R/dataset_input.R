@@ -51,6 +51,12 @@ stream_session <- function(object, ptr, input, mode, seed, kernel, collective = 
 # every process of a training across processes.
 stream_session_args <- function(object, input, mode) {
   plan <- column_plan(object)
+  if (mode == "train" && is_hist_trees(object)) {
+    abort(sprintf(paste("boosted trees of growth = \"%s\" train on rows held in memory (a data frame, or an",
+                        "input_fn() of one): a streamed dataset is not supported by the histogram growths yet.",
+                        "Read it into a data frame, or use growth = \"tensorflow\"."), object$spec$model$growth),
+          class = "cppestimators_stream_error")
+  }
   if (any(plan$normalized)) {
     abort(paste("column_numeric(normalizer_fn = ) with an R function runs R code on every value and cannot read",
                 "a streaming dataset: use normalizer_standardize(mean, sd) or normalizer_min_max(min, max), which",

@@ -296,7 +296,16 @@ estimator_summary <- function(x) {
                                    if (!is.null(model$dropout)) sprintf(", dropout %g", model$dropout), ")")
   }
   opts <- spec$optimizers
-  if (inherits(model, "cppestimators_model_boosted_trees")) {
+  if (inherits(model, "cppestimators_model_boosted_trees") && !identical(model$growth %||% "tensorflow", "tensorflow")) {
+    info["trees"] <- sprintf("%d, grown %s%s, learning rate %g", as.integer(model$n_trees), model$growth,
+                             if (identical(model$growth, "lossguide")) {
+                               sprintf(" to %d leaves%s", as.integer(model$max_leaves),
+                                       if (model$max_depth > 0) sprintf(" and depth %d", as.integer(model$max_depth)) else "")
+                             } else {
+                               sprintf(" to depth %d", as.integer(model$max_depth))
+                             }, model$learning_rate)
+    info["grown"] <- trees_progress(x)
+  } else if (inherits(model, "cppestimators_model_boosted_trees")) {
     info["trees"] <- sprintf("%d of depth %d, learning rate %g, %d batch%s per layer", as.integer(model$n_trees),
                              as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
                              if (model$n_batches_per_layer == 1) "" else "es")

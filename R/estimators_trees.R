@@ -143,14 +143,25 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                                     max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                     l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
                                     config = NULL, center_bias = FALSE, pruning_mode = "none",
-                                    quantile_sketch_epsilon = 0.01) {
+                                    quantile_sketch_epsilon = 0.01, growth = "tensorflow", max_leaves = NULL,
+                                    max_bin = 256L, subsample = 1, colsample = 1) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   if (label_dimension != 1L) {
     abort(paste0("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, "."))
   }
-  model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
-                            l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-                            center_bias, pruning_mode, quantile_sketch_epsilon)
+  given <- names(match.call())[-1L]
+  model <- if (identical(growth, "tensorflow")) {
+    trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
+                     l1_regularization, l2_regularization, tree_complexity, min_node_weight,
+                     center_bias, pruning_mode, quantile_sketch_epsilon)
+  } else {
+    hist_trees_spec(growth, given = given, feature_columns = if (!missing(feature_columns)) feature_columns,
+                    n_trees = n_trees, max_depth = max_depth, learning_rate = learning_rate,
+                    l1_regularization = l1_regularization, l2_regularization = l2_regularization,
+                    tree_complexity = tree_complexity, min_node_weight = min_node_weight, max_leaves = max_leaves,
+                    max_bin = max_bin, subsample = subsample, colsample = colsample)
+  }
+  if (missing(n_batches_per_layer)) n_batches_per_layer <- NULL
   new_estimator("regressor", "boosted_trees_regressor", feature_columns, model_dir,
                 head = "regression", head_n = 1L, weight_column = weight_column, label_vocabulary = NULL,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
@@ -164,7 +175,8 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      max_depth = 6L, learning_rate = 0.1, l1_regularization = 0,
                                      l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
                                      config = NULL, center_bias = FALSE, pruning_mode = "none",
-                                     quantile_sketch_epsilon = 0.01) {
+                                     quantile_sketch_epsilon = 0.01, growth = "tensorflow", max_leaves = NULL,
+                                     max_bin = 256L, subsample = 1, colsample = 1) {
   if (missing(n_classes) && missing(label_vocabulary) &&
       !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
     n_classes <- length(lv)
@@ -172,12 +184,22 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
   }
   n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1000)
   check_label_vocabulary(label_vocabulary, n_classes)
-  if (n_classes > 2L && isTRUE(center_bias)) {
+  if (n_classes > 2L && isTRUE(center_bias) && identical(growth, "tensorflow")) {
     abort("`center_bias = TRUE` needs one logit: it is not supported with n_classes > 2.")
   }
-  model <- trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
-                            l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-                            center_bias, pruning_mode, quantile_sketch_epsilon)
+  given <- names(match.call())[-1L]
+  model <- if (identical(growth, "tensorflow")) {
+    trees_model_spec(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
+                     l1_regularization, l2_regularization, tree_complexity, min_node_weight,
+                     center_bias, pruning_mode, quantile_sketch_epsilon)
+  } else {
+    hist_trees_spec(growth, given = given, feature_columns = if (!missing(feature_columns)) feature_columns,
+                    n_trees = n_trees, max_depth = max_depth, learning_rate = learning_rate,
+                    l1_regularization = l1_regularization, l2_regularization = l2_regularization,
+                    tree_complexity = tree_complexity, min_node_weight = min_node_weight, max_leaves = max_leaves,
+                    max_bin = max_bin, subsample = subsample, colsample = colsample)
+  }
+  if (missing(n_batches_per_layer)) n_batches_per_layer <- NULL
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
                 head = if (n_classes == 2L) "binary" else "multi_class", head_n = n_classes,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
@@ -232,6 +254,63 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
                  min_node_weight = number(min_node_weight, "min_node_weight"),
                  center_bias = center_bias, pruning_mode = pruning_mode,
                  quantile_sketch_epsilon = quantile_sketch_epsilon)
+}
+
+# The model spec of growth = "depthwise" or "lossguide": xgboost's and
+# LightGBM's histogram growths (src/engine/model/hist_boosted_trees.cpp).
+# Arguments left out take xgboost's defaults where TensorFlow's differ
+# (l2_regularization and min_node_weight 1); TensorFlow's own arguments are
+# refused when given.
+hist_trees_spec <- function(growth, given, feature_columns, n_trees, max_depth, learning_rate, l1_regularization,
+                            l2_regularization, tree_complexity, min_node_weight, max_leaves, max_bin, subsample,
+                            colsample) {
+  growth <- check_choice(growth, "growth", c("tensorflow", "depthwise", "lossguide"))
+  tf_only <- intersect(given, c("n_batches_per_layer", "center_bias", "pruning_mode", "quantile_sketch_epsilon"))
+  if (length(tf_only)) {
+    abort(sprintf(paste("%s appl%s to growth = \"tensorflow\" only: with growth = \"%s\" a training step grows one",
+                        "whole tree from every row of its batch, and numeric columns are binned by `max_bin`."),
+                  paste0("`", tf_only, "`", collapse = ", "), if (length(tf_only) == 1L) "ies" else "y", growth),
+          class = "cppestimators_argument_error")
+  }
+  if (!is.null(feature_columns)) {
+    for (col in feature_columns(feature_columns)) {
+      if (inherits(col, c("cppestimators_column_embedding", "cppestimators_column_shared_embedding"))) {
+        abort(paste0("boosted trees split the categories of a categorical column themselves: give ",
+                     column_repr(col), "'s categorical column (or its column_indicator()) instead of an embedding."),
+              class = "cppestimators_argument_error")
+      }
+    }
+  }
+  number <- function(x, arg) check_number(x, arg, min = 0, must = "a finite number >= 0")
+  if (is_schedule(learning_rate)) {
+    abort("Boosted trees have no optimizer: their `learning_rate` is the shrinkage of each tree, a number.")
+  }
+  learning_rate <- number(learning_rate, "learning_rate")
+  if (learning_rate == 0) abort("`learning_rate` must be positive.")
+  lossguide <- identical(growth, "lossguide")
+  max_depth <- check_whole(max_depth, "max_depth", null_ok = FALSE, min = if (lossguide) 0 else 1, max = 64)
+  max_leaves <- check_whole(max_leaves, "max_leaves", min = 2, max = 2^24) %||% if (lossguide) 31L else 0L
+  fraction <- function(x, arg) {
+    check_number(x, arg, min = 0, max = 1, exclusive_min = TRUE, must = "a number in (0, 1]")
+  }
+  new_model_spec("boosted_trees",
+                 growth = growth,
+                 n_trees = check_whole(n_trees, "n_trees", null_ok = FALSE, max = 1e7),
+                 max_depth = max_depth,
+                 max_leaves = max_leaves,
+                 learning_rate = learning_rate,
+                 l1_regularization = number(l1_regularization, "l1_regularization"),
+                 l2_regularization = if ("l2_regularization" %in% given) number(l2_regularization, "l2_regularization") else 1,
+                 tree_complexity = number(tree_complexity, "tree_complexity"),
+                 min_node_weight = if ("min_node_weight" %in% given) number(min_node_weight, "min_node_weight") else 1,
+                 max_bin = check_whole(max_bin, "max_bin", null_ok = FALSE, min = 4, max = 65535),
+                 subsample = fraction(subsample, "subsample"),
+                 colsample = fraction(colsample, "colsample"))
+}
+
+# Whether `object` is a boosted trees estimator of a histogram growth.
+is_hist_trees <- function(object) {
+  is_boosted_trees(object) && !identical(object$spec$model$growth %||% "tensorflow", "tensorflow")
 }
 
 # Whether `object` is a boosted trees estimator.
@@ -312,6 +391,7 @@ trees_progress <- function(object) {
   if (is.null(ptr) && !is.null(object$state$weights)) return("saved")
   state <- if (is.null(ptr)) c(0, 0) else cpp_estimator_variable(ptr, "boosted_trees/state")
   if (state[1] >= n) return(sprintf("all %d trees finished", n))
+  if (is_hist_trees(object)) return(sprintf("%d of %d trees finished", as.integer(state[1]), n))
   sprintf("%d of %d trees finished, %d layer%s of the next grown", as.integer(state[1]), n,
           as.integer(state[2]), if (state[2] == 1) "" else "s")
 }

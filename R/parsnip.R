@@ -210,7 +210,8 @@ parsnip_arg_map <- list(
   mlp = c(hidden_units = "hidden_units", penalty = "penalty", dropout = "dropout", epochs = "epochs",
           activation = "activation_fn", learn_rate = "learning_rate"),
   boost_tree = c(trees = "n_trees", tree_depth = "max_depth", learn_rate = "learn_rate",
-                 min_n = "min_hessian_sum", loss_reduction = "loss_reduction", stop_iter = "early_stop")
+                 min_n = "min_hessian_sum", loss_reduction = "loss_reduction", stop_iter = "early_stop",
+                 sample_size = "sample_size", mtry = "mtry")
 )
 
 parsnip_model_modes <- list(linear_reg = "regression", logistic_reg = "classification",

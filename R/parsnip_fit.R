@@ -55,7 +55,9 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               hooks = NULL, validation = 0, config = NULL, verbose = FALSE,
                               seed = NULL, weights = NULL, tolerance = 1e-5, learn_rate = NULL,
                               loss_reduction = NULL, l1_regularization = NULL, l2_regularization = NULL,
-                              min_node_weight = NULL, n_batches_per_layer = NULL, outcome = NULL, ...) {
+                              min_node_weight = NULL, n_batches_per_layer = NULL, outcome = NULL,
+                              growth = "depthwise", max_leaves = NULL, max_bin = NULL, sample_size = NULL,
+                              mtry = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
     valid <- parsnip_engine_args(model)
@@ -92,6 +94,16 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   verbose <- check_flag(verbose, "verbose")
   tolerance <- check_number(tolerance, "tolerance", min = 0, must = "a number >= 0")
   trees <- identical(model, "boost_tree")
+  # boost_tree(): xgboost's histogram growth unless the engine asks for another
+  hist <- trees && !identical(check_choice(growth, "growth", c("depthwise", "lossguide", "tensorflow")), "tensorflow")
+  if (!trees && (!is.null(sample_size) || !is.null(mtry))) abort("`sample_size` and `mtry` are boost_tree()'s arguments.")
+  if (trees && !hist && (!is.null(sample_size) || !is.null(mtry))) {
+    abort("`sample_size` and `mtry` need growth = \"depthwise\" or \"lossguide\" (TensorFlow's growth samples neither).")
+  }
+  if (hist && !is.null(n_batches_per_layer)) {
+    abort("`n_batches_per_layer` applies to growth = \"tensorflow\" only: the histogram growths grow each tree from every row.",
+          class = "cppestimators_argument_error")
+  }
   linear <- model %in% c("linear_reg", "logistic_reg", "multinom_reg")
   n <- nrow(x)
   check_has_rows(n, "fit")
@@ -119,6 +131,32 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   n_train <- length(train_rows)
   # linear models: every row in each step (the gradient of the whole
   # training loss, as glm's and glmnet's solvers use), as the trees do
+  if (hist) {
+    est <- parsnip_hist_trees(columns, levels, config, n_features = length(features), n_train = length(train_rows),
+                              growth = growth, n_trees = n_trees, max_depth = max_depth,
+                              learning_rate = learn_rate %||% learning_rate, l1_regularization = l1_regularization,
+                              l2_regularization = l2_regularization, tree_complexity = loss_reduction %||% tree_complexity,
+                              min_node_weight = min_hessian_sum %||% min_node_weight, max_leaves = max_leaves,
+                              max_bin = max_bin, sample_size = sample_size, mtry = mtry, weight_column = weight_name)
+    est$spec$no_start_checkpoint <- TRUE
+    if (!is.null(epochs)) abort("boost_tree() trains until its trees are grown: use `steps`, not `epochs`.")
+    steps <- check_whole(steps, "steps", max = 2^53)
+    input <- input_fn(data_of(train_rows), features = all_of(features), response = all_of(outcome),
+                      batch_size = length(train_rows), shuffle = FALSE, num_epochs = NULL)
+    hooks <- if (is.function(hooks)) hooks(est) else hooks
+    hooks <- c(normalize_hooks(hooks),
+               parsnip_evaluation_hooks(est, if (length(val_rows)) data_of(val_rows) else data_of(train_rows),
+                                        features, outcome, validation > 0, early_stop, 1L))
+    with_options(list(cppestimators.progress = verbose && progress_enabled()), {
+      quiet_unless(verbose, train(est, input_fn = input, steps = steps, hooks = hooks))
+    })
+    if (temporary) {
+      remember_weights(est)
+      unlink(est$spec$model_dir, recursive = TRUE)
+    }
+    if (known) est$state$response <- outcome
+    return(est)
+  }
   per_layer <- if (trees) check_whole(n_batches_per_layer, "n_batches_per_layer", max = 1e6)
   batch_size <- check_whole(batch_size, "batch_size", max = .Machine$integer.max) %||%
     if (!is.null(per_layer)) ceiling(n_train / per_layer) else if (trees || linear) n_train else min(32L, n_train)
@@ -187,12 +225,40 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   est
 }
 
+# boost_tree()'s estimator of a histogram growth, its arguments on
+# xgboost's scale as xgboost's engine maps them: `min_n` is the least
+# hessian sum of a child (min_child_weight), `loss_reduction` the least
+# gain of a split (gamma), `sample_size` the share of rows each tree
+# samples, `mtry` the columns each tree may use (a count, as a share of
+# the predictors); l2_regularization 1 unless given, as xgboost's lambda.
+parsnip_hist_trees <- function(columns, levels, config, n_features, n_train, growth, n_trees, max_depth,
+                               learning_rate, l1_regularization, l2_regularization, tree_complexity,
+                               min_node_weight, max_leaves, max_bin, sample_size, mtry, weight_column) {
+  subsample <- 1
+  if (!is.null(sample_size)) {
+    subsample <- check_number(sample_size, "sample_size", min = 0, max = 1, exclusive_min = TRUE,
+                              must = "a share of the rows in (0, 1]")
+  }
+  colsample <- 1
+  if (!is.null(mtry)) {
+    mtry <- check_number(mtry, "mtry", min = 0, exclusive_min = TRUE, must = "a number of predictors > 0")
+    colsample <- min(1, mtry / max(1L, n_features))
+  }
+  args <- list(columns, growth = growth, n_trees = n_trees %||% 100L, max_depth = max_depth %||% 6L,
+               learning_rate = learning_rate %||% 0.3, l1_regularization = l1_regularization %||% 0,
+               l2_regularization = l2_regularization %||% 1, tree_complexity = tree_complexity %||% 0,
+               min_node_weight = min_node_weight %||% 1, max_leaves = max_leaves, max_bin = max_bin %||% 256L,
+               subsample = subsample, colsample = colsample, config = config, weight_column = weight_column)
+  if (is.null(levels)) return(do.call(boosted_trees_regressor, args))
+  do.call(boosted_trees_classifier, c(args, list(n_classes = length(levels), label_vocabulary = levels)))
+}
+
 # The engine arguments of a model type, for the message of an unknown one.
 parsnip_engine_args <- function(model) {
   common <- c("batch_size", "steps", "model_dir", "hooks", "validation", "config", "verbose")
   switch(model,
-    boost_tree = c("learning_rate", "l1_regularization", "l2_regularization", "tree_complexity",
-                   "min_node_weight", "n_batches_per_layer", common),
+    boost_tree = c("growth", "max_leaves", "max_bin", "learning_rate", "l1_regularization", "l2_regularization",
+                   "tree_complexity", "min_node_weight", "n_batches_per_layer", common),
     mlp = c("optimizer", "tolerance", common),
     c("optimizer", "learning_rate", "epochs", "tolerance", common))
 }

@@ -105,7 +105,9 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
 # columns when nothing is missing.
 incomplete_rows <- function(object, data) {
   plan <- column_plan(object)
-  keys <- intersect(c(plan$numeric_keys, plan$strict_keys), names(data))
+  # the histogram growths read missing numeric values (each split has a side for them)
+  numeric_keys <- if (is_hist_trees(object)) character() else plan$numeric_keys
+  keys <- intersect(c(numeric_keys, plan$strict_keys), names(data))
   if (!length(keys)) return(integer())
   # (read by class: an integer64's NA is not a double's)
   x <- read_columns(if (identical(keys, names(data))) as.list(data) else as.list(data)[keys], keys)

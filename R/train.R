@@ -94,7 +94,13 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   if (is.data.frame(input_fn)) {
     # boosted trees repeat a data frame until their trees are grown (they
     # stop by themselves) unless the call bounds the training
-    if (is.null(steps) && is.null(max_steps) && !any(c("num_epochs", "epochs") %in% dots_names(...)) &&
+    given <- dots_names(...)
+    if (is_hist_trees(object)) {
+      # the histogram growths: one batch of every row in order, a tree per
+      # step, repeated until the trees are grown unless the call bounds it
+      # (one pass is one tree: steps and max_steps bound a repeated input)
+      input_fn <- hist_trees_input(object, input_fn, any(c("num_epochs", "epochs") %in% given), ...)
+    } else if (is.null(steps) && is.null(max_steps) && !any(c("num_epochs", "epochs") %in% given) &&
         is_boosted_trees(object)) {
       input_fn <- data_input(object, input_fn, "train", "train", ..., num_epochs = NULL)
     } else {
@@ -246,6 +252,17 @@ check_model_trained <- function(object, ptr) {
         class = "cppestimators_untrained")
 }
 
+# train()'s input_fn() of a data frame for the histogram growths: a batch
+# of every row in order unless `...` says otherwise, repeated (num_epochs =
+# NULL) unless the call gives its passes (`bounded`).
+hist_trees_input <- function(object, data, bounded, ..., batch_size = max(1L, nrow(data)),
+                             shuffle = FALSE) {
+  if (bounded) {
+    return(data_input(object, data, "train", "train", ..., batch_size = batch_size, shuffle = shuffle))
+  }
+  data_input(object, data, "train", "train", ..., batch_size = batch_size, shuffle = shuffle, num_epochs = NULL)
+}
+
 # A warning when a boosted trees training ended because its input ran out
 # (not a stop asked by `steps`, `max_steps` or a hook, which leave
 # `end_of_input` FALSE) with fewer than `n_trees` trees finished; not when
@@ -259,6 +276,17 @@ warn_unfinished_trees <- function(object, ptr, run) {
   state <- cpp_estimator_variable(ptr, "boosted_trees/state")
   finished <- as.integer(state[1])
   if (finished >= n || state[3] > 2 * n * depth) return(invisible())
+  if (is_hist_trees(object)) {
+    warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
+      message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished: the ensemble",
+                              "is unfinished. To grow the rest (%s more steps, one tree each), call train() again,",
+                              "which continues where this call stopped, or give the input more passes with",
+                              "`num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
+                              "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
+                        finished, n, format(n - finished, big.mark = ",")),
+      call = NULL)))
+    return(invisible())
+  }
   layers <- as.integer(state[2])
   # every layer splitting: max_depth layers of n_batches_per_layer steps per tree
   more <- ((n - finished) * depth - layers) * as.numeric(model$n_batches_per_layer)

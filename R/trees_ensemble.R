@@ -64,6 +64,7 @@ boosted_trees_ensemble <- function(object) {
   sync_from_model_dir(object, ptr)
   check_trained(object, ptr, "boosted_trees_ensemble")
   get <- function(name) cpp_estimator_variable(ptr, paste0("boosted_trees/", name))
+  if (is_hist_trees(object)) return(hist_trees_ensemble(object, ptr, get))
   features <- names(cpp_estimator_importance(ptr))  # in feature id order
   labels <- importance_labels(features, object$spec$feature_columns)
   n_classes <- if (identical(object$spec$head, "multi_class")) as.integer(object$spec$head_n) else 1L
@@ -172,4 +173,63 @@ empty_ensemble_frame <- function(value_names) {
   data.frame(tree = integer(), node_id = integer(), is_leaf = logical(), feature = character(),
              feature_id = integer(), threshold = integer(), left_id = integer(), right_id = integer(),
              gain = numeric(), vals, stringsAsFactors = FALSE, check.names = FALSE)
+}
+
+# boosted_trees_ensemble() of the histogram growths, from their node arrays
+# (src/engine/model/hist_boosted_trees.h): one row per node of every tree,
+# in each tree's order (children in pairs, right = left + 1). A numeric
+# split sends x <= threshold left, a bucketized one the buckets <= threshold,
+# a categorical one the categories listed in `categories` (their labels);
+# `default_left` says where a missing value goes. Multi-class models grow
+# one tree per class per round: `class` names the tree's class.
+hist_trees_ensemble <- function(object, ptr, get) {
+  feats <- cpp_hist_trees_features(ptr)
+  sizes <- as.integer(get("tree_nodes"))
+  n_cats <- as.integer(get("tree_categories"))
+  feature <- as.integer(get("node_feature"))
+  left <- as.integer(get("node_left"))
+  threshold <- get("node_threshold")
+  cats <- as.integer(get("categories"))
+  n_trees <- length(sizes)
+  tree <- rep(seq_len(n_trees), sizes)
+  split <- feature >= 0L
+  fid <- ifelse(split, feature, NA_integer_)
+  kind <- feats$kind[fid + 1L]
+  cat_start <- c(0L, cumsum(n_cats))[tree]  # each node's tree's first category entry
+  categories <- vector("list", length(feature))
+  labels_of <- hist_category_labels(object, feats)
+  for (i in which(split & kind %in% "categorical")) {
+    at <- cat_start[i] + as.integer(threshold[i]) + 1L  # 1-based position of the set's size
+    ids <- cats[at + seq_len(cats[at])]
+    categories[[i]] <- labels_of[[fid[i] + 1L]](ids)
+  }
+  n_classes <- if (identical(object$spec$head, "multi_class")) as.integer(object$spec$head_n) else 1L
+  out <- data.frame(tree = tree, node_id = sequence(sizes) - 1L, is_leaf = !split,
+                    feature = ifelse(split, feats$name[fid + 1L], NA_character_), feature_id = fid,
+                    threshold = ifelse(split & !kind %in% "categorical", threshold, NA_real_),
+                    left_id = ifelse(split, left, NA_integer_), right_id = ifelse(split, left + 1L, NA_integer_),
+                    gain = ifelse(split, get("node_gain"), NA_real_), value = get("node_value"),
+                    default_left = ifelse(split, get("node_default_left") != 0, NA), cover = get("node_cover"),
+                    stringsAsFactors = FALSE)
+  out$categories <- categories
+  if (n_classes > 1L) out$class <- tree_value_labels(object, n_classes)[(tree - 1L) %% n_classes + 1L]
+  attr(out, "trees") <- data.frame(tree = seq_len(n_trees), nodes = sizes, is_finalized = rep(TRUE, n_trees))
+  out
+}
+
+# Per feature of a histogram growth, a function from category ids to their
+# labels: a vocabulary column's words (out-of-vocabulary buckets "oov1",
+# ...), else the ids as text.
+hist_category_labels <- function(object, feats) {
+  cols <- object$spec$feature_columns
+  names(cols) <- vapply(cols, function(col) col$name, "")
+  lapply(seq_len(nrow(feats)), function(j) {
+    col <- cols[[feats$column[j]]]
+    inner <- if (inherits(col, "cppestimators_column_indicator")) col$categorical_column else col
+    words <- if (!is.null(inner) && is_vocabulary_column(inner)) as.character(inner$vocabulary)
+    function(ids) {
+      if (!length(words)) return(as.character(ids))
+      ifelse(ids < length(words), words[pmin(ids, length(words) - 1L) + 1L], paste0("oov", ids - length(words) + 1L))
+    }
+  })
 }

@@ -234,6 +234,16 @@ RcppExport SEXP _cppestimators_cpp_estimator_tree_limit(SEXP estSEXP, SEXP nSEXP
   return R_NilValue;
   END_RCPP
 }
+// cpp_hist_trees_features
+SEXP cpp_hist_trees_features(SEXP est);
+RcppExport SEXP _cppestimators_cpp_hist_trees_features(SEXP estSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_hist_trees_features(est));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_write_scalars
 std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values,
                               std::string hostname);
@@ -904,6 +914,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_save", (DL_FUNC)&_cppestimators_cpp_estimator_save, 3},
     {"_cppestimators_cpp_estimator_tree_limit", (DL_FUNC)&_cppestimators_cpp_estimator_tree_limit,
      2},
+    {"_cppestimators_cpp_hist_trees_features", (DL_FUNC)&_cppestimators_cpp_hist_trees_features, 1},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},

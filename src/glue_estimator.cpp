@@ -6,6 +6,7 @@
 #include <cppestimators/io/checkpoint.h>
 #include <cppestimators/model/boosted_trees.h>
 #include <cppestimators/model/estimator_io.h>
+#include <cppestimators/model/hist_boosted_trees.h>
 #include <cppestimators/session/tensors.h>
 
 #include "fetch.h"
@@ -120,8 +121,39 @@ std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max) {
 // multi_predict(); an error for other models.
 // [[Rcpp::export(rng = false)]]
 void cpp_estimator_tree_limit(SEXP est, int n) {
+  if (auto* hist = dynamic_cast<HistBoostedTreesModel*>(&estimator_of(est).model())) {
+    hist->set_tree_limit(n);
+    return;
+  }
   auto* trees = dynamic_cast<BoostedTreesModel*>(&estimator_of(est).model());
   if (trees == nullptr)
     Rcpp::stop("only boosted trees estimators predict from some of their trees");
   trees->set_tree_limit(n);
+}
+
+// The features of a boosted trees estimator of a histogram growth, in the
+// order of the node arrays' feature ids: name, kind ("numeric",
+// "bucketized" or "categorical"), the feature column it comes from and its
+// categories (buckets); NULL for other models.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_hist_trees_features(SEXP est) {
+  const Estimator& e = estimator_of(est);
+  const auto* hist = dynamic_cast<const HistBoostedTreesModel*>(&e.model());
+  if (hist == nullptr) return R_NilValue;
+  const auto& feats = hist->features_binned().features();
+  const R_xlen_t n = static_cast<R_xlen_t>(feats.size());
+  Rcpp::CharacterVector name(n), kind(n), column(n);
+  Rcpp::IntegerVector categories(n);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    const trees::HistFeature& f = feats[static_cast<std::size_t>(i)];
+    name[i] = f.name;
+    kind[i] = f.kind == trees::HistFeature::Numeric   ? "numeric"
+              : f.kind == trees::HistFeature::Ordinal ? "bucketized"
+                                                      : "categorical";
+    column[i] = e.model().features().column(static_cast<std::size_t>(f.col)).name();
+    categories[i] = f.kind == trees::HistFeature::Numeric ? NA_INTEGER : f.bins - 1;
+  }
+  return Rcpp::DataFrame::create(
+      Rcpp::Named("name") = name, Rcpp::Named("kind") = kind, Rcpp::Named("column") = column,
+      Rcpp::Named("categories") = categories, Rcpp::Named("stringsAsFactors") = false);
 }

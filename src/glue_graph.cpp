@@ -29,6 +29,9 @@ void cpp_graph_install(SEXP est, Rcpp::List graph) {
 int cpp_estimator_copy_state(SEXP to, SEXP from) {
   Estimator& dst = estimator_of(to);
   const Estimator& src = estimator_of(from);
+  for (const VariableRef& v : src.variables())
+    dst.fit_growable(v.name, std::vector<std::int64_t>(v.shape.begin(), v.shape.end()));
+  dst.refresh_variables();
   int copied = 0;
   for (const VariableRef& v : dst.variables()) {
     const VariableRef* s = src.find_variable(v.name);
@@ -39,6 +42,7 @@ int cpp_estimator_copy_state(SEXP to, SEXP from) {
   if (src.uses_learning_rate_scale()) dst.use_learning_rate_scale();
   dst.set_learning_rate_scale(src.learning_rate_scale());
   dst.set_global_step(src.global_step());
+  dst.model().variables_loaded();
   return copied;
 }
 
@@ -50,6 +54,8 @@ int cpp_estimator_decode_partial(SEXP est, Rcpp::RawVector bytes, std::string so
   Estimator& e = estimator_of(est);
   const std::string s(bytes.begin(), bytes.end());
   const CheckpointData data = decode_checkpoint(s, source);
+  for (const auto& t : data.tensors) e.fit_growable(t.name, t.shape);
+  e.refresh_variables();
   int copied = 0;
   for (const VariableRef& v : e.variables())
     for (const auto& t : data.tensors)
@@ -58,6 +64,7 @@ int cpp_estimator_decode_partial(SEXP est, Rcpp::RawVector bytes, std::string so
         ++copied;
       }
   e.set_global_step(data.global_step);
+  e.model().variables_loaded();
   return copied;
 }
 

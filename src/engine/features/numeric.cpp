@@ -19,7 +19,10 @@ namespace {
 class NumericTransform : public FeatureTransform {
  public:
   explicit NumericTransform(const Spec& spec)
-      : FeatureTransform(spec), key_(spec.str("key")), width_(static_cast<int>(spec.num("width"))) {
+      : FeatureTransform(spec),
+        key_(spec.str("key")),
+        width_(static_cast<int>(spec.num("width"))),
+        allow_missing_(spec.flag_or("allow_missing", false)) {
     if (width_ <= 0)
       throw std::invalid_argument("column '" + name() + "' must have a positive shape");
     // a normalizer the engine applies: (x - shift) / scale, per value column
@@ -50,9 +53,10 @@ class NumericTransform : public FeatureTransform {
                                   " value(s) per row but its column_numeric() has shape " +
                                   std::to_string(width_) + ": it must be a matrix with " +
                                   std::to_string(width_) + " columns");
-    if (c.checked || all_valid(c)) return std::make_unique<Bound>(c, shift_, scale_);
+    if (c.checked || all_valid(c)) return std::make_unique<Bound>(c, shift_, scale_, false);
     // something to report: find the first problem, in the order of the messages
-    for (int j = 0; j < c.width; ++j)
+    // (missing values are NaN for a model that reads them: "allow_missing")
+    for (int j = 0; j < c.width && !allow_missing_; ++j)
       for (std::int64_t r = 0; r < c.n; ++r)
         if (c.missing(r, j))
           throw std::invalid_argument("feature '" + name() +
@@ -66,6 +70,7 @@ class NumericTransform : public FeatureTransform {
       for (int j = 0; j < c.width; ++j)
         for (std::int64_t r = 0; r < c.n; ++r) {
           const double v = c.doubles[static_cast<std::int64_t>(j) * c.n + r];
+          if (std::isnan(v)) continue;  // (missing, allowed)
           if (std::isinf(v))
             throw std::invalid_argument("feature '" + name() + "' contains infinite values (" +
                                         (v > 0 ? "Inf" : "-Inf") + "), first at row " +
@@ -76,7 +81,7 @@ class NumericTransform : public FeatureTransform {
                 "' contains values beyond the float32 range (|x| > 3.4e38), first at row " +
                 std::to_string(r + 1));
         }
-    return std::make_unique<Bound>(c, shift_, scale_);
+    return std::make_unique<Bound>(c, shift_, scale_, allow_missing_);
   }
 
  private:
@@ -108,8 +113,9 @@ class NumericTransform : public FeatureTransform {
 
   class Bound : public BoundDense {
    public:
-    Bound(const ColumnView& c, const std::vector<double>& shift, const std::vector<double>& scale)
-        : c_(c), shift_(shift), scale_(scale) {}
+    Bound(const ColumnView& c, const std::vector<double>& shift, const std::vector<double>& scale,
+          bool missing)
+        : c_(c), shift_(shift), scale_(scale), missing_(missing && c.type != ColumnType::Double) {}
     // Column by column: each value column of the batch is read from one
     // contiguous R vector.
     void gather(const int* rows, int count, float* out, int stride) override {
@@ -127,6 +133,7 @@ class NumericTransform : public FeatureTransform {
             const int* src = c_.ints + base;
             for (int r = 0; r < count; ++r)
               o[static_cast<std::size_t>(r) * stride] = static_cast<float>((src[rows[r]] - m) / sd);
+            if (missing_) mark_missing(src, rows, count, o, stride);
           }
           continue;
         }
@@ -138,18 +145,28 @@ class NumericTransform : public FeatureTransform {
           const int* src = c_.ints + base;
           for (int r = 0; r < count; ++r)
             o[static_cast<std::size_t>(r) * stride] = static_cast<float>(src[rows[r]]);
+          if (missing_) mark_missing(src, rows, count, o, stride);
         }
       }
     }
 
    private:
+    // Integer NAs as NaN (a double's NA already is one).
+    static void mark_missing(const int* src, const int* rows, int count, float* o, int stride) {
+      for (int r = 0; r < count; ++r)
+        if (src[rows[r]] == kNaInteger)
+          o[static_cast<std::size_t>(r) * stride] = std::numeric_limits<float>::quiet_NaN();
+    }
+
     const ColumnView& c_;
     const std::vector<double>& shift_;
     const std::vector<double>& scale_;  // empty: the values as they are
+    bool missing_;                      // integer NAs possible: made NaN
   };
 
   std::string key_;
   int width_;
+  bool allow_missing_;  // missing values read as NaN (models that split on them)
   std::vector<double> shift_, scale_;
 };
 

@@ -81,6 +81,7 @@ void Estimator::update_learning_rates() {
 void Estimator::initialize() {
   Rng rng(spec_.seed);
   model_->initialize(rng);
+  if (model_->take_resized()) refresh_variables();
   global_step_ = 0;
   lr_scale_ = 1.0f;
   update_learning_rates();
@@ -107,12 +108,14 @@ void Estimator::train_step(const FeatureBatch& batch, const float* logits, const
   TrainingStrategy& training = model_->training();
   update_learning_rates();
   training.apply(training.compute(batch, logits, dlogits, *head_, ws), optimizers_, ws);
+  if (model_->take_resized()) refresh_variables();
   ++global_step_;
 }
 
 void Estimator::apply_step(const StepStats& stats, Workspace& ws) {
   update_learning_rates();
   model_->training().apply(stats, optimizers_, ws);
+  if (model_->take_resized()) refresh_variables();
   ++global_step_;
 }
 
@@ -136,6 +139,25 @@ void Estimator::build_variable_table() {
   }
   for (auto& o : optimizers_)
     for (auto& ev : o->extra_variables()) variables_.push_back({ev.first, {}, ev.second, 1, false});
+  sort_variables();
+}
+
+void Estimator::fit_growable(const std::string& name, const std::vector<std::int64_t>& shape) {
+  for (Parameter* p : model_->parameters()) {
+    if (!p->growable || p->views.front().name != name) continue;
+    const std::vector<int>& mine = p->views.front().shape;
+    if (shape.size() != mine.size() || shape.empty() || shape[0] < 0 || shape[0] > (1LL << 31) - 1)
+      return;  // restore()'s check names the mismatch
+    for (std::size_t d = 1; d < shape.size(); ++d)
+      if (shape[d] != mine[d]) return;
+    resize_growable(*p, static_cast<std::size_t>(shape[0]));
+  }
+}
+
+void Estimator::refresh_variables() {
+  variables_.clear();
+  build_variable_table();
+  if (scale_in_use_) variables_.push_back({kScaleName, {}, &lr_scale_, 1, false});
   sort_variables();
 }
 

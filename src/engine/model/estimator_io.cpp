@@ -28,6 +28,9 @@ void restore(Estimator& est, const CheckpointData& in, const std::string& source
   const TensorRecord* scale = nullptr;
   for (const auto& t : in.tensors)
     if (t.name == Estimator::kScaleName && t.data.size() == 1) scale = &t;
+  // growable variables (tree node arrays) take the checkpoint's lengths
+  for (const auto& t : in.tensors) est.fit_growable(t.name, t.shape);
+  est.refresh_variables();
   const auto& vars = est.variables();
   std::vector<const TensorRecord*> found(vars.size(), nullptr);
   for (std::size_t i = 0; i < vars.size(); ++i) {
@@ -48,6 +51,7 @@ void restore(Estimator& est, const CheckpointData& in, const std::string& source
   if (scale != nullptr) est.use_learning_rate_scale();
   est.set_learning_rate_scale(scale != nullptr ? scale->data[0] : 1.0);
   est.set_global_step(in.global_step);
+  est.model().variables_loaded();
 }
 
 }  // namespace cppestimators

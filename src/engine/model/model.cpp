@@ -65,8 +65,15 @@ void Model::initialize(Rng& rng) {
           p.value[i] = p.init_values.empty() ? 0.0f : p.init_values[i % p.init_values.size()];
         break;
     }
+    if (p.growable && !p.value.empty()) {
+      resize_growable(p, 0);
+      resized_ = true;
+    }
   }
+  variables_loaded();
 }
+
+void Model::variables_loaded() {}
 
 void Model::start_bias(const Spec& spec, Parameter& bias) {
   if (spec.has("bias_init")) {

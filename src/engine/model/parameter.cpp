@@ -17,6 +17,15 @@ Parameter Parameter::single(const std::string& name, std::vector<int> shape, int
   return p;
 }
 
+void resize_growable(Parameter& p, std::size_t rows) {
+  ParamView& v = p.views.front();
+  std::size_t per = 1;
+  for (std::size_t d = 1; d < v.shape.size(); ++d) per *= static_cast<std::size_t>(v.shape[d]);
+  v.shape[0] = static_cast<int>(rows);
+  v.size = rows * per;
+  p.value.resize(v.size);
+}
+
 Gradient dense_gradient(Parameter& p, const std::vector<float>& g) {
   Gradient out;
   out.param = &p;

@@ -249,6 +249,7 @@ bool Session::run_round() {
   if (std::isfinite(loss_) && !all.empty()) {
     est_.update_learning_rates();
     training.apply(all, est_.optimizers(), *workspace_);
+    if (est_.model().take_resized()) est_.refresh_variables();
   }
   est_.advance_global_step();
   ++steps_;

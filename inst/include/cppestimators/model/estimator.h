@@ -85,6 +85,12 @@ class Estimator {
   const Optimizers& optimizers() const { return optimizers_; }
   void advance_global_step() { ++global_step_; }
 
+  // Gives the growable variable `name` (model/parameter.h) the length of
+  // `shape` (a checkpoint's); nothing for other variables. Call
+  // refresh_variables() after.
+  void fit_growable(const std::string& name, const std::vector<std::int64_t>& shape);
+  // Rebuilds the table of variables (after growable ones changed length).
+  void refresh_variables();
   // Every variable, global_step excluded (it is an integer), sorted by name.
   const std::vector<VariableRef>& variables() const { return variables_; }
   const VariableRef* find_variable(std::string_view name) const;

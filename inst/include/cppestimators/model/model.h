@@ -85,8 +85,21 @@ class Model {
   // combined model sees every column but uses its own).
   bool uses(const std::string& name) const;
 
-  // Initial values: zeros, or draws from `rng` (seeded by the run config).
+  // Initial values: zeros, or draws from `rng` (seeded by the run config);
+  // growable parameters emptied.
   void initialize(Rng& rng);
+
+  // Whether a growable parameter changed length since the last call (the
+  // estimator then rebuilds its table of variables).
+  bool take_resized() {
+    const bool r = resized_;
+    resized_ = false;
+    return r;
+  }
+  // Called after variables were overwritten from outside (a checkpoint
+  // restored, state copied) or initialized, so that caches derived from
+  // them are rebuilt.
+  virtual void variables_loaded();
 
   // The ranks a distributed training session's begin_session() may meet
   // (set by the session around that call; null otherwise).
@@ -94,6 +107,7 @@ class Model {
 
  protected:
   Collective* collective_ = nullptr;
+  bool resized_ = false;  // see take_resized()
   // For a model trained otherwise than by gradient steps (boosted trees).
   void set_training(TrainingStrategy& t) { training_ = &t; }
   Parameter& add(Parameter p);

@@ -41,6 +41,10 @@ struct Parameter {
   // false: the optimizer's L1/L2 penalties leave it alone (a bias fitted as
   // glmnet fits its intercept)
   bool regularized = true;
+  // Its one view's first dimension grows with training (the node arrays of
+  // the histogram trees): checkpoints of any length restore into it, and
+  // initialization empties it. Never trainable.
+  bool growable = false;
   std::vector<std::vector<float>> slots;
 
   // A parameter seen as one variable of the given shape.
@@ -56,6 +60,10 @@ struct Gradient {
   const float* values = nullptr;       // sparse: count x row_width
   std::size_t count = 0;
 };
+
+// Sets a growable parameter's length (first dimension `rows`, its other
+// dimensions kept).
+void resize_growable(Parameter& p, std::size_t rows);
 
 // A dense gradient of `p` held in `g` (p.value.size() values).
 Gradient dense_gradient(Parameter& p, const std::vector<float>& g);

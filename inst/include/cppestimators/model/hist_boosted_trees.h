@@ -1,0 +1,143 @@
+// Boosted trees grown by histograms ("depthwise", xgboost's hist; or
+// "lossguide", LightGBM's leaf-wise), next to TensorFlow's layer-by-layer
+// growth (boosted_trees.h). One training step grows one whole round of
+// trees (one tree, or one per class with K >= 3 logits, as xgboost grows
+// multi-class models) from the step's batch: the gradients and hessians of
+// every row once, then trees/hist_grower.h. The rows are binned once per
+// training session (trees/hist_bins.h); with a batch of every row in order
+// (train() of a data frame), the running predictions of every row are kept
+// and moved by each new tree's leaves, so a step costs one tree.
+//
+// The ensemble is stored as node arrays of the nodes grown (growable
+// variables, model/parameter.h): per tree its node count and categories
+// count; per node its feature (-1: a leaf), left child (right = left + 1,
+// indices within the tree), threshold (numeric: left when x <= threshold;
+// bucketized: left when the bucket <= threshold; categorical: the offset
+// of its category set within the tree's categories), where missing values
+// go, value (the learning rate times the node's weight; a leaf's is its
+// prediction), gain and cover (hessian sum). A category set is stored as
+// its size then its categories. Prediction walks raw values, so a model
+// needs no bins once trained; the cuts stay with it for further training.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../features/feature_batch.h"
+#include "../features/feature_set.h"
+#include "../spec.h"
+#include "mode.h"
+#include "model.h"
+#include "parameter.h"
+#include "training_strategy.h"
+#include "trees/hist_bins.h"
+#include "trees/hist_grower.h"
+
+namespace cppestimators {
+
+class Head;
+
+class HistBoostedTreesModel : public Model {
+ public:
+  HistBoostedTreesModel(const Spec& spec, int units);
+
+  std::string kind() const override;
+  std::vector<std::string> groups() const override;
+  bool reads_dense_rows_by_index() const override;
+
+  // A training session's data, binned by new_workspace() (the cuts come
+  // from the first training session).
+  void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
+                     Mode mode, int threads) override;
+  void rows_replaced(Workspace& base) override;
+
+  std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
+                                           int threads) const override;
+  void forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const override;
+  const std::vector<Gradient>& backward(const FeatureBatch&, const float*,
+                                        Workspace& base) override;
+  void variables_loaded() override;
+
+  // Predictions from the first n rounds only (-1: all), for multi_predict().
+  void set_tree_limit(int n) { tree_limit_ = n; }
+  int rounds() const { return static_cast<int>(state_->value[kRounds]); }
+  int classes() const { return classes_; }
+  const trees::HistFeatures& features_binned() const { return feats_; }
+
+  enum StateField { kRounds, kUnused1, kAttempted, kUnused3, kCutsReady, kStateSize };
+
+ private:
+  struct Work : Workspace {
+    trees::BinMatrix bins;
+    bool binned = false;
+    std::vector<double> preds;  // data rows x K: base score + every tree, when valid
+    int preds_rounds = -1;      // the rounds `preds` holds (-1: not valid)
+    std::vector<trees::GradPair> gh;
+    std::vector<float> hess, dl, per_example, moved;
+    std::vector<int> rows;
+    std::vector<char> use;
+    trees::Grower grower;
+    std::vector<trees::GrownTree> grown;       // the step's trees, one per class
+    std::vector<std::vector<int>> grown_rows;  // the rows each tree saw
+    double marker = 0.0;
+  };
+
+  class Boosting : public TrainingStrategy {
+   public:
+    explicit Boosting(HistBoostedTreesModel& model) : m_(model) {}
+    StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits,
+                      const Head& head, Workspace& base) override;
+    void apply(const StepStats& stats, const Optimizers&, Workspace& base) override;
+    bool finished() const override;
+    std::vector<std::pair<std::string, double>> importances() const override;
+
+   private:
+    HistBoostedTreesModel& m_;
+  };
+
+  // The compiled ensemble prediction walks (rebuilt from the variables
+  // after a restore, extended as trees are added).
+  struct Compiled {
+    struct Node {
+      int feature, left;
+      float threshold, value;
+      int cats;  // categorical: index of its set's size in `categories`
+      bool default_left;
+    };
+    std::vector<Node> nodes;
+    std::vector<std::int64_t> tree_start;  // n_trees + 1
+    std::vector<int> categories;
+    std::int64_t epoch = -1;
+  };
+  void compile() const;
+
+  // The row's prediction of tree t (a walk over raw values).
+  float tree_value(int t, const float* dense, const FeatureBatch& batch, int r) const;
+  void base_score(const Head& head, const FeatureBatch& batch);
+  void append(const trees::GrownTree& t);
+  Parameter& var(const std::string& name, std::vector<int> shape, double init, bool growable);
+
+  int n_trees_ = 100;
+  int classes_ = 1;
+  trees::GrowParams grow_;
+  double subsample_ = 1.0, colsample_ = 1.0;
+  std::uint64_t seed_ = 0;
+  trees::HistFeatures feats_;
+  int tree_limit_ = -1;
+  Parameter *state_ = nullptr, *base_ = nullptr;
+  Parameter *tree_nodes_ = nullptr, *tree_cats_ = nullptr, *categories_ = nullptr;
+  Parameter *n_feature_ = nullptr, *n_left_ = nullptr, *n_threshold_ = nullptr,
+            *n_default_ = nullptr, *n_value_ = nullptr, *n_gain_ = nullptr, *n_cover_ = nullptr;
+  std::vector<std::int64_t> tree_start_, cat_start_;  // per stored tree, n + 1
+  std::int64_t epoch_ = 0;                            // bumped when variables are replaced
+  mutable Compiled compiled_;
+  // the training session's data, for new_workspace()
+  mutable FeatureSet::Binding* pending_binding_ = nullptr;
+  mutable const DenseRows* pending_block_ = nullptr;
+  mutable std::int64_t pending_n_ = 0;
+  Boosting boosting_{*this};
+};
+
+}  // namespace cppestimators

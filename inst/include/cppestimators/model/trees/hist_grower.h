@@ -1,0 +1,164 @@
+// One tree of the histogram growths, grown from every sampled row's
+// gradient and hessian, computed once per tree (xgboost's "hist" and
+// LightGBM's method):
+//
+// - The rows are partitioned node by node (one index array, each node a
+//   range of it, kept in ascending row order). A node's histogram holds, per
+//   bin of every feature, the sums of its rows' gradients and hessians, in
+//   double. Splitting a node builds the smaller child's histogram from its
+//   rows and takes the larger one's as the parent's minus it, in the
+//   parent's buffer. Nodes with few rows (below small_rows(), where a
+//   histogram costs more than its rows) find their split from their rows
+//   sorted by bin instead, with the same candidates. Histograms exist only
+//   for the nodes that may still split, in a pool of buffers reused across
+//   trees.
+// - Split gain on xgboost's scale: with T(G) = sign(G) max(|G| - l1, 0) and
+//   S(G, H) = T(G)^2 / (H + l2), gain = S(left) + S(right) - S(node); a
+//   split needs gain > max(gamma, 1e-6) and both children's hessians >=
+//   min_child_weight. Leaf value: -T(G) / (H + l2) times the learning rate.
+// - Missing values (bin 0) go to the side that gains more, learnt per split
+//   (when a node had none, to the side with the larger hessian).
+// - A categorical feature splits into two sets of categories (LightGBM's
+//   method): with at most max_cat_to_onehot categories present, one
+//   category against the rest; else the categories seen on at least
+//   min_data_per_group rows (counts estimated from the hessians, as
+//   LightGBM does), sorted by G / (H + cat_smooth), and the best prefix of
+//   at most max_cat_threshold of them from either end, with l2 + cat_l2 in
+//   the gain. The set goes left; every other category goes right.
+// - "depthwise" expands every splittable node of a depth before the next
+//   (to max_depth); "lossguide" expands the leaf of largest gain first
+//   until max_leaves leaves (and max_depth when > 0). Ties go to the
+//   feature, bin and node of lower index, so a tree depends on its data
+//   only, not on threads.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "hist_bins.h"
+
+namespace cppestimators {
+namespace trees {
+
+struct GrowParams {
+  bool lossguide = false;
+  int max_depth = 6;   // 0: no limit (lossguide)
+  int max_leaves = 0;  // 0: no limit (depthwise)
+  double l1 = 0.0, l2 = 1.0, gamma = 0.0, min_child_weight = 1.0;
+  double learning_rate = 0.3;
+  int max_cat_to_onehot = 4, max_cat_threshold = 32, min_data_per_group = 100;
+  double cat_smooth = 10.0, cat_l2 = 10.0;
+};
+
+// A node of a grown tree. Children are made in pairs: right = left + 1.
+struct GrownNode {
+  int feature = -1;  // -1: a leaf
+  int left = -1;
+  int bin = 0;                       // numeric, ordinal: left when 0 < bin <= this
+  bool default_left = true;          // where bin 0 (missing) goes
+  bool categorical = false;          // left when the category is in the set
+  int cat_begin = 0, cat_count = 0;  // the set: categories[cat_begin, + cat_count), ascending
+  double value = 0.0;                // the learning rate times the node's weight
+  double gain = 0.0;
+  double cover = 0.0;  // the node's hessian sum
+};
+
+struct GrownTree {
+  std::vector<GrownNode> nodes;
+  std::vector<int> categories;
+  void clear() {
+    nodes.clear();
+    categories.clear();
+  }
+};
+
+struct GradPair {
+  float g, h;
+};
+
+class Grower {
+ public:
+  // Grows `out` from gh[rows[i]] for the n given rows (ascending), with the
+  // features whose `use` entry is nonzero (null: all).
+  void grow(const BinMatrix& x, const HistFeatures& feats, const GradPair* gh, const int* rows,
+            int n, const GrowParams& p, const char* use, int threads, GrownTree& out);
+
+  // After grow(): each leaf's rows, as ranges of order().
+  struct Range {
+    int node, begin, end;
+  };
+  const std::vector<Range>& leaf_ranges() const { return leaves_; }
+  const int* order() const { return idx_.data(); }
+
+  // The leaf a row reaches by its bins (rows grow() did not see).
+  static int leaf_of(const BinMatrix& x, const HistFeatures& feats, const GrownTree& t,
+                     std::int64_t row);
+
+  // Histogram buffers held (for tests of the pool's bound).
+  std::size_t pool_size() const { return pool_.size(); }
+
+ private:
+  struct BinStat {
+    int bin;
+    double g, h;
+  };
+  struct Split {
+    int feature = -1, bin = 0;
+    bool default_left = true, categorical = false;
+    double gain = 0.0, lg = 0.0, lh = 0.0;
+    int cat_begin = 0, cat_count = 0;  // into cats_
+  };
+  struct Open {
+    int begin = 0, end = 0, depth = 0, node = 0, slot = -1;
+    double g = 0.0, h = 0.0;
+    Split best;
+  };
+  struct Scratch {
+    std::vector<BinStat> list;
+    std::vector<std::uint32_t> keys;
+    std::vector<int> order;
+    std::vector<int> set;
+  };
+
+  int small_rows() const;
+  int take_slot();
+  void give_slot(int s);
+  double* slot(int s) { return pool_[static_cast<std::size_t>(s)].data(); }
+  void build_hist(const Open& o, double* dst);
+  void subtract(double* larger, const double* smaller);
+  // Finds o.best (from its histogram when o.slot >= 0, else from its rows).
+  void evaluate(Open& o);
+  void feature_list(const Open& o, int f, Scratch& s, double& gm, double& hm);
+  void scan(const Open& o, int f, Scratch& s, double gm, double hm, Split& best,
+            std::vector<int>& best_set) const;
+  double score(double g, double h, double extra_l2 = 0.0) const;
+  double weight(double g, double h) const;
+  bool splittable(const Open& o) const;
+  void partition(Open& o, int& mid);
+  void leaf(const Open& o);
+
+  const BinMatrix* x_ = nullptr;
+  const HistFeatures* f_ = nullptr;
+  const GradPair* gh_ = nullptr;
+  const char* use_ = nullptr;
+  GrowParams p_;
+  int threads_ = 1;
+  GrownTree* out_ = nullptr;
+
+  std::vector<int> idx_, tmp_;
+  std::vector<int> narrow_off_, wide_off_;  // each block column's first bin
+  std::vector<std::vector<double>> pool_;
+  std::vector<int> free_;
+  std::vector<std::vector<double>> piece_hist_;
+  std::vector<Scratch> scratch_;  // per feature
+  std::vector<Split> per_feature_;
+  std::vector<std::vector<int>> per_feature_set_;
+  std::vector<int> cats_;
+  std::vector<char> in_set_;
+  std::vector<Range> leaves_;
+  std::vector<Open> open_;
+  std::vector<std::int64_t> piece_left_;
+};
+
+}  // namespace trees
+}  // namespace cppestimators

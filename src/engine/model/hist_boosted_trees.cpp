@@ -1,0 +1,509 @@
+#include <cppestimators/model/hist_boosted_trees.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cppestimators/data/rng.h>
+#include <cppestimators/distributed/collective.h>
+#include <cppestimators/model/heads/head.h>
+#include <cppestimators/parallel.h>
+
+namespace cppestimators {
+
+namespace {
+
+int whole_number(const Spec& spec, const char* name, double dflt, double min, double max) {
+  const double v = spec.num_or(name, dflt);
+  if (!(v >= min && v <= max) || v != std::floor(v))
+    throw std::invalid_argument(std::string(name) + " must be a whole number in [" +
+                                std::to_string(static_cast<long long>(min)) + ", " +
+                                std::to_string(static_cast<long long>(max)) + "]");
+  return static_cast<int>(v);
+}
+
+double fraction(const Spec& spec, const char* name) {
+  const double v = spec.num_or(name, 1.0);
+  if (!(v > 0.0 && v <= 1.0)) throw std::invalid_argument(std::string(name) + " must be in (0, 1]");
+  return v;
+}
+
+double non_negative(const Spec& spec, const char* name, double dflt) {
+  const double v = spec.num_or(name, dflt);
+  if (!(v >= 0.0) || !std::isfinite(v))
+    throw std::invalid_argument(std::string(name) + " must be a finite number >= 0");
+  return v;
+}
+
+}  // namespace
+
+HistBoostedTreesModel::HistBoostedTreesModel(const Spec& spec, int units) : Model(spec, units) {
+  if (units < 1) throw std::invalid_argument("boosted trees need at least one logit");
+  classes_ = units;
+  n_trees_ = whole_number(spec, "n_trees", 100, 1, 1e7);
+  const std::string growth = spec.str_or("growth", "depthwise");
+  if (growth != "depthwise" && growth != "lossguide")
+    throw std::invalid_argument("growth must be one of: tensorflow, depthwise, lossguide");
+  grow_.lossguide = growth == "lossguide";
+  grow_.max_depth = whole_number(spec, "max_depth", 6, grow_.lossguide ? 0 : 1, 64);
+  grow_.max_leaves =
+      whole_number(spec, "max_leaves", grow_.lossguide ? 31 : 0, grow_.lossguide ? 2 : 0, 1 << 24);
+  grow_.l1 = non_negative(spec, "l1_regularization", 0.0);
+  grow_.l2 = non_negative(spec, "l2_regularization", 1.0);
+  grow_.gamma = non_negative(spec, "tree_complexity", 0.0);
+  grow_.min_child_weight = non_negative(spec, "min_node_weight", 1.0);
+  grow_.learning_rate = non_negative(spec, "learning_rate", 0.3);
+  if (!(grow_.learning_rate > 0.0)) throw std::invalid_argument("learning_rate must be positive");
+  const int max_bin = whole_number(spec, "max_bin", 256, 4, 65535);
+  subsample_ = fraction(spec, "subsample");
+  colsample_ = fraction(spec, "colsample");
+  seed_ = static_cast<std::uint64_t>(spec.num_or("seed", 0.0));
+  feats_.build(
+      features_, [this](const std::string& name) { return uses(name); }, max_bin);
+  const int k = classes_;
+  state_ = &var("state", {kStateSize}, 0.0, false);
+  base_ = &var("base_score", {k}, 0.0, false);
+  const int numeric = std::max(1, feats_.numeric_count());
+  Parameter& cuts = var("bin_cuts", {numeric, feats_.cut_capacity()}, 0.0, false);
+  Parameter& counts = var("bin_counts", {numeric}, 0.0, false);
+  feats_.attach(cuts, counts);
+  tree_nodes_ = &var("tree_nodes", {0}, 0.0, true);
+  tree_cats_ = &var("tree_categories", {0}, 0.0, true);
+  categories_ = &var("categories", {0}, 0.0, true);
+  n_feature_ = &var("node_feature", {0}, 0.0, true);
+  n_left_ = &var("node_left", {0}, 0.0, true);
+  n_threshold_ = &var("node_threshold", {0}, 0.0, true);
+  n_default_ = &var("node_default_left", {0}, 0.0, true);
+  n_value_ = &var("node_value", {0}, 0.0, true);
+  n_gain_ = &var("node_gain", {0}, 0.0, true);
+  n_cover_ = &var("node_cover", {0}, 0.0, true);
+  tree_start_.assign(1, 0);
+  cat_start_.assign(1, 0);
+  set_training(boosting_);
+}
+
+Parameter& HistBoostedTreesModel::var(const std::string& name, std::vector<int> shape, double init,
+                                      bool growable) {
+  Parameter p = Parameter::single("boosted_trees/" + name, std::move(shape));
+  p.init = Init::Constant;
+  p.init_scale = init;
+  p.trainable = false;
+  p.growable = growable;
+  if (growable) p.row_width = 1;
+  return add(std::move(p));
+}
+
+std::string HistBoostedTreesModel::kind() const { return "boosted_trees"; }
+
+std::vector<std::string> HistBoostedTreesModel::groups() const { return {"boosted_trees"}; }
+
+bool HistBoostedTreesModel::reads_dense_rows_by_index() const { return true; }
+
+void HistBoostedTreesModel::variables_loaded() {
+  const std::size_t t = tree_nodes_->value.size();
+  if (tree_cats_->value.size() != t)
+    throw std::runtime_error("the boosted trees' variables disagree: " + std::to_string(t) +
+                             " trees of nodes but " + std::to_string(tree_cats_->value.size()) +
+                             " of categories");
+  tree_start_.assign(t + 1, 0);
+  cat_start_.assign(t + 1, 0);
+  for (std::size_t i = 0; i < t; ++i) {
+    tree_start_[i + 1] = tree_start_[i] + static_cast<std::int64_t>(tree_nodes_->value[i]);
+    cat_start_[i + 1] = cat_start_[i] + static_cast<std::int64_t>(tree_cats_->value[i]);
+  }
+  if (static_cast<std::size_t>(tree_start_[t]) != n_feature_->value.size() ||
+      static_cast<std::size_t>(cat_start_[t]) != categories_->value.size())
+    throw std::runtime_error(
+        "the boosted trees' variables disagree: the trees' node counts sum "
+        "to " +
+        std::to_string(tree_start_[t]) + " but " + std::to_string(n_feature_->value.size()) +
+        " nodes are stored");
+  ++epoch_;
+}
+
+void HistBoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int64_t n,
+                                          const DenseRows* block, Mode mode, int threads) {
+  pending_binding_ = nullptr;
+  if (mode != Mode::Train) return;
+  if (collective_ != nullptr && collective_->size() > 1)
+    throw std::invalid_argument(
+        "boosted trees of growth \"depthwise\" or \"lossguide\" do not train across processes yet; "
+        "train them in one process, or use growth = \"tensorflow\"");
+  if (state_->value[kCutsReady] == 0.0f && n > 0) {
+    feats_.fit(features_, binding, n, block, threads);
+    state_->value[kCutsReady] = 1.0f;
+  }
+  pending_binding_ = &binding;
+  pending_block_ = block;
+  pending_n_ = n;
+}
+
+void HistBoostedTreesModel::rows_replaced(Workspace& base) {
+  Work& w = static_cast<Work&>(base);
+  w.binned = false;
+  w.preds_rounds = -1;
+}
+
+std::unique_ptr<Workspace> HistBoostedTreesModel::new_workspace(const FeatureBatch&, int,
+                                                                int threads) const {
+  auto ws = std::make_unique<Work>();
+  ws->threads = std::max(1, threads);
+  if (pending_binding_ != nullptr) {
+    feats_.bin_rows(features_, *pending_binding_, pending_n_, pending_block_, ws->threads,
+                    ws->bins);
+    ws->binned = true;
+    const std::size_t n = static_cast<std::size_t>(pending_n_);
+    ws->preds.assign(n * static_cast<std::size_t>(classes_), 0.0);
+    ws->gh.resize(n);
+    pending_binding_ = nullptr;
+  }
+  return ws;
+}
+
+const std::vector<Gradient>& HistBoostedTreesModel::backward(const FeatureBatch&, const float*,
+                                                             Workspace& base) {
+  static const std::vector<Gradient> none;
+  (void)base;
+  return none;
+}
+
+void HistBoostedTreesModel::compile() const {
+  Compiled& c = compiled_;
+  const std::size_t stored = tree_nodes_->value.size();
+  if (c.epoch != epoch_) {
+    c.nodes.clear();
+    c.categories.clear();
+    c.tree_start.assign(1, 0);
+    c.epoch = epoch_;
+  }
+  for (std::size_t t = c.tree_start.size() - 1; t < stored; ++t) {
+    const std::int64_t b = tree_start_[t], e = tree_start_[t + 1];
+    const std::int64_t cb = static_cast<std::int64_t>(c.categories.size());
+    for (std::int64_t k = cat_start_[t]; k < cat_start_[t + 1]; ++k)
+      c.categories.push_back(static_cast<int>(categories_->value[static_cast<std::size_t>(k)]));
+    for (std::int64_t i = b; i < e; ++i) {
+      const std::size_t u = static_cast<std::size_t>(i);
+      Compiled::Node n;
+      n.feature = static_cast<int>(n_feature_->value[u]);
+      n.left = static_cast<int>(n_left_->value[u]);
+      n.threshold = n_threshold_->value[u];
+      n.value = n_value_->value[u];
+      n.default_left = n_default_->value[u] != 0.0f;
+      n.cats = -1;
+      if (n.feature >= 0 && feats_.features()[static_cast<std::size_t>(n.feature)].kind ==
+                                trees::HistFeature::Categorical)
+        n.cats = static_cast<int>(cb + static_cast<std::int64_t>(n.threshold));
+      c.nodes.push_back(n);
+    }
+    c.tree_start.push_back(static_cast<std::int64_t>(c.nodes.size()));
+  }
+}
+
+float HistBoostedTreesModel::tree_value(int t, const float* dense, const FeatureBatch& batch,
+                                        int r) const {
+  const Compiled& c = compiled_;
+  const Compiled::Node* nodes = c.nodes.data() + c.tree_start[static_cast<std::size_t>(t)];
+  const std::vector<trees::HistFeature>& feats = feats_.features();
+  int i = 0;
+  for (;;) {
+    const Compiled::Node& n = nodes[i];
+    if (n.feature < 0) return n.value;
+    const trees::HistFeature& f = feats[static_cast<std::size_t>(n.feature)];
+    bool left;
+    if (f.kind == trees::HistFeature::Numeric) {
+      const float x = dense[f.source];
+      left = std::isnan(x) ? n.default_left : x <= n.threshold;
+    } else {
+      const SparseIds& s = batch.sparse[static_cast<std::size_t>(f.source)];
+      if (s.end(r) <= s.begin(r)) {
+        left = n.default_left;
+      } else {
+        const std::int64_t id = s.id(s.begin(r));
+        if (n.cats < 0) {
+          left = static_cast<float>(id) <= n.threshold;
+        } else {
+          const int* set = c.categories.data() + n.cats;
+          left = std::binary_search(set + 1, set + 1 + set[0], static_cast<int>(id));
+        }
+      }
+    }
+    i = left ? n.left : n.left + 1;
+  }
+}
+
+void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Workspace& base,
+                                    float* logits) const {
+  Work& w = static_cast<Work&>(base);
+  const int k = classes_;
+  const int rows = batch.rows;
+  const bool cache =
+      mode == Mode::Train && w.binned && batch.whole_in_order && tree_limit_ < 0 &&
+      static_cast<std::int64_t>(rows) * k <= static_cast<std::int64_t>(w.preds.size());
+  if (cache && w.preds_rounds == this->rounds()) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * k; ++i)
+      logits[i] = static_cast<float>(w.preds[i]);
+    return;
+  }
+  compile();
+  const int done = this->rounds();
+  const int used = tree_limit_ >= 0 ? std::min(tree_limit_, done) : done;
+  const int n_trees = std::min<int>(used * k, static_cast<int>(compiled_.tree_start.size()) - 1);
+  const int pieces = rows >= 4096 ? std::max(1, w.threads) * 4 : 1;
+  parallel_for(pieces, w.threads, [&](int p) {
+    const int r0 = static_cast<int>(static_cast<std::int64_t>(rows) * p / pieces);
+    const int r1 = static_cast<int>(static_cast<std::int64_t>(rows) * (p + 1) / pieces);
+    std::vector<double> sum(static_cast<std::size_t>(k));
+    for (int r = r0; r < r1; ++r) {
+      const float* dense = nullptr;
+      if (batch.dense_width > 0)
+        dense = batch.dense_rows != nullptr
+                    ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
+                    : batch.dense_block->row(batch.dense_index[r]);
+      for (int c = 0; c < k; ++c)
+        sum[static_cast<std::size_t>(c)] = base_->value[static_cast<std::size_t>(c)];
+      for (int t = 0; t < n_trees; ++t)
+        sum[static_cast<std::size_t>(t % k)] += tree_value(t, dense, batch, r);
+      for (int c = 0; c < k; ++c) {
+        logits[static_cast<std::size_t>(r) * k + c] =
+            static_cast<float>(sum[static_cast<std::size_t>(c)]);
+        if (cache) w.preds[static_cast<std::size_t>(r) * k + c] = sum[static_cast<std::size_t>(c)];
+      }
+    }
+  });
+  if (cache) w.preds_rounds = done;
+}
+
+void HistBoostedTreesModel::base_score(const Head& head, const FeatureBatch& batch) {
+  const int k = classes_;
+  const std::string name = head.name();
+  if (batch.labels == nullptr || batch.rows == 0) return;
+  const float* wt = batch.example_weights;
+  double total = 0.0;
+  std::vector<double> per(static_cast<std::size_t>(std::max(k, 2)), 0.0);
+  double sum = 0.0;
+  for (int r = 0; r < batch.rows; ++r) {
+    const double w = wt != nullptr ? wt[r] : 1.0;
+    const double y = batch.labels[r];
+    total += w;
+    sum += w * y;
+    if (name == "multi_class" && y >= 0 && y < k) per[static_cast<std::size_t>(y)] += w;
+  }
+  if (!(total > 0.0)) return;
+  if (name == "regression") {
+    base_->value[0] = static_cast<float>(sum / total);
+  } else if (name == "binary") {
+    const double p = std::min(1.0 - 1e-7, std::max(1e-7, sum / total));
+    base_->value[0] = static_cast<float>(std::log(p / (1.0 - p)));
+  } else if (name == "multi_class") {
+    for (int c = 0; c < k; ++c)
+      base_->value[static_cast<std::size_t>(c)] =
+          static_cast<float>(std::log(std::max(1e-7, per[static_cast<std::size_t>(c)] / total)));
+  }
+}
+
+StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, const float* logits,
+                                                   const float* dlogits, const Head& head,
+                                                   Workspace& base) {
+  HistBoostedTreesModel& m = m_;
+  if (finished()) return {};
+  Work& w = static_cast<Work&>(base);
+  if (!w.binned)
+    throw std::invalid_argument(
+        "boosted trees of growth \"depthwise\" or \"lossguide\" train on data held in memory (a "
+        "data frame or an input_fn() of one); a streamed dataset is not supported by these "
+        "growths yet");
+  if (dlogits == nullptr || batch.labels == nullptr)
+    throw std::logic_error("internal: the histogram trees need the head's gradients");
+  const int k = m.classes_;
+  const int rows = batch.rows;
+  const std::size_t rk = static_cast<std::size_t>(rows) * k;
+  const float* lg = logits;
+  const float* dl = dlogits;
+  if (m.rounds() == 0 && m.state_->value[kAttempted] == 0.0f) {
+    // the first round starts from the labels' mean (log-odds, log-priors)
+    m.base_score(head, batch);
+    w.dl.resize(rk);
+    w.moved.resize(rk);
+    for (std::size_t i = 0; i < rk; ++i) w.moved[i] = logits[i] + m.base_->value[i % k];
+    w.per_example.resize(static_cast<std::size_t>(rows) * head.per_example_dim());
+    head.loss(w.moved.data(), batch.labels, rows, w.per_example.data(), w.dl.data(),
+              batch.example_weights);
+    if (w.preds_rounds == 0 && batch.whole_in_order)
+      for (std::size_t i = 0; i < rk && i < w.preds.size(); ++i) w.preds[i] = w.moved[i];
+    else
+      w.preds_rounds = -1;
+    lg = w.moved.data();
+    dl = w.dl.data();
+  }
+  w.hess.resize(rk);
+  if (!head.hessian(lg, batch.labels, rows, w.hess.data(), batch.example_weights))
+    throw std::invalid_argument("boosted trees need a loss with a second derivative; the " +
+                                head.name() + " head has none");
+  // the rows the trees grow on: every row of the batch, once
+  const std::size_t n = w.gh.size();
+  w.rows.clear();
+  if (batch.whole_in_order) {
+    w.rows.resize(static_cast<std::size_t>(rows));
+    std::iota(w.rows.begin(), w.rows.end(), 0);
+  } else {
+    for (int r = 0; r < rows; ++r) w.rows.push_back(batch.row_ids[r]);
+    std::sort(w.rows.begin(), w.rows.end());
+    w.rows.erase(std::unique(w.rows.begin(), w.rows.end()), w.rows.end());
+  }
+  const int round = m.rounds();
+  Rng rng(m.seed_ * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(round) + 1);
+  if (m.subsample_ < 1.0) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < w.rows.size(); ++i)
+      if (rng.uniform() < m.subsample_) w.rows[kept++] = w.rows[i];
+    w.rows.resize(kept);
+  }
+  const int nf = static_cast<int>(m.feats_.features().size());
+  const char* use = nullptr;
+  if (m.colsample_ < 1.0) {
+    std::vector<int> order(static_cast<std::size_t>(nf));
+    std::iota(order.begin(), order.end(), 0);
+    for (int i = nf - 1; i > 0; --i)
+      std::swap(order[static_cast<std::size_t>(i)],
+                order[static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(i) + 1))]);
+    const int keep = std::max(1, static_cast<int>(std::ceil(m.colsample_ * nf)));
+    w.use.assign(static_cast<std::size_t>(nf), 0);
+    for (int i = 0; i < keep; ++i)
+      w.use[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = 1;
+    use = w.use.data();
+  }
+  // squared error on xgboost's scale, (y - f)^2 / 2: half the head's
+  // gradient and hessian (the penalties then mean what xgboost's do)
+  const float scale = head.name() == "regression" ? 0.5f : 1.0f;
+  w.grown.resize(static_cast<std::size_t>(k));
+  w.grown_rows.resize(static_cast<std::size_t>(k));
+  for (int c = 0; c < k; ++c) {
+    if (batch.whole_in_order) {
+      for (int r = 0; r < rows && static_cast<std::size_t>(r) < n; ++r)
+        w.gh[static_cast<std::size_t>(r)] = {scale * dl[static_cast<std::size_t>(r) * k + c],
+                                             scale * w.hess[static_cast<std::size_t>(r) * k + c]};
+    } else {
+      for (int r = 0; r < rows; ++r)
+        w.gh[static_cast<std::size_t>(batch.row_ids[r])] = {0.0f, 0.0f};
+      for (int r = 0; r < rows; ++r) {
+        trees::GradPair& p = w.gh[static_cast<std::size_t>(batch.row_ids[r])];
+        p.g += scale * dl[static_cast<std::size_t>(r) * k + c];
+        p.h += scale * w.hess[static_cast<std::size_t>(r) * k + c];
+      }
+    }
+    w.grower.grow(w.bins, m.feats_, w.gh.data(), w.rows.data(), static_cast<int>(w.rows.size()),
+                  m.grow_, use, w.threads, w.grown[static_cast<std::size_t>(c)]);
+    // each leaf's rows, for moving the running predictions
+    std::vector<int>& leaf_of = w.grown_rows[static_cast<std::size_t>(c)];
+    if (w.preds_rounds == round && batch.whole_in_order) {
+      leaf_of.assign(n, -1);
+      const int* order = w.grower.order();
+      for (const auto& range : w.grower.leaf_ranges())
+        for (int i = range.begin; i < range.end; ++i)
+          leaf_of[static_cast<std::size_t>(order[i])] = range.node;
+    } else {
+      leaf_of.clear();
+    }
+  }
+  StepStats stats;
+  stats.sums = &w.marker;
+  stats.sum_count = 0;
+  return stats;
+}
+
+void HistBoostedTreesModel::Boosting::apply(const StepStats& stats, const Optimizers&,
+                                            Workspace& base) {
+  HistBoostedTreesModel& m = m_;
+  if (stats.sums == nullptr || finished()) return;
+  Work& w = static_cast<Work&>(base);
+  const int k = m.classes_;
+  const int round = m.rounds();
+  const bool moving = w.preds_rounds == round && !w.grown_rows.empty() && !w.grown_rows[0].empty();
+  for (int c = 0; c < k; ++c) {
+    const trees::GrownTree& t = w.grown[static_cast<std::size_t>(c)];
+    m.append(t);
+    if (!moving) continue;
+    const std::vector<int>& leaf_of = w.grown_rows[static_cast<std::size_t>(c)];
+    const std::int64_t n = static_cast<std::int64_t>(leaf_of.size());
+    const int pieces = n >= 65536 ? w.threads * 4 : 1;
+    parallel_for(pieces, w.threads, [&](int p) {
+      const std::int64_t b = n * p / pieces, e = n * (p + 1) / pieces;
+      for (std::int64_t r = b; r < e; ++r) {
+        int leaf = leaf_of[static_cast<std::size_t>(r)];
+        if (leaf < 0) leaf = trees::Grower::leaf_of(w.bins, m.feats_, t, r);  // not sampled
+        w.preds[static_cast<std::size_t>(r) * k + c] +=
+            static_cast<float>(t.nodes[static_cast<std::size_t>(leaf)].value);
+      }
+    });
+  }
+  m.state_->value[kRounds] = static_cast<float>(round + 1);
+  m.state_->value[kAttempted] += 1.0f;
+  w.preds_rounds = moving ? round + 1 : -1;
+}
+
+void HistBoostedTreesModel::append(const trees::GrownTree& t) {
+  const std::size_t n0 = n_feature_->value.size(), m = t.nodes.size();
+  std::size_t cats = 0;
+  for (const trees::GrownNode& g : t.nodes)
+    if (g.feature >= 0 && g.categorical) cats += 1 + static_cast<std::size_t>(g.cat_count);
+  const std::size_t c0 = categories_->value.size();
+  for (Parameter* p : {n_feature_, n_left_, n_threshold_, n_default_, n_value_, n_gain_, n_cover_})
+    resize_growable(*p, n0 + m);
+  resize_growable(*categories_, c0 + cats);
+  const std::size_t t0 = tree_nodes_->value.size();
+  resize_growable(*tree_nodes_, t0 + 1);
+  resize_growable(*tree_cats_, t0 + 1);
+  tree_nodes_->value[t0] = static_cast<float>(m);
+  tree_cats_->value[t0] = static_cast<float>(cats);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const trees::GrownNode& g = t.nodes[i];
+    const std::size_t u = n0 + i;
+    n_feature_->value[u] = static_cast<float>(g.feature);
+    n_left_->value[u] = static_cast<float>(g.left);
+    n_default_->value[u] = g.default_left ? 1.0f : 0.0f;
+    n_value_->value[u] = static_cast<float>(g.value);
+    n_gain_->value[u] = static_cast<float>(g.gain);
+    n_cover_->value[u] = static_cast<float>(g.cover);
+    float threshold = 0.0f;
+    if (g.feature >= 0) {
+      const trees::HistFeature& f = feats_.features()[static_cast<std::size_t>(g.feature)];
+      if (f.kind == trees::HistFeature::Numeric) {
+        threshold = feats_.cut_value(f.numeric, g.bin);
+      } else if (f.kind == trees::HistFeature::Ordinal) {
+        threshold = static_cast<float>(g.bin - 1);
+      } else {
+        threshold = static_cast<float>(at);
+        categories_->value[c0 + at++] = static_cast<float>(g.cat_count);
+        for (int j = 0; j < g.cat_count; ++j)
+          categories_->value[c0 + at++] =
+              static_cast<float>(t.categories[static_cast<std::size_t>(g.cat_begin + j)]);
+      }
+    }
+    n_threshold_->value[u] = threshold;
+  }
+  tree_start_.push_back(tree_start_.back() + static_cast<std::int64_t>(m));
+  cat_start_.push_back(cat_start_.back() + static_cast<std::int64_t>(cats));
+  resized_ = true;
+}
+
+bool HistBoostedTreesModel::Boosting::finished() const { return m_.rounds() >= m_.n_trees_; }
+
+std::vector<std::pair<std::string, double>> HistBoostedTreesModel::Boosting::importances() const {
+  const auto& feats = m_.feats_.features();
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& f : feats) out.emplace_back(f.name, 0.0);
+  const std::vector<float>& fv = m_.n_feature_->value;
+  for (std::size_t i = 0; i < fv.size(); ++i)
+    if (fv[i] >= 0.0f) out[static_cast<std::size_t>(fv[i])].second += m_.n_gain_->value[i];
+  return out;
+}
+
+}  // namespace cppestimators

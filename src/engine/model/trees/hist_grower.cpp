@@ -1,0 +1,516 @@
+#include <cppestimators/model/trees/hist_grower.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include <cppestimators/parallel.h>
+
+namespace cppestimators {
+namespace trees {
+
+namespace {
+
+// The pieces a large node's rows are split into (a fixed number, so that a
+// tree does not depend on the threads).
+constexpr int kPieces = 4;
+constexpr int kParallelRows = 32768;
+
+inline int bin_at(const BinMatrix& x, const HistFeature& f, std::int64_t row) {
+  return f.wide
+             ? x.wide[static_cast<std::size_t>(row) * static_cast<std::size_t>(x.wide_width) +
+                      static_cast<std::size_t>(f.column)]
+             : x.narrow[static_cast<std::size_t>(row) * static_cast<std::size_t>(x.narrow_width) +
+                        static_cast<std::size_t>(f.column)];
+}
+
+inline bool in_categories(const GrownTree& t, const GrownNode& n, int category) {
+  const int* b = t.categories.data() + n.cat_begin;
+  return std::binary_search(b, b + n.cat_count, category);
+}
+
+}  // namespace
+
+int Grower::small_rows() const {
+  const int nf = std::max<int>(1, static_cast<int>(f_->features().size()));
+  return std::min(256, std::max(16, f_->total_bins() / nf / 2));
+}
+
+int Grower::take_slot() {
+  if (!free_.empty()) {
+    const int s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  pool_.emplace_back(static_cast<std::size_t>(f_->total_bins()) * 2, 0.0);
+  return static_cast<int>(pool_.size()) - 1;
+}
+
+void Grower::give_slot(int s) {
+  if (s >= 0) free_.push_back(s);
+}
+
+double Grower::score(double g, double h, double extra_l2) const {
+  const double t = g > p_.l1 ? g - p_.l1 : g < -p_.l1 ? g + p_.l1 : 0.0;
+  const double d = h + p_.l2 + extra_l2;
+  return d > 0.0 ? t * t / d : 0.0;
+}
+
+double Grower::weight(double g, double h) const {
+  const double t = g > p_.l1 ? g - p_.l1 : g < -p_.l1 ? g + p_.l1 : 0.0;
+  const double d = h + p_.l2;
+  return d > 0.0 ? -t / d : 0.0;
+}
+
+bool Grower::splittable(const Open& o) const {
+  return (p_.max_depth <= 0 || o.depth < p_.max_depth) && o.end - o.begin >= 2 &&
+         o.h >= 2.0 * p_.min_child_weight && o.h > 0.0;
+}
+
+void Grower::leaf(const Open& o) { leaves_.push_back({o.node, o.begin, o.end}); }
+
+void Grower::build_hist(const Open& o, double* dst) {
+  const std::size_t total = static_cast<std::size_t>(f_->total_bins()) * 2;
+  const std::size_t nw = static_cast<std::size_t>(x_->narrow_width),
+                    ww = static_cast<std::size_t>(x_->wide_width);
+  const auto accumulate = [&](int b, int e, double* h) {
+    std::fill(h, h + total, 0.0);
+    const std::uint8_t* narrow = x_->narrow.data();
+    const std::uint16_t* wide = x_->wide.data();
+    for (int i = b; i < e; ++i) {
+      const std::size_t r = static_cast<std::size_t>(idx_[static_cast<std::size_t>(i)]);
+      const double g = gh_[r].g, hh = gh_[r].h;
+      const std::uint8_t* nb = narrow + r * nw;
+      for (std::size_t c = 0; c < nw; ++c) {
+        double* p = h + 2 * (static_cast<std::size_t>(narrow_off_[c]) + nb[c]);
+        p[0] += g;
+        p[1] += hh;
+      }
+      const std::uint16_t* wb = wide + r * ww;
+      for (std::size_t c = 0; c < ww; ++c) {
+        double* p = h + 2 * (static_cast<std::size_t>(wide_off_[c]) + wb[c]);
+        p[0] += g;
+        p[1] += hh;
+      }
+    }
+  };
+  const int cnt = o.end - o.begin;
+  if (cnt < kParallelRows || threads_ <= 1) {
+    accumulate(o.begin, o.end, dst);
+    return;
+  }
+  if (piece_hist_.size() < kPieces - 1) piece_hist_.resize(kPieces - 1);
+  for (auto& ph : piece_hist_) ph.resize(total);
+  parallel_for(kPieces, threads_, [&](int k) {
+    const int b = o.begin + static_cast<int>(static_cast<std::int64_t>(cnt) * k / kPieces);
+    const int e = o.begin + static_cast<int>(static_cast<std::int64_t>(cnt) * (k + 1) / kPieces);
+    accumulate(b, e, k == 0 ? dst : piece_hist_[static_cast<std::size_t>(k) - 1].data());
+  });
+  const int chunks = 8;
+  parallel_for(chunks, threads_, [&](int c) {
+    const std::size_t b = total * static_cast<std::size_t>(c) / chunks,
+                      e = total * static_cast<std::size_t>(c + 1) / chunks;
+    for (std::size_t i = b; i < e; ++i) {
+      double s = dst[i];
+      for (const auto& ph : piece_hist_) s += ph[i];
+      dst[i] = s;
+    }
+  });
+}
+
+void Grower::subtract(double* larger, const double* smaller) {
+  const std::size_t total = static_cast<std::size_t>(f_->total_bins()) * 2;
+  for (std::size_t i = 0; i < total; ++i) larger[i] -= smaller[i];
+}
+
+void Grower::feature_list(const Open& o, int j, Scratch& s, double& gm, double& hm) {
+  const HistFeature& f = f_->features()[static_cast<std::size_t>(j)];
+  s.list.clear();
+  gm = hm = 0.0;
+  // a bin is empty when its hessian is nothing next to the node's (a
+  // subtracted histogram leaves rounding residue in empty bins)
+  const double eps = std::max(1e-12, std::abs(o.h) * 1e-10);
+  if (o.slot >= 0) {
+    const double* h = pool_[static_cast<std::size_t>(o.slot)].data() + 2 * f.offset;
+    if (h[1] > eps) {
+      gm = h[0];
+      hm = h[1];
+    }
+    for (int b = 1; b < f.bins; ++b)
+      if (h[2 * b + 1] > eps) s.list.push_back({b, h[2 * b], h[2 * b + 1]});
+    return;
+  }
+  const int cnt = o.end - o.begin;
+  s.keys.resize(static_cast<std::size_t>(cnt));
+  for (int i = 0; i < cnt; ++i) {
+    const int row = idx_[static_cast<std::size_t>(o.begin + i)];
+    s.keys[static_cast<std::size_t>(i)] =
+        (static_cast<std::uint32_t>(bin_at(*x_, f, row)) << 16) | static_cast<std::uint32_t>(i);
+  }
+  std::sort(s.keys.begin(), s.keys.end());
+  for (int i = 0; i < cnt;) {
+    const std::uint32_t b = s.keys[static_cast<std::size_t>(i)] >> 16;
+    double g = 0.0, h = 0.0;
+    for (; i < cnt && (s.keys[static_cast<std::size_t>(i)] >> 16) == b; ++i) {
+      const std::size_t r =
+          static_cast<std::size_t>(idx_[static_cast<std::size_t>(o.begin) +
+                                        (s.keys[static_cast<std::size_t>(i)] & 0xFFFFu)]);
+      g += gh_[r].g;
+      h += gh_[r].h;
+    }
+    if (!(h > eps)) continue;
+    if (b == 0) {
+      gm = g;
+      hm = h;
+    } else {
+      s.list.push_back({static_cast<int>(b), g, h});
+    }
+  }
+}
+
+void Grower::scan(const Open& o, int j, Scratch& s, double gm, double hm, Split& best,
+                  std::vector<int>& best_set) const {
+  best = Split{};
+  best_set.clear();
+  const HistFeature& f = f_->features()[static_cast<std::size_t>(j)];
+  const double G = o.g, H = o.h;
+  const double mcw = p_.min_child_weight, floor_gain = std::max(p_.gamma, 1e-6);
+  const bool missing = hm > 0.0;
+  int won = -1;  // which candidate won (categorical: its position)
+  bool won_desc = false;
+  const auto consider = [&](double lg, double lh, bool dl, int bin, double extra) {
+    const double rg = G - lg, rh = H - lh;
+    if (lh < mcw || rh < mcw || !(lh > 0.0) || !(rh > 0.0)) return false;
+    const double gain = score(lg, lh, extra) + score(rg, rh, extra) - score(G, H, extra);
+    if (!(gain > floor_gain) || !(gain > best.gain)) return false;
+    best.feature = j;
+    best.bin = bin;
+    best.default_left = dl;
+    best.gain = gain;
+    best.lg = lg;
+    best.lh = lh;
+    return true;
+  };
+  const int n = static_cast<int>(s.list.size());
+  if (f.kind != HistFeature::Categorical) {
+    double gl = 0.0, hl = 0.0;
+    for (int i = 0; i < n; ++i) {
+      gl += s.list[static_cast<std::size_t>(i)].g;
+      hl += s.list[static_cast<std::size_t>(i)].h;
+      const int bin = s.list[static_cast<std::size_t>(i)].bin;
+      const bool last = i == n - 1;
+      if (!last || missing) consider(gl, hl, missing ? false : hl >= H - hl, bin, 0.0);
+      if (missing && !last) consider(gl + gm, hl + hm, true, bin, 0.0);
+    }
+    return;
+  }
+  if (n + (missing ? 1 : 0) < 2) return;
+  if (n <= p_.max_cat_to_onehot) {
+    for (int i = 0; i < n; ++i) {
+      const BinStat& c = s.list[static_cast<std::size_t>(i)];
+      if (consider(c.g, c.h, missing ? false : c.h >= H - c.h, c.bin, 0.0)) won = i;
+      if (missing && consider(c.g + gm, c.h + hm, true, c.bin, 0.0)) won = i;
+    }
+    if (won >= 0) {
+      best.categorical = true;
+      best_set.push_back(s.list[static_cast<std::size_t>(won)].bin - 1);
+    }
+    return;
+  }
+  const double per_h = static_cast<double>(o.end - o.begin) / H;  // rows per unit of hessian
+  s.order.clear();
+  for (int i = 0; i < n; ++i)
+    if (s.list[static_cast<std::size_t>(i)].h * per_h >= p_.min_data_per_group)
+      s.order.push_back(i);
+  const int m = static_cast<int>(s.order.size());
+  if (m < 1) return;
+  const double smooth = p_.cat_smooth;
+  std::sort(s.order.begin(), s.order.end(), [&](int a, int b) {
+    const BinStat& x = s.list[static_cast<std::size_t>(a)];
+    const BinStat& y = s.list[static_cast<std::size_t>(b)];
+    const double kx = x.g / (x.h + smooth), ky = y.g / (y.h + smooth);
+    return kx < ky || (kx == ky && x.bin < y.bin);
+  });
+  const int most = std::max(1, std::min(p_.max_cat_threshold, (m + 1) / 2));
+  for (int dir = 0; dir < 2; ++dir) {
+    double gl = 0.0, hl = 0.0;
+    for (int k = 0; k < most && k < m; ++k) {
+      const int i = s.order[static_cast<std::size_t>(dir == 0 ? k : m - 1 - k)];
+      gl += s.list[static_cast<std::size_t>(i)].g;
+      hl += s.list[static_cast<std::size_t>(i)].h;
+      bool hit = consider(gl, hl, missing ? false : hl >= H - hl, 0, p_.cat_l2);
+      if (missing && consider(gl + gm, hl + hm, true, 0, p_.cat_l2)) hit = true;
+      if (hit) {
+        won = k;
+        won_desc = dir == 1;
+      }
+    }
+  }
+  if (won >= 0) {
+    best.categorical = true;
+    for (int k = 0; k <= won; ++k) {
+      const int i = s.order[static_cast<std::size_t>(won_desc ? m - 1 - k : k)];
+      best_set.push_back(s.list[static_cast<std::size_t>(i)].bin - 1);
+    }
+    std::sort(best_set.begin(), best_set.end());
+  }
+}
+
+void Grower::evaluate(Open& o) {
+  const int nf = static_cast<int>(f_->features().size());
+  const auto one = [&](int j) {
+    Split& b = per_feature_[static_cast<std::size_t>(j)];
+    if (use_ != nullptr && use_[j] == 0) {
+      b = Split{};
+      return;
+    }
+    Scratch& s = scratch_[static_cast<std::size_t>(j)];
+    double gm = 0.0, hm = 0.0;
+    feature_list(o, j, s, gm, hm);
+    scan(o, j, s, gm, hm, b, per_feature_set_[static_cast<std::size_t>(j)]);
+  };
+  const std::int64_t work =
+      o.slot >= 0 ? f_->total_bins() : static_cast<std::int64_t>(o.end - o.begin) * nf * 8;
+  if (threads_ > 1 && work >= 8192)
+    parallel_for(nf, threads_, one);
+  else
+    for (int j = 0; j < nf; ++j) one(j);
+  Split best;
+  for (int j = 0; j < nf; ++j) {
+    const Split& b = per_feature_[static_cast<std::size_t>(j)];
+    if (b.feature >= 0 && b.gain > best.gain) best = b;
+  }
+  if (best.categorical) {
+    const std::vector<int>& set = per_feature_set_[static_cast<std::size_t>(best.feature)];
+    best.cat_begin = static_cast<int>(cats_.size());
+    best.cat_count = static_cast<int>(set.size());
+    cats_.insert(cats_.end(), set.begin(), set.end());
+  }
+  o.best = best;
+}
+
+void Grower::partition(Open& o, int& mid) {
+  const Split& s = o.best;
+  const HistFeature& f = f_->features()[static_cast<std::size_t>(s.feature)];
+  if (s.categorical)
+    for (int k = 0; k < s.cat_count; ++k)
+      in_set_[static_cast<std::size_t>(cats_[static_cast<std::size_t>(s.cat_begin + k)]) + 1] = 1;
+  const auto goes_left = [&](int row) {
+    const int b = bin_at(*x_, f, row);
+    if (b == 0) return s.default_left;
+    return s.categorical ? in_set_[static_cast<std::size_t>(b)] != 0 : b <= s.bin;
+  };
+  const int cnt = o.end - o.begin;
+  int* idx = idx_.data() + o.begin;
+  if (cnt < kParallelRows || threads_ <= 1) {
+    int l = 0, r = 0;
+    for (int i = 0; i < cnt; ++i) {
+      const int row = idx[i];
+      if (goes_left(row))
+        idx[l++] = row;
+      else
+        tmp_[static_cast<std::size_t>(r++)] = row;
+    }
+    std::copy(tmp_.begin(), tmp_.begin() + r, idx + l);
+    mid = o.begin + l;
+  } else {
+    const int pieces = kPieces * 2;
+    piece_left_.assign(static_cast<std::size_t>(pieces) + 1, 0);
+    const auto bounds = [&](int k) {
+      return static_cast<int>(static_cast<std::int64_t>(cnt) * k / pieces);
+    };
+    parallel_for(pieces, threads_, [&](int k) {
+      std::int64_t l = 0;
+      for (int i = bounds(k); i < bounds(k + 1); ++i) l += goes_left(idx[i]) ? 1 : 0;
+      piece_left_[static_cast<std::size_t>(k) + 1] = l;
+    });
+    for (int k = 0; k < pieces; ++k)
+      piece_left_[static_cast<std::size_t>(k) + 1] += piece_left_[static_cast<std::size_t>(k)];
+    const std::int64_t lefts = piece_left_[static_cast<std::size_t>(pieces)];
+    parallel_for(pieces, threads_, [&](int k) {
+      std::int64_t l = piece_left_[static_cast<std::size_t>(k)];
+      std::int64_t r = lefts + (bounds(k) - l);
+      for (int i = bounds(k); i < bounds(k + 1); ++i) {
+        const int row = idx[i];
+        if (goes_left(row))
+          tmp_[static_cast<std::size_t>(l++)] = row;
+        else
+          tmp_[static_cast<std::size_t>(r++)] = row;
+      }
+    });
+    parallel_for(pieces, threads_, [&](int k) {
+      std::copy(tmp_.begin() + bounds(k), tmp_.begin() + bounds(k + 1), idx + bounds(k));
+    });
+    mid = o.begin + static_cast<int>(lefts);
+  }
+  if (s.categorical)
+    for (int k = 0; k < s.cat_count; ++k)
+      in_set_[static_cast<std::size_t>(cats_[static_cast<std::size_t>(s.cat_begin + k)]) + 1] = 0;
+}
+
+void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair* gh,
+                  const int* rows, int n, const GrowParams& p, const char* use, int threads,
+                  GrownTree& out) {
+  x_ = &x;
+  f_ = &feats;
+  gh_ = gh;
+  use_ = use;
+  p_ = p;
+  threads_ = std::max(1, threads);
+  out_ = &out;
+  out.clear();
+  leaves_.clear();
+  cats_.clear();
+  open_.clear();
+  const std::size_t nf = feats.features().size();
+  const std::size_t total = static_cast<std::size_t>(feats.total_bins()) * 2;
+  if (!pool_.empty() && pool_[0].size() != total) {
+    pool_.clear();
+    free_.clear();
+    piece_hist_.clear();
+  }
+  free_.clear();
+  for (std::size_t s = pool_.size(); s-- > 0;) free_.push_back(static_cast<int>(s));
+  if (scratch_.size() < nf) scratch_.resize(nf);
+  per_feature_.resize(nf);
+  per_feature_set_.resize(nf);
+  in_set_.assign(static_cast<std::size_t>(feats.max_bins()) + 1, 0);
+  narrow_off_.assign(static_cast<std::size_t>(x.narrow_width), 0);
+  wide_off_.assign(static_cast<std::size_t>(x.wide_width), 0);
+  for (const HistFeature& f : feats.features())
+    (f.wide ? wide_off_ : narrow_off_)[static_cast<std::size_t>(f.column)] = f.offset;
+  idx_.assign(rows, rows + n);
+  tmp_.resize(static_cast<std::size_t>(n));
+
+  Open root;
+  root.begin = 0;
+  root.end = n;
+  for (int i = 0; i < n; ++i) {
+    root.g += gh[rows[i]].g;
+    root.h += gh[rows[i]].h;
+  }
+  out.nodes.emplace_back();
+  const auto set_node = [&](const Open& o) {
+    GrownNode& g = out.nodes[static_cast<std::size_t>(o.node)];
+    g.value = weight(o.g, o.h) * p_.learning_rate;
+    g.cover = o.h;
+  };
+  set_node(root);
+  int leaves = 1;
+  // a node whose split is found: kept open (with its histogram when big
+  // enough for its children to use), else a leaf
+  const auto settle = [&](Open& o) {
+    if (splittable(o)) {
+      evaluate(o);
+    } else {
+      o.best = Split{};
+    }
+    if (o.best.feature < 0) {
+      give_slot(o.slot);
+      o.slot = -1;
+      leaf(o);
+      return;
+    }
+    if (o.slot >= 0 && o.end - o.begin < small_rows()) {
+      give_slot(o.slot);
+      o.slot = -1;
+    }
+    open_.push_back(o);
+  };
+  if (splittable(root)) {
+    root.slot = take_slot();
+    build_hist(root, slot(root.slot));
+  }
+  settle(root);
+  std::size_t head = 0;
+  while (head < open_.size()) {
+    if (p_.max_leaves > 0 && leaves >= p_.max_leaves) break;
+    if (p_.lossguide) {  // the largest gain first; ties to the lower node
+      std::size_t pick = head;
+      for (std::size_t k = head + 1; k < open_.size(); ++k) {
+        const Open& a = open_[k];
+        const Open& b = open_[pick];
+        if (a.best.gain > b.best.gain || (a.best.gain == b.best.gain && a.node < b.node)) pick = k;
+      }
+      if (pick != head) {
+        const Open moved = open_[pick];
+        open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(pick));
+        open_.insert(open_.begin() + static_cast<std::ptrdiff_t>(head), moved);
+      }
+    }
+    Open o = open_[head++];
+    int mid = o.begin;
+    partition(o, mid);
+    const int left = static_cast<int>(out.nodes.size());
+    {
+      GrownNode& g = out.nodes[static_cast<std::size_t>(o.node)];
+      g.feature = o.best.feature;
+      g.left = left;
+      g.bin = o.best.bin;
+      g.default_left = o.best.default_left;
+      g.categorical = o.best.categorical;
+      g.gain = o.best.gain;
+      if (o.best.categorical) {
+        g.cat_begin = static_cast<int>(out.categories.size());
+        g.cat_count = o.best.cat_count;
+        out.categories.insert(out.categories.end(), cats_.begin() + o.best.cat_begin,
+                              cats_.begin() + o.best.cat_begin + o.best.cat_count);
+      }
+    }
+    out.nodes.emplace_back();
+    out.nodes.emplace_back();
+    ++leaves;
+    Open l, r;
+    l.begin = o.begin;
+    l.end = mid;
+    r.begin = mid;
+    r.end = o.end;
+    l.depth = r.depth = o.depth + 1;
+    l.node = left;
+    r.node = left + 1;
+    l.g = o.best.lg;
+    l.h = o.best.lh;
+    r.g = o.g - l.g;
+    r.h = o.h - l.h;
+    set_node(l);
+    set_node(r);
+    if (o.slot >= 0) {
+      if (splittable(l) || splittable(r)) {
+        Open& small = l.end - l.begin <= r.end - r.begin ? l : r;
+        Open& big = &small == &l ? r : l;
+        small.slot = take_slot();
+        build_hist(small, slot(small.slot));
+        subtract(slot(o.slot), slot(small.slot));
+        big.slot = o.slot;
+      } else {
+        give_slot(o.slot);
+      }
+    }
+    settle(l);
+    settle(r);
+  }
+  for (std::size_t k = head; k < open_.size(); ++k) {
+    give_slot(open_[k].slot);
+    leaf(open_[k]);
+  }
+  open_.clear();
+}
+
+int Grower::leaf_of(const BinMatrix& x, const HistFeatures& feats, const GrownTree& t,
+                    std::int64_t row) {
+  int node = 0;
+  for (;;) {
+    const GrownNode& n = t.nodes[static_cast<std::size_t>(node)];
+    if (n.feature < 0) return node;
+    const HistFeature& f = feats.features()[static_cast<std::size_t>(n.feature)];
+    const int b = bin_at(x, f, row);
+    const bool left = b == 0          ? n.default_left
+                      : n.categorical ? in_categories(t, n, b - 1)
+                                      : b <= n.bin;
+    node = left ? n.left : n.left + 1;
+  }
+}
+
+}  // namespace trees
+}  // namespace cppestimators
