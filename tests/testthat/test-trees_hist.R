@@ -1,6 +1,9 @@
 # The histogram growths of boosted trees: growth = "depthwise" (xgboost's
 # hist) and "lossguide" (LightGBM's leaf-wise).
 
+# numeric predictions of a regressor, as a vector
+num_pred <- function(est, data) predict(est, data)$predictions
+
 hist_data <- function(n = 2000, seed = 1) {
   set.seed(seed)
   df <- data.frame(x1 = runif(n), x2 = rnorm(n), f = factor(sample(letters[1:8], n, TRUE)))
@@ -15,8 +18,8 @@ test_that("the histogram growths fit a regression with a factor and missing valu
   fcs <- feature_columns_from_data(df, -y)
   for (g in c("depthwise", "lossguide")) {
     est <- boosted_trees_regressor(fcs, growth = g, n_trees = 60, max_depth = 6, learning_rate = 0.3)
-    expect_silent(train(est, df, response = "y"))
-    pred <- predict(est, df, type = "numeric")
+    expect_silent(suppressMessages(train(est, df, response = "y")))
+    pred <- num_pred(est, df)
     expect_length(pred, nrow(df))
     expect_false(anyNA(pred))  # rows with a missing x2 are predicted too
     rmse <- sqrt(mean((pred - df$y)^2))
@@ -25,14 +28,14 @@ test_that("the histogram growths fit a regression with a factor and missing valu
     # the same data grows the same trees
     again <- boosted_trees_regressor(fcs, growth = g, n_trees = 60, max_depth = 6, learning_rate = 0.3)
     train(again, df, response = "y")
-    expect_identical(predict(again, df, type = "numeric"), pred)
+    expect_identical(num_pred(again, df), pred)
   }
 })
 
 test_that("each split learns where missing values go", {
   set.seed(2)
   n <- 1000
-  df <- data.frame(x = runif(n))
+  df <- data.frame(x = sample(seq(0.05, 0.95, by = 0.1), n, TRUE))  # a bin per value
   df$y <- ifelse(df$x < 0.5, 0, 1)
   gone <- seq(1, n, by = 5)
   df$x[gone] <- NA
@@ -41,7 +44,7 @@ test_that("each split learns where missing values go", {
                                  max_depth = 2, learning_rate = 1, l2_regularization = 0, min_node_weight = 0)
   train(est, df, response = "y")
   new <- data.frame(x = c(NA, 0.1, 0.9))
-  expect_equal(predict(est, new, type = "numeric"), c(10, 0, 1), tolerance = 1e-5)
+  expect_equal(num_pred(est, new), c(10, 0, 1), tolerance = 1e-5)
   trees <- boosted_trees_ensemble(est)
   root <- trees[trees$node_id == 0, ]
   expect_false(root$is_leaf)
@@ -77,7 +80,7 @@ test_that("a factor splits into the set of categories an exhaustive search finds
   }
   same <- setequal(found, best_set) || setequal(found, setdiff(levels, best_set))
   expect_true(same, info = paste("found", paste(found, collapse = ","), "best", paste(best_set, collapse = ",")))
-  pred <- predict(est, data.frame(f = factor(levels, levels = levels)), type = "numeric")
+  pred <- num_pred(est, data.frame(f = factor(levels, levels = levels)))
   side <- levels %in% found
   expect_equal(length(unique(round(pred[side], 6))), 1L)
   expect_equal(length(unique(round(pred[!side], 6))), 1L)
@@ -91,9 +94,9 @@ test_that("deep trees store the nodes grown, not 2^depth", {
   fcs <- feature_columns_from_data(df, -y)
   est <- boosted_trees_regressor(fcs, growth = "depthwise", n_trees = 20, max_depth = 15)
   train(est, df, response = "y")
-  sizes <- variable_value(est, "boosted_trees/tree_nodes")
+  sizes <- variable_value(est, "boosted_trees/tree_nodes")[[1]]
   expect_length(sizes, 20)
-  expect_equal(length(variable_value(est, "boosted_trees/node_feature")), sum(sizes))
+  expect_equal(length(variable_value(est, "boosted_trees/node_feature")[[1]]), sum(sizes))
   # at most one leaf per row (min_node_weight 1): far below 2^16 nodes a tree
   expect_true(all(sizes <= 2 * n))
   # many trees of that depth are a valid model
@@ -116,7 +119,7 @@ test_that("training resumes mid-ensemble from its checkpoint with the same trees
   more <- boosted_trees_regressor(fcs, growth = "lossguide", n_trees = 12, max_leaves = 8, max_depth = 0,
                                   model_dir = dir)
   train(more, df, response = "y")
-  expect_equal(predict(more, df, type = "numeric"), predict(whole, df, type = "numeric"), tolerance = 1e-6)
+  expect_equal(num_pred(more, df), num_pred(whole, df), tolerance = 1e-6)
   expect_true(any(grepl("^model.ckpt", list.files(dir))))
 })
 
@@ -126,7 +129,7 @@ test_that("the classifiers grow binary and multi-class trees", {
                                   growth = "depthwise", n_classes = 3, label_vocabulary = levels(iris$Species),
                                   n_trees = 10, max_depth = 3)
   train(est, iris, response = "Species")
-  cls <- predict(est, iris, type = "class")
+  cls <- predict(est, iris, type = "class")$.pred_class
   expect_gt(mean(as.character(cls) == as.character(iris$Species)), 0.9)
   ens <- boosted_trees_ensemble(est)
   expect_setequal(unique(ens$class), levels(iris$Species))

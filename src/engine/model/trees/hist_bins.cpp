@@ -90,8 +90,10 @@ int HistFeatures::numeric_bin(int j, float x) const {
 
 float HistFeatures::cut_value(int j, int b) const {
   const int count = cut_count(j);
-  if (b < 1) return -std::numeric_limits<float>::infinity();
-  if (b > count) return std::numeric_limits<float>::infinity();
+  // (finite: checkpoints hold finite values; every finite value is <= the
+  // largest float, and no value is below the lowest one)
+  if (b < 1) return std::numeric_limits<float>::lowest();
+  if (b > count) return std::numeric_limits<float>::max();
   return cuts_
       ->value[static_cast<std::size_t>(j) * cut_capacity() + static_cast<std::size_t>(b) - 1];
 }

@@ -21,7 +21,7 @@
 // - A categorical feature splits into two sets of categories (LightGBM's
 //   method): with at most max_cat_to_onehot categories present, one
 //   category against the rest; else the categories seen on at least
-//   min_data_per_group rows (counts estimated from the hessians, as
+//   min_data_per_group (10) rows (counts estimated from the hessians, as
 //   LightGBM does), sorted by G / (H + cat_smooth), and the best prefix of
 //   at most max_cat_threshold of them from either end, with l2 + cat_l2 in
 //   the gain. The set goes left; every other category goes right.
@@ -46,7 +46,7 @@ struct GrowParams {
   int max_leaves = 0;  // 0: no limit (depthwise)
   double l1 = 0.0, l2 = 1.0, gamma = 0.0, min_child_weight = 1.0;
   double learning_rate = 0.3;
-  int max_cat_to_onehot = 4, max_cat_threshold = 32, min_data_per_group = 100;
+  int max_cat_to_onehot = 4, max_cat_threshold = 32, min_data_per_group = 10;
   double cat_smooth = 10.0, cat_l2 = 10.0;
 };
 
