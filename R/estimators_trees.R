@@ -84,6 +84,55 @@
 #' `center_bias` needs one logit; `pruning_mode` applies to multi-class
 #' trees as to the others (a split's gain is the one summed over classes).
 #'
+#' @section Histogram growths:
+#' `growth = "depthwise"` (xgboost's `tree_method = "hist"`) and `growth =
+#' "lossguide"` (LightGBM's leaf-wise growth) grow each tree the way those
+#' libraries do, next to TensorFlow's layer-by-layer growth (`growth =
+#' "tensorflow"`, the default here, whose numbers are unchanged). Every
+#' column is binned once per training session: a numeric column into at most
+#' `max_bin - 1` bins (cuts at quantiles, or between neighbouring values when
+#' there are fewer, from up to 262,144 evenly spaced rows of the first
+#' training session, kept with the model) plus one for missing values; a
+#' factor (categorical column, or its indicator) by category. A training
+#' step takes the gradients and hessians of every row of its batch once and
+#' grows one whole tree (one per class with three classes or more, as
+#' xgboost): the rows are partitioned node by node, the smaller child's
+#' histogram is built and the larger one's is the parent's minus it. Splits
+#' follow xgboost's rules on its scale (sums over the rows; squared error is
+#' halved, as xgboost's): gain \eqn{S(L) + S(R) - S(node)} with
+#' \eqn{S = T(G)^2 / (H + l2)}, \eqn{T} the soft threshold by `l1`; a split
+#' needs a gain above `tree_complexity` (xgboost's gamma) and a hessian sum
+#' of `min_node_weight` (min_child_weight, default 1) on each side; leaves
+#' are \eqn{-T(G) / (H + l2)} (`l2_regularization`, lambda, default 1 in
+#' these growths) times `learning_rate`. Missing numeric values are allowed
+#' in training and prediction: each split learns which side they go to. A
+#' factor splits into two sets of categories (LightGBM's method: categories
+#' seen on at least 10 rows sorted by gradient over hessian, with smoothing;
+#' one against the rest with at most 4 categories), never into one-hot
+#' columns. Trees are stored as arrays of the nodes grown (variables
+#' `boosted_trees/node_*`), so depth costs only the nodes that exist. The
+#' first tree starts from the labels' mean (log-odds, log-priors).
+#'
+#' In these growths a step is one tree: `train()` of a data frame gives one
+#' batch of every row in order and repeats it until `n_trees` trees are
+#' grown, so `steps` counts trees; `batch_size` (an [input_fn()] of a data
+#' frame) makes each tree grow from one batch's rows, and `num_epochs` bounds
+#' the passes (one tree per batch). `n_batches_per_layer`, `center_bias`,
+#' `pruning_mode` and `quantile_sketch_epsilon` are TensorFlow's and refused
+#' here. Not yet supported by these growths: streamed datasets (an error;
+#' read the data into a data frame) and training across processes.
+#'
+#' @param growth `"tensorflow"` (TensorFlow's layer-by-layer growth, the
+#'   default), `"depthwise"` (xgboost's histogram growth, level by level to
+#'   `max_depth`) or `"lossguide"` (LightGBM's: the leaf of largest gain
+#'   first, to `max_leaves` leaves, and `max_depth` when it is above 0). See
+#'   the section Histogram growths.
+#' @param max_leaves `"lossguide"`: the leaves of a tree (default 31);
+#'   `"depthwise"`: a limit besides `max_depth` (default none).
+#' @param max_bin The histogram growths: bins of a numeric column, including
+#'   the one of missing values (default 256).
+#' @param subsample,colsample The histogram growths: the share of rows and
+#'   of features each tree samples (default 1, all).
 #' @inheritParams linear_estimators
 #' @param n_batches_per_layer Batches whose statistics are averaged to grow
 #'   one layer.
@@ -127,6 +176,14 @@
 #' train(est, input_fn(df, response = "y", batch_size = 200L, num_epochs = NULL))
 #' est
 #' boosted_trees_feature_importance(est)
+#'
+#' # xgboost's histogram growth, missing values and a factor split natively
+#' df$g <- factor(sample(c("a", "b", "c"), 200, TRUE))
+#' df$x[1:10] <- NA
+#' hist_est <- boosted_trees_regressor(feature_columns_from_data(df, -y), growth = "depthwise",
+#'                                     n_trees = 20, max_depth = 3)
+#' train(hist_est, df, response = "y")
+#' head(boosted_trees_ensemble(hist_est))
 #'
 #' # three classes
 #' iris_est <- boosted_trees_classifier(

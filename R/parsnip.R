@@ -101,11 +101,22 @@
 #'   lowered the evaluation's `average_loss`, and the best evaluation's
 #'   trees are kept ([hook_in_memory_evaluator()],
 #'   [hook_stop_if_no_decrease()] with `restore_best = TRUE`);
-#' * `mtry` and `sample_size` are not supported (parsnip drops them).
+#' * `sample_size` -> the share of rows each tree samples, `mtry` -> the
+#'   predictors each tree may use (a count, as xgboost's engine takes it).
 #'
-#' By default the whole training set is one batch, so each training step
-#' grows one layer of a tree (xgboost's histogram algorithm, depth-wise).
-#' The trees follow xgboost's rules rather than TensorFlow's where they
+#' The trees are grown by xgboost's histogram algorithm, depth-wise
+#' (`growth = "depthwise"`, see [boosted_trees_estimators]): one training
+#' step grows one tree from every training row, missing predictor values
+#' are allowed (each split learns where they go) and factors split into
+#' sets of levels. The arguments above are on xgboost's scale as they are
+#' (`l2_regularization` defaults to 1, xgboost's lambda; `learn_rate` to
+#' 0.3, xgboost's eta). The engine argument `growth = "lossguide"` grows
+#' LightGBM's leaf-wise trees (engine argument `max_leaves`, default 31);
+#' `max_bin` sets the bins of numeric predictors (default 256).
+#'
+#' With the engine argument `growth = "tensorflow"` the trees are
+#' TensorFlow's: the whole training set is one batch, so each training step
+#' grows one layer of a tree. Those trees follow xgboost's rules rather than TensorFlow's where they
 #' differ: a split must lower the loss (pre-pruning), a node that can not
 #' split is a leaf and a layer without splits ends its tree, and regression
 #' starts from the outcome's mean (`center_bias`). The penalties and sizes
@@ -126,8 +137,10 @@
 #' * boost_tree(): `l2_regularization` (default 1), `l1_regularization`
 #'   (default 0), `tree_complexity` (the same as `loss_reduction`),
 #'   `min_node_weight` (the same as `min_n`), `learning_rate` (the same as
-#'   `learn_rate`) and `n_batches_per_layer`, on xgboost's scale (its
-#'   `lambda`, `alpha`, `gamma` and `min_child_weight`; see above).
+#'   `learn_rate`), on xgboost's scale (its `lambda`, `alpha`, `gamma` and
+#'   `min_child_weight`; see above); `growth` (`"depthwise"`, `"lossguide"`
+#'   or `"tensorflow"`), `max_leaves` and `max_bin`; `n_batches_per_layer`
+#'   with `growth = "tensorflow"` only.
 #' * `batch_size`: rows per batch (default: every training row for the
 #'   linear models and boost_tree, 32 for mlp()).
 #' * `epochs` (linear models: at most 1000, stopped on convergence; mlp():

@@ -24,6 +24,12 @@
 #' @param tolerance Linear models: training stops once the mean loss of its
 #'   last window of steps fell by less than this share (0: run every epoch).
 #' @param learn_rate,loss_reduction `boost_tree()`'s main arguments.
+#' @param growth,max_leaves,max_bin `boost_tree()`'s engine arguments: the
+#'   growth (`"depthwise"` by default, `"lossguide"`, or `"tensorflow"`),
+#'   see [boosted_trees_estimators].
+#' @param sample_size,mtry `boost_tree()`'s main arguments with the histogram
+#'   growths: the share of rows each tree samples, and the predictors each
+#'   tree may use (a count).
 #' @param l1_regularization,l2_regularization,min_node_weight,n_batches_per_layer
 #'   `boost_tree()`'s engine arguments (see [cppestimators_parsnip]).
 #' @param outcome The outcome's column name in the user's data, which

@@ -169,7 +169,7 @@ test_that("parsnip's arguments reach the estimator's spec", {
   skip_if_no_parsnip()
   trees <- fit_quietly(parsnip::set_mode(parsnip::set_engine(
     parsnip::boost_tree(trees = 7, tree_depth = 2, learn_rate = 0.3, min_n = 4, loss_reduction = 0.5),
-    "cppestimators"), "regression"), mpg ~ ., mtcars)
+    "cppestimators", growth = "tensorflow"), "regression"), mpg ~ ., mtcars)
   m <- parsnip::extract_fit_engine(trees)$spec$model
   expect_identical(m$n_trees, 7)
   expect_identical(m$max_depth, 2)
@@ -182,6 +182,13 @@ test_that("parsnip's arguments reach the estimator's spec", {
   expect_equal(m$pruning_mode, "pre")
   expect_true(m$center_bias)
   expect_identical(m$n_batches_per_layer, 1)
+
+  hist <- fit_quietly(parsnip::set_mode(parsnip::set_engine(
+    parsnip::boost_tree(trees = 7, tree_depth = 2, learn_rate = 0.3, min_n = 4, loss_reduction = 0.5),
+    "cppestimators"), "regression"), mpg ~ ., mtcars)
+  h <- parsnip::extract_fit_engine(hist)$spec$model
+  expect_identical(h$growth, "depthwise")
+  expect_equal(c(h$tree_complexity, h$min_node_weight, h$l2_regularization), c(0.5, 4, 1))  # xgboost's scale
 
   dnn <- fit_quietly(parsnip::set_mode(parsnip::set_engine(
     parsnip::mlp(hidden_units = 3, dropout = 0.1, activation = "tanh", learn_rate = 0.02, epochs = 2),
@@ -216,9 +223,12 @@ test_that("epochs, steps and batch_size set the length of training", {
   expect_equal(step_of(fit_quietly(spec, mpg ~ wt, mtcars)), 12)  # 3 * 32 rows / 8
   spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", steps = 7)
   expect_equal(step_of(fit_quietly(spec, mpg ~ wt, mtcars)), 7)
+  hist <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 4, tree_depth = 2, min_n = 0),
+                                                "cppestimators"), "classification")
+  expect_equal(step_of(fit_quietly(hist, am ~ ., mtcars_am())), 4)  # the default growth: one tree per step
   trees <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 4, tree_depth = 2, min_n = 0),
-                                                 "cppestimators"), "classification")
-  expect_equal(step_of(fit_quietly(trees, am ~ ., mtcars_am())), 8)  # one layer per step
+                                                 "cppestimators", growth = "tensorflow"), "classification")
+  expect_equal(step_of(fit_quietly(trees, am ~ ., mtcars_am())), 8)  # TensorFlow's: one layer per step
   # regression first centers its bias on the outcome's mean, a step each
   trees <- parsnip::set_mode(trees, "regression")
   expect_gt(step_of(fit_quietly(trees, mpg ~ ., mtcars)), 8)
