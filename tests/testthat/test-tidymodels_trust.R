@@ -187,7 +187,8 @@ test_that("boost_tree() takes the tree arguments people tune, on xgboost's scale
   spec <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 3, tree_depth = 2), "cppestimators",
                                                 l2_regularization = 2, l1_regularization = 0.5,
                                                 tree_complexity = 0.25, min_node_weight = 3,
-                                                learning_rate = 0.2, n_batches_per_layer = 2), "regression")
+                                                learning_rate = 0.2, n_batches_per_layer = 2,
+                                                growth = "tensorflow"), "regression")
   set.seed(1)
   m <- parsnip::extract_fit_engine(quietly(parsnip::fit(spec, mpg ~ ., mtcars)))$spec$model
   rows <- 2 * 16  # two batches of 16 rows per layer
