@@ -201,7 +201,7 @@ test_that("boost_tree() takes the tree arguments people tune, on xgboost's scale
                            "regression")
   expect_error(quietly(parsnip::fit(bad, mpg ~ ., mtcars)),
                paste0("unknown engine argument.*`l2_regularisation`.*Did you mean `l2_regularization`.*",
-                      "The engine arguments are `learning_rate`, `l1_regularization`, `l2_regularization`"))
+                      "The engine arguments are `growth`, `max_leaves`, `max_bin`, `learning_rate`, `l1_regularization`"))
 })
 
 test_that("penalty is glmnet's: tune_grid() over dials' default range changes the coefficients monotonically", {
