@@ -17,6 +17,8 @@ void BinMatrix::resize(std::int64_t n, int nw, int ww) {
   wide_width = ww;
   narrow.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(nw), 0);
   wide.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(ww), 0);
+  narrow_cols.assign(narrow.size(), 0);
+  wide_cols.assign(wide.size(), 0);
 }
 
 void HistFeatures::add_column(const FeatureSet& columns, std::size_t i) {
@@ -74,18 +76,17 @@ int HistFeatures::numeric_bin(int j, float x) const {
   if (std::isnan(x)) return 0;
   const float* c = cuts_->value.data() + static_cast<std::size_t>(j) * cut_capacity();
   const int count = cut_count(j);
-  // how many cuts are < x: the bins are (cut[b - 2], cut[b - 1]]
-  int lo = 0, n = count;
-  while (n > 0) {
+  // how many cuts are < x (the bins are (cut[b - 2], cut[b - 1]]), by a
+  // binary search whose steps are selects, not branches
+  if (count <= 0) return 1;
+  const float* base = c;
+  int n = count;
+  while (n > 1) {
     const int half = n / 2;
-    if (c[lo + half] < x) {
-      lo += half + 1;
-      n -= half + 1;
-    } else {
-      n = half;
-    }
+    base = base[half - 1] < x ? base + half : base;
+    n -= half;
   }
-  return lo + 1;
+  return static_cast<int>(base - c) + (*base < x ? 1 : 0) + 1;
 }
 
 float HistFeatures::cut_value(int j, int b) const {
@@ -221,10 +222,15 @@ void HistFeatures::bin_rows(const FeatureSet& columns, FeatureSet::Binding& bind
               b = id >= 0 && id + 1 < f.bins ? static_cast<int>(id) + 1 : 0;
             }
           }
-          if (f.wide)
+          const std::size_t at =
+              static_cast<std::size_t>(f.column) * static_cast<std::size_t>(n) + r;
+          if (f.wide) {
             wb[f.column] = static_cast<std::uint16_t>(b);
-          else
+            out.wide_cols[at] = static_cast<std::uint16_t>(b);
+          } else {
             nb[f.column] = static_cast<std::uint8_t>(b);
+            out.narrow_cols[at] = static_cast<std::uint8_t>(b);
+          }
         }
       }
     });

@@ -44,13 +44,27 @@ struct HistFeature {
   int offset = 0;     // its first bin in a node's histogram
 };
 
+// Row-major for building histograms (a row's bins read together) and, as
+// xgboost keeps its column matrix, column-major too for partitioning rows
+// (one feature's bins of a node's rows read in order): twice the bytes of
+// one layout, which the partition repays (a row-major read of one feature
+// moves a whole row's cache line per row and level).
 struct BinMatrix {
   std::int64_t rows = 0;
   int narrow_width = 0, wide_width = 0;
-  std::vector<std::uint8_t> narrow;  // rows x narrow_width
-  std::vector<std::uint16_t> wide;   // rows x wide_width
+  std::vector<std::uint8_t> narrow;       // rows x narrow_width
+  std::vector<std::uint16_t> wide;        // rows x wide_width
+  std::vector<std::uint8_t> narrow_cols;  // narrow_width x rows
+  std::vector<std::uint16_t> wide_cols;   // wide_width x rows
   void resize(std::int64_t n, int nw, int ww);
-  std::size_t bytes() const { return narrow.size() + 2 * wide.size(); }
+  std::size_t bytes() const { return 2 * (narrow.size() + 2 * wide.size()); }
+  // Feature column `column` of its block, `row`.
+  int bin(bool is_wide, int column, std::int64_t row) const {
+    return is_wide ? wide_cols[static_cast<std::size_t>(column) * static_cast<std::size_t>(rows) +
+                               static_cast<std::size_t>(row)]
+                   : narrow_cols[static_cast<std::size_t>(column) * static_cast<std::size_t>(rows) +
+                                 static_cast<std::size_t>(row)];
+  }
 };
 
 class HistFeatures {

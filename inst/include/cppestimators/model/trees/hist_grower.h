@@ -145,7 +145,7 @@ class Grower {
   int threads_ = 1;
   GrownTree* out_ = nullptr;
 
-  std::vector<int> idx_, tmp_;
+  std::vector<int> idx_, tmp_, tmp2_;
   std::vector<int> narrow_off_, wide_off_;  // each block column's first bin
   std::vector<std::vector<double>> pool_;
   std::vector<int> free_;
