@@ -387,6 +387,7 @@ worker_train <- function(con, desc, rank, size, key, weight_key, batch_size, num
                          kernel, share) {
   shard <- worker_state$shards[[key]]
   if (is.null(shard)) stop("this worker does not hold the shard it was asked to train on")
+  if (batch_size == 0L) batch_size <- max(1L, NROW(shard$labels))  # its whole shard a batch
   ptr <- cpp_estimator_new(desc)
   coll <- cpp_r_collective(worker_collective(con, rank, size))
   ses <- cpp_session_new(ptr, shard$features, shard$labels, shard$weights, weight_key, "train",
@@ -516,7 +517,8 @@ socket_training <- function(cl, object, data, seed, kernel, hooks) {
     key <- send_shards(cl, data, timeout)
     for (i in seq_len(w)) {
       node_start(cl, i, cluster_worker_train, list(
-        desc, i, w + 1L, key, object$spec$weight_column$name %||% "", data$batch_size, data$num_epochs,
+        desc, i, w + 1L, key, object$spec$weight_column$name %||% "",
+        if (isTRUE(data$whole_batches)) 0L else data$batch_size, data$num_epochs,
         isTRUE(data$shuffle), rank_seed(seed, i), kernel, share))
     }
     chief <- take_rows(data, integer())
@@ -604,6 +606,7 @@ mpi_training <- function(world, data, seed, share) {
     data$input$dataset <- shard_dataset(data$input$dataset, world$size, world$rank)
   } else {
     data <- take_shard(data, world$rank + 1L, world$size)
+    if (isTRUE(data$whole_batches)) data$batch_size <- max(1L, NROW(data$labels))  # its whole shard a batch
   }
   list(data = data, seed = rank_seed(seed, world$rank), share_losses = share,
        collective = cpp_r_collective(mpi_collective(world)), observer = FALSE,

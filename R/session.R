@@ -315,7 +315,10 @@ resolve_input <- function(input_fn, estimator, mode, in_order = FALSE) {
   if (identical(shuffle, "auto")) shuffle <- mode != "infer"
   list(features = features, labels = labels, weights = input_weights(estimator, input_fn, mode),
        batch_size = input_fn$batch_size, shuffle = shuffle && !in_order,
-       num_epochs = input_fn$num_epochs %||% -1, input = input_fn, seen = seen)
+       num_epochs = input_fn$num_epochs %||% -1, input = input_fn, seen = seen,
+       # a histogram growth's batch of every row: across processes, every
+       # rank's batch is its whole shard (R/distributed.R)
+       whole_batches = mode == "train" && is_hist_trees(estimator) && input_fn$batch_size >= NROW(labels))
 }
 
 # engine_features() without a loop over the columns in R: the input's own

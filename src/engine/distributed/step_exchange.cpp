@@ -407,20 +407,36 @@ void broadcast_estimator(Estimator& est, Collective& collective, int root) {
       est.use_learning_rate_scale();
     est.set_learning_rate_scale(scale);
     const std::uint32_t count = in.u32("variables");
+    // (read first: growable variables take the chief's lengths before the
+    // table is matched)
+    struct Entry {
+      std::string name;
+      std::uint64_t n;
+      std::vector<float> values;
+    };
+    std::vector<Entry> entries(count);
+    for (Entry& e : entries) {
+      in.bytes(in.u32("name"), &e.name, "name");
+      e.n = in.u64("size");
+      e.values.resize(static_cast<std::size_t>(e.n));
+      for (float& x : e.values) x = in.f32("values");
+      est.fit_growable(e.name, {static_cast<std::int64_t>(e.n)});
+    }
+    est.refresh_variables();
     if (count != est.variables().size())
       throw std::invalid_argument("the chief's model has " + std::to_string(count) +
                                   " variables, this rank's " +
                                   std::to_string(est.variables().size()));
-    for (const VariableRef& v : est.variables()) {
-      std::string name;
-      in.bytes(in.u32("name"), &name, "name");
-      const std::uint64_t n = in.u64("size");
-      if (name != v.name || n != v.size)
-        throw std::invalid_argument("the chief's variable '" + name + "' (" + std::to_string(n) +
-                                    " values) is not this rank's '" + v.name + "' (" +
-                                    std::to_string(v.size) + ")");
-      for (std::size_t i = 0; i < v.size; ++i) v.data[i] = in.f32("values");
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      const VariableRef& v = est.variables()[k];
+      const Entry& e = entries[k];
+      if (e.name != v.name || e.n != v.size)
+        throw std::invalid_argument("the chief's variable '" + e.name + "' (" +
+                                    std::to_string(e.n) + " values) is not this rank's '" + v.name +
+                                    "' (" + std::to_string(v.size) + ")");
+      std::copy(e.values.begin(), e.values.end(), v.data);
     }
+    est.model().variables_loaded();
     est.set_global_step(step);
   } catch (const detail::TruncatedInput& e) {
     throw std::invalid_argument("the chief's estimator state ends inside its " + e.field());

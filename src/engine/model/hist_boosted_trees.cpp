@@ -13,6 +13,7 @@
 
 #include <cppestimators/data/rng.h>
 #include <cppestimators/distributed/collective.h>
+#include <cppestimators/io/little_endian.h>
 #include <cppestimators/model/heads/head.h>
 #include <cppestimators/parallel.h>
 
@@ -132,12 +133,32 @@ void HistBoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int
                                           const DenseRows* block, Mode mode, int threads) {
   pending_binding_ = nullptr;
   if (mode != Mode::Train) return;
-  if (collective_ != nullptr && collective_->size() > 1)
-    throw std::invalid_argument(
-        "boosted trees of growth \"depthwise\" or \"lossguide\" do not train across processes yet; "
-        "train them in one process, or use growth = \"tensorflow\"");
-  if (state_->value[kCutsReady] == 0.0f && n > 0) {
-    feats_.fit(features_, binding, n, block, threads);
+  const bool across = collective_ != nullptr && collective_->size() > 1;
+  shard_ = 0;
+  shards_ = 1;
+  n_total_ = n;
+  if (across) {
+    // the shards: every rank's rows and whether it holds any (a socket
+    // cluster's chief observes), in rank order
+    std::string mine;
+    detail::put_u64(mine, static_cast<std::uint64_t>(n));
+    detail::put_u64(mine, observer_ ? 1 : 0);
+    const std::vector<std::string> all = collective_->allgather(mine);
+    n_total_ = 0;
+    shards_ = 0;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      detail::LittleEndianReader in(all[r].data(), all[r].size());
+      const std::int64_t rows = static_cast<std::int64_t>(in.u64("rows"));
+      const bool observes = in.u64("observer") != 0;
+      n_total_ += rows;
+      if (static_cast<int>(r) == collective_->rank()) shard_ = shards_;
+      if (!observes) ++shards_;
+    }
+    if (shards_ == 0) shards_ = 1;
+  }
+  if (state_->value[kCutsReady] == 0.0f && n_total_ > 0) {
+    feats_.fit(features_, binding, n, block, threads, n_total_, shard_, shards_,
+               across ? collective_ : nullptr);
     state_->value[kCutsReady] = 1.0f;
   }
   pending_binding_ = &binding;
@@ -163,6 +184,14 @@ std::unique_ptr<Workspace> HistBoostedTreesModel::new_workspace(const FeatureBat
     ws->preds.assign(n * static_cast<std::size_t>(classes_), 0.0);
     ws->gh.resize(n);
     pending_binding_ = nullptr;
+  }
+  if (collective_ != nullptr && collective_->size() > 1) {
+    struct Sums : trees::RankSums {
+      Collective* c;
+      explicit Sums(Collective* c_) : c(c_) {}
+      void sum(double* data, std::size_t n) override { c->allreduce_sum(data, n); }
+    };
+    ws->across = std::make_unique<Sums>(collective_);
   }
   return ws;
 }
@@ -280,21 +309,22 @@ void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Worksp
   if (cache) w.preds_rounds = done;
 }
 
-void HistBoostedTreesModel::base_score(const Head& head, const FeatureBatch& batch) {
+void HistBoostedTreesModel::base_score(const Head& head, const FeatureBatch& batch,
+                                       trees::RankSums* across) {
   const int k = classes_;
   const std::string name = head.name();
-  if (batch.labels == nullptr || batch.rows == 0) return;
+  // (total weight, weighted label sum, weight per class), over every rank
+  std::vector<double> sums(2 + static_cast<std::size_t>(k), 0.0);
   const float* wt = batch.example_weights;
-  double total = 0.0;
-  std::vector<double> per(static_cast<std::size_t>(std::max(k, 2)), 0.0);
-  double sum = 0.0;
-  for (int r = 0; r < batch.rows; ++r) {
+  for (int r = 0; r < batch.rows && batch.labels != nullptr; ++r) {
     const double w = wt != nullptr ? wt[r] : 1.0;
     const double y = batch.labels[r];
-    total += w;
-    sum += w * y;
-    if (name == "multi_class" && y >= 0 && y < k) per[static_cast<std::size_t>(y)] += w;
+    sums[0] += w;
+    sums[1] += w * y;
+    if (name == "multi_class" && y >= 0 && y < k) sums[2 + static_cast<std::size_t>(y)] += w;
   }
+  if (across != nullptr) across->sum(sums.data(), sums.size());
+  const double total = sums[0], sum = sums[1];
   if (!(total > 0.0)) return;
   if (name == "regression") {
     base_->value[0] = static_cast<float>(sum / total);
@@ -303,9 +333,19 @@ void HistBoostedTreesModel::base_score(const Head& head, const FeatureBatch& bat
     base_->value[0] = static_cast<float>(std::log(p / (1.0 - p)));
   } else if (name == "multi_class") {
     for (int c = 0; c < k; ++c)
-      base_->value[static_cast<std::size_t>(c)] =
-          static_cast<float>(std::log(std::max(1e-7, per[static_cast<std::size_t>(c)] / total)));
+      base_->value[static_cast<std::size_t>(c)] = static_cast<float>(
+          std::log(std::max(1e-7, sums[2 + static_cast<std::size_t>(c)] / total)));
   }
+}
+
+bool HistBoostedTreesModel::sampled(std::int64_t g, int round) const {
+  std::uint64_t z = seed_ * 0x9E3779B97F4A7C15ULL +
+                    static_cast<std::uint64_t>(round) * 0xD1B54A32D192ED03ULL +
+                    static_cast<std::uint64_t>(g);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 < subsample_;
 }
 
 StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, const float* logits,
@@ -319,8 +359,10 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
         "boosted trees of growth \"depthwise\" or \"lossguide\" train on data held in memory (a "
         "data frame or an input_fn() of one); a streamed dataset is not supported by these "
         "growths yet");
-  if (dlogits == nullptr || batch.labels == nullptr)
+  const bool empty = batch.rows == 0;  // a rank without rows across processes
+  if (!empty && (dlogits == nullptr || batch.labels == nullptr))
     throw std::logic_error("internal: the histogram trees need the head's gradients");
+  trees::RankSums* across = w.across.get();
   const int k = m.classes_;
   const int rows = batch.rows;
   const std::size_t rk = static_cast<std::size_t>(rows) * k;
@@ -328,13 +370,14 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
   const float* dl = dlogits;
   if (m.rounds() == 0 && m.state_->value[kAttempted] == 0.0f) {
     // the first round starts from the labels' mean (log-odds, log-priors)
-    m.base_score(head, batch);
+    m.base_score(head, batch, across);
     w.dl.resize(rk);
     w.moved.resize(rk);
     for (std::size_t i = 0; i < rk; ++i) w.moved[i] = logits[i] + m.base_->value[i % k];
     w.per_example.resize(static_cast<std::size_t>(rows) * head.per_example_dim());
-    head.loss(w.moved.data(), batch.labels, rows, w.per_example.data(), w.dl.data(),
-              batch.example_weights);
+    if (!empty)
+      head.loss(w.moved.data(), batch.labels, rows, w.per_example.data(), w.dl.data(),
+                batch.example_weights);
     if (w.preds_rounds == 0 && batch.whole_in_order)
       for (std::size_t i = 0; i < rk && i < w.preds.size(); ++i) w.preds[i] = w.moved[i];
     else
@@ -343,7 +386,7 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
     dl = w.dl.data();
   }
   w.hess.resize(rk);
-  if (!head.hessian(lg, batch.labels, rows, w.hess.data(), batch.example_weights))
+  if (!empty && !head.hessian(lg, batch.labels, rows, w.hess.data(), batch.example_weights))
     throw std::invalid_argument("boosted trees need a loss with a second derivative; the " +
                                 head.name() + " head has none");
   // the rows the trees grow on: every row of the batch, once
@@ -362,7 +405,8 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
   if (m.subsample_ < 1.0) {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < w.rows.size(); ++i)
-      if (rng.uniform() < m.subsample_) w.rows[kept++] = w.rows[i];
+      if (m.sampled(m.shard_ + static_cast<std::int64_t>(w.rows[i]) * m.shards_, round))
+        w.rows[kept++] = w.rows[i];
     w.rows.resize(kept);
   }
   const int nf = static_cast<int>(m.feats_.features().size());
@@ -399,7 +443,7 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
       }
     }
     w.grower.grow(w.bins, m.feats_, w.gh.data(), w.rows.data(), static_cast<int>(w.rows.size()),
-                  m.grow_, use, w.threads, w.grown[static_cast<std::size_t>(c)]);
+                  m.grow_, use, w.threads, w.grown[static_cast<std::size_t>(c)], across);
     // each leaf's rows, for moving the running predictions
     std::vector<int>& leaf_of = w.grown_rows[static_cast<std::size_t>(c)];
     if (w.preds_rounds == round && batch.whole_in_order) {
@@ -413,8 +457,11 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
     }
   }
   StepStats stats;
+  // (one number, 1 per rank: what the ranks' steps exchange says that
+  // there are trees to apply; the trees themselves are the same everywhere)
+  w.marker = 1.0;
   stats.sums = &w.marker;
-  stats.sum_count = 0;
+  stats.sum_count = 1;
   return stats;
 }
 

@@ -80,7 +80,7 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
     Model& m;
     ~CollectiveGuard() { m.set_collective(nullptr); }
   } collective_guard{est.model()};
-  est.model().set_collective(opt.collective);
+  est.model().set_collective(opt.collective, opt.observer);
   est.model().begin_session(*binding_, opt.observer ? 0 : data.n, block_.get(), opt.mode,
                             opt.threads);
   workspace_ = est.model().new_workspace(batch_, work_rows, opt.threads);
@@ -220,13 +220,20 @@ bool Session::run_round() {
     const BatchLosses b = local_batch_losses(*this);
     mine.pe_total = b.total;
     mine.pe_weight = b.weights;
-    if (std::isfinite(total)) {
+    if (std::isfinite(total) || training.computes_across_ranks()) {
       const float local = training.loss_is_batch_mean()
                               ? static_cast<float>(total) / static_cast<float>(rows)
                               : static_cast<float>(total);
-      if (std::isfinite(local))
+      // (a compute() that talks to the other ranks runs whatever the loss:
+      // they wait for it; a non-finite round loss then applies nothing)
+      if (std::isfinite(local) || training.computes_across_ranks())
         stats = training.compute(batch_, logits_.data(), dlogits, head, *workspace_);
     }
+  } else if (training.computes_across_ranks()) {
+    // no rows here, but the others' compute() waits for this rank's sums
+    batch_.rows = 0;
+    batch_.whole_in_order = false;
+    stats = training.compute(batch_, logits_.data(), dlogits_.data(), head, *workspace_);
   }
   const std::vector<Parameter*> params = est_.model().parameters();
   const std::size_t n_losses =

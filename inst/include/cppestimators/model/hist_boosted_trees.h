@@ -81,7 +81,8 @@ class HistBoostedTreesModel : public Model {
     trees::Grower grower;
     std::vector<trees::GrownTree> grown;       // the step's trees, one per class
     std::vector<std::vector<int>> grown_rows;  // the rows each tree saw
-    double marker = 0.0;
+    std::unique_ptr<trees::RankSums> across;   // training across processes
+    double marker = 1.0;
   };
 
   class Boosting : public TrainingStrategy {
@@ -91,6 +92,7 @@ class HistBoostedTreesModel : public Model {
                       const Head& head, Workspace& base) override;
     void apply(const StepStats& stats, const Optimizers&, Workspace& base) override;
     bool finished() const override;
+    bool computes_across_ranks() const override { return true; }
     std::vector<std::pair<std::string, double>> importances() const override;
 
    private:
@@ -115,7 +117,10 @@ class HistBoostedTreesModel : public Model {
 
   // The row's prediction of tree t (a walk over raw values).
   float tree_value(int t, const float* dense, const FeatureBatch& batch, int r) const;
-  void base_score(const Head& head, const FeatureBatch& batch);
+  void base_score(const Head& head, const FeatureBatch& batch, trees::RankSums* across);
+  // Whether global row `g` is in round `round`'s sample of rows (a hash of
+  // the row's global index: the same rows whatever the ranks).
+  bool sampled(std::int64_t g, int round) const;
   void append(const trees::GrownTree& t);
   Parameter& var(const std::string& name, std::vector<int> shape, double init, bool growable);
 
@@ -124,6 +129,10 @@ class HistBoostedTreesModel : public Model {
   trees::GrowParams grow_;
   double subsample_ = 1.0, colsample_ = 1.0;
   std::uint64_t seed_ = 0;
+  // this rank's shard of the rows across processes (global row of local
+  // row i: shard_ + i * shards_), and the rows of every rank
+  int shard_ = 0, shards_ = 1;
+  std::int64_t n_total_ = 0;
   trees::HistFeatures feats_;
   int tree_limit_ = -1;
   Parameter *state_ = nullptr, *base_ = nullptr;

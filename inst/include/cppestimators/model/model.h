@@ -103,11 +103,16 @@ class Model {
 
   // The ranks a distributed training session's begin_session() may meet
   // (set by the session around that call; null otherwise).
-  void set_collective(Collective* c) { collective_ = c; }
+  // `observer`: this rank holds no rows (a socket cluster's chief).
+  void set_collective(Collective* c, bool observer = false) {
+    collective_ = c;
+    observer_ = observer;
+  }
 
  protected:
   Collective* collective_ = nullptr;
-  bool resized_ = false;  // see take_resized()
+  bool observer_ = false;  // see set_collective()
+  bool resized_ = false;   // see take_resized()
   // For a model trained otherwise than by gradient steps (boosted trees).
   void set_training(TrainingStrategy& t) { training_ = &t; }
   Parameter& add(Parameter p);

@@ -75,6 +75,11 @@ class TrainingStrategy {
   // Whether compute() reads the head's logit gradients (`dlogits`); when
   // not, the session computes only the loss and passes null.
   virtual bool needs_head_gradients(const Head& head) const;
+  // Whether compute() itself talks to the other ranks of a training across
+  // processes (a histogram tree's nodes are summed over the ranks as it
+  // grows): every rank then calls it in every round, a rank without rows
+  // with an empty batch.
+  virtual bool computes_across_ranks() const { return false; }
   // Named importances of the model's inputs learnt by training (boosting:
   // summed split gains); none for gradient steps.
   virtual std::vector<std::pair<std::string, double>> importances() const;

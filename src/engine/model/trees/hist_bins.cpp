@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include <cppestimators/distributed/collective.h>
+#include <cppestimators/io/little_endian.h>
 #include <cppestimators/parallel.h>
 
 namespace cppestimators {
@@ -140,26 +142,56 @@ std::vector<float> find_cuts(std::vector<float>& values, int capacity) {
 }
 
 void HistFeatures::fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-                       const DenseRows* block, int threads) {
-  if (numeric_count_ == 0 || n <= 0) return;
-  const std::int64_t m = std::min<std::int64_t>(n, 262144);
+                       const DenseRows* block, int threads, std::int64_t n_total, int shard,
+                       int shards, Collective* collective) {
+  if (numeric_count_ == 0 || n_total <= 0) return;
+  const std::int64_t m = std::min<std::int64_t>(n_total, 262144);
+  // this rank's rows of the sample, in global order
+  std::vector<int> mine;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t g = i * n_total / m;
+    if (g % shards != shard) continue;
+    const std::int64_t local = (g - shard) / shards;
+    if (local < n) mine.push_back(static_cast<int>(local));
+  }
   const int width = columns.dense_width();
   std::vector<std::vector<float>> values(static_cast<std::size_t>(numeric_count_));
-  for (auto& v : values) v.reserve(static_cast<std::size_t>(m));
+  for (auto& v : values) v.reserve(mine.size());
   const int chunk = 4096;
-  std::vector<int> rows(chunk);
   std::vector<float> dense(static_cast<std::size_t>(chunk) * width);
-  for (std::int64_t i0 = 0; i0 < m; i0 += chunk) {
-    const int count = static_cast<int>(std::min<std::int64_t>(chunk, m - i0));
-    for (int k = 0; k < count; ++k)
-      rows[static_cast<std::size_t>(k)] = static_cast<int>((i0 + k) * n / m);
-    if (block == nullptr) columns.gather_dense(binding, rows.data(), count, dense.data());
+  for (std::size_t i0 = 0; i0 < mine.size(); i0 += chunk) {
+    const int count = static_cast<int>(std::min<std::size_t>(chunk, mine.size() - i0));
+    if (block == nullptr) columns.gather_dense(binding, mine.data() + i0, count, dense.data());
     for (int k = 0; k < count; ++k) {
-      const float* row = block != nullptr ? block->row(rows[static_cast<std::size_t>(k)])
+      const float* row = block != nullptr ? block->row(mine[i0 + static_cast<std::size_t>(k)])
                                           : dense.data() + static_cast<std::size_t>(k) * width;
       for (const HistFeature& f : feats_)
         if (f.kind == HistFeature::Numeric)
           values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
+    }
+  }
+  if (collective != nullptr && collective->size() > 1) {
+    // every rank's values (the cuts depend on the values, not their order)
+    std::string bytes;
+    for (const std::vector<float>& v : values) {
+      detail::put_u64(bytes, v.size());
+      for (float x : v) detail::put_f32(bytes, x);
+    }
+    const std::vector<std::string> all = collective->allgather(bytes);
+    for (auto& v : values) v.clear();
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      detail::LittleEndianReader in(all[r].data(), all[r].size());
+      try {
+        for (std::vector<float>& v : values) {
+          const std::uint64_t count = in.u64("count");
+          in.need(count, 4, "values");
+          for (std::uint64_t i = 0; i < count; ++i) v.push_back(in.f32("values"));
+        }
+      } catch (const detail::TruncatedInput&) {
+        throw std::invalid_argument("rank " + std::to_string(r) +
+                                    "'s values for the trees' bins are cut short (another model "
+                                    "on that rank?)");
+      }
     }
   }
   const int cap = cut_capacity();

@@ -60,7 +60,7 @@ double Grower::weight(double g, double h) const {
 }
 
 bool Grower::splittable(const Open& o) const {
-  return (p_.max_depth <= 0 || o.depth < p_.max_depth) && o.end - o.begin >= 2 &&
+  return (p_.max_depth <= 0 || o.depth < p_.max_depth) && o.n >= 2 &&
          o.h >= 2.0 * p_.min_child_weight && o.h > 0.0;
 }
 
@@ -122,6 +122,7 @@ void Grower::build_hist(const Open& o, double* dst) {
   const int cnt = o.end - o.begin;
   if (cnt < kParallelRows || threads_ <= 1) {
     accumulate(o.begin, o.end, dst);
+    if (across_ != nullptr) across_->sum(dst, total);
     return;
   }
   if (piece_hist_.size() < kPieces - 1) piece_hist_.resize(kPieces - 1);
@@ -141,6 +142,7 @@ void Grower::build_hist(const Open& o, double* dst) {
       dst[i] = s;
     }
   });
+  if (across_ != nullptr) across_->sum(dst, total);
 }
 
 void Grower::subtract(double* larger, const double* smaller) {
@@ -242,7 +244,7 @@ void Grower::scan(const Open& o, int j, Scratch& s, double gm, double hm, Split&
     }
     return;
   }
-  const double per_h = static_cast<double>(o.end - o.begin) / H;  // rows per unit of hessian
+  const double per_h = static_cast<double>(o.n) / H;  // rows per unit of hessian
   s.order.clear();
   for (int i = 0; i < n; ++i)
     if (s.list[static_cast<std::size_t>(i)].h * per_h >= p_.min_data_per_group)
@@ -384,7 +386,8 @@ void Grower::partition(Open& o, int& mid) {
 
 void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair* gh,
                   const int* rows, int n, const GrowParams& p, const char* use, int threads,
-                  GrownTree& out) {
+                  GrownTree& out, RankSums* across) {
+  across_ = across;
   x_ = &x;
   f_ = &feats;
   gh_ = gh;
@@ -423,6 +426,14 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
     root.g += gh[rows[i]].g;
     root.h += gh[rows[i]].h;
   }
+  root.n = n;
+  if (across_ != nullptr) {
+    double sums[3] = {root.g, root.h, static_cast<double>(n)};
+    across_->sum(sums, 3);
+    root.g = sums[0];
+    root.h = sums[1];
+    root.n = static_cast<std::int64_t>(sums[2]);
+  }
   out.nodes.emplace_back();
   const auto set_node = [&](const Open& o) {
     GrownNode& g = out.nodes[static_cast<std::size_t>(o.node)];
@@ -445,7 +456,7 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
       leaf(o);
       return;
     }
-    if (o.slot >= 0 && o.end - o.begin < small_rows()) {
+    if (o.slot >= 0 && across_ == nullptr && o.n < small_rows()) {
       give_slot(o.slot);
       o.slot = -1;
     }
@@ -502,6 +513,13 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
     l.depth = r.depth = o.depth + 1;
     l.node = left;
     r.node = left + 1;
+    l.n = mid - o.begin;
+    if (across_ != nullptr) {
+      double count = static_cast<double>(l.n);
+      across_->sum(&count, 1);
+      l.n = static_cast<std::int64_t>(count);
+    }
+    r.n = o.n - l.n;
     l.g = o.best.lg;
     l.h = o.best.lh;
     r.g = o.g - l.g;
@@ -510,7 +528,7 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
     set_node(r);
     if (o.slot >= 0) {
       if (splittable(l) || splittable(r)) {
-        Open& small = l.end - l.begin <= r.end - r.begin ? l : r;
+        Open& small = l.n <= r.n ? l : r;
         Open& big = &small == &l ? r : l;
         small.slot = take_slot();
         build_hist(small, slot(small.slot));

@@ -30,6 +30,7 @@
 #include "../parameter.h"
 
 namespace cppestimators {
+class Collective;
 namespace trees {
 
 struct HistFeature {
@@ -93,10 +94,14 @@ class HistFeatures {
   int max_bins() const { return max_bins_; }
 
   // The cuts of every numeric feature from the data: the rows at global
-  // index floor(i * n / m) for m = min(n, 262,144), read from `block` or
-  // gathered through `binding`.
+  // index floor(i * n_total / m) for m = min(n_total, 262,144), read from
+  // `block` or gathered through `binding`. Across processes, this rank
+  // holds shard `shard` of `shards` (global rows shard, shard + shards,
+  // ...: R/distributed.R's take_shard()), takes the sample rows it holds and
+  // gathers every rank's: the cuts one process finds from all the rows.
   void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-           const DenseRows* block, int threads);
+           const DenseRows* block, int threads, std::int64_t n_total, int shard, int shards,
+           Collective* collective);
 
   // Every row's bins into `out` (n rows).
   void bin_rows(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,

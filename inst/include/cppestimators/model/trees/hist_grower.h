@@ -76,12 +76,25 @@ struct GradPair {
   float g, h;
 };
 
+// Sums over the ranks of a training across processes, added in rank order
+// (distributed/collective.h): a tree grown by W ranks from their rows is
+// the tree one process grows from all of them.
+class RankSums {
+ public:
+  virtual ~RankSums() = default;
+  virtual void sum(double* data, std::size_t n) = 0;
+};
+
 class Grower {
  public:
   // Grows `out` from gh[rows[i]] for the n given rows (ascending), with the
   // features whose `use` entry is nonzero (null: all).
+  // With `across` (several ranks), every node's sums and histograms are
+  // summed over the ranks and every node keeps a histogram (a node's rows
+  // are spread over the ranks).
   void grow(const BinMatrix& x, const HistFeatures& feats, const GradPair* gh, const int* rows,
-            int n, const GrowParams& p, const char* use, int threads, GrownTree& out);
+            int n, const GrowParams& p, const char* use, int threads, GrownTree& out,
+            RankSums* across = nullptr);
 
   // After grow(): each leaf's rows, as ranges of order().
   struct Range {
@@ -110,6 +123,7 @@ class Grower {
   };
   struct Open {
     int begin = 0, end = 0, depth = 0, node = 0, slot = -1;
+    std::int64_t n = 0;  // its rows on every rank
     double g = 0.0, h = 0.0;
     Split best;
   };
@@ -144,6 +158,7 @@ class Grower {
   GrowParams p_;
   int threads_ = 1;
   GrownTree* out_ = nullptr;
+  RankSums* across_ = nullptr;
 
   std::vector<int> idx_, tmp_, tmp2_;
   std::vector<int> narrow_off_, wide_off_;  // each block column's first bin
