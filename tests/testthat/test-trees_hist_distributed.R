@@ -102,3 +102,27 @@ test_that("under mpirun -np 2, the ranks grow the histogram trees one process gr
   train(alone, d, response = "y")
   expect_same_trees(hist_variables(alone), r0)
 })
+
+test_that("TensorFlow's growth finds one process's buckets across 2 socket workers", {
+  skip_on_cran()
+  cl <- parallel::makePSOCKcluster(2)
+  on.exit(try(parallel::stopCluster(cl), silent = TRUE), add = TRUE)
+  set.seed(31)
+  n <- 3000
+  d <- data.frame(x = rnorm(n), z = rexp(n))
+  d$label <- as.integer(d$x + log(d$z) + rnorm(n, sd = 0.5) > 0)
+  cols <- feature_columns(column_numeric("x", "z"))
+  make <- function() suppressMessages(boosted_trees_classifier(cols, n_batches_per_layer = 1, n_trees = 3, max_depth = 3))
+  alone <- make()
+  train(alone, input_fn(d, features = c("x", "z"), response = "label", batch_size = n, num_epochs = NULL,
+                        shuffle = FALSE))
+  across <- make()
+  # each worker's batch is its whole shard (rows 1, 3, ... and 2, 4, ...)
+  train(across, input_fn(d, features = c("x", "z"), response = "label", batch_size = n / 2, num_epochs = NULL,
+                         shuffle = FALSE), cluster = cl)
+  boundaries <- function(e) as.numeric(unlist(variable_value(e, "boosted_trees/bucket_boundaries")))
+  expect_identical(boundaries(across), boundaries(alone))
+  pa <- predict(alone, d[1:200, ])$logistic
+  pb <- predict(across, d[1:200, ])$logistic
+  expect_lte(max(abs(unlist(pa) - unlist(pb))), 1e-5)
+})

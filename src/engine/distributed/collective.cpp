@@ -2,6 +2,8 @@
 // (ranks on threads of one process, meeting in shared memory).
 #include <cppestimators/distributed/collective.h>
 
+#include <cppestimators/io/little_endian.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
@@ -149,6 +151,36 @@ class InProcessCollective final : public Collective {
 }  // namespace
 
 std::unique_ptr<Collective> make_local_collective() { return std::make_unique<LocalCollective>(); }
+
+ShardLayout shard_layout(Collective* c, std::int64_t rows, bool observer) {
+  ShardLayout out;
+  out.total = rows;
+  out.shard_rank.assign(1, 0);
+  if (c == nullptr || c->size() <= 1) return out;
+  std::string mine;
+  detail::put_u64(mine, static_cast<std::uint64_t>(rows));
+  detail::put_u64(mine, observer ? 1 : 0);
+  const std::vector<std::string> all = c->allgather(mine);
+  out.total = 0;
+  out.shards = 0;
+  out.shard_rank.clear();
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    detail::LittleEndianReader in(all[r].data(), all[r].size());
+    const std::int64_t n = static_cast<std::int64_t>(in.u64("rows"));
+    const bool observes = in.u64("observer") != 0;
+    out.total += n;
+    if (static_cast<int>(r) == c->rank()) out.shard = out.shards;
+    if (!observes) {
+      out.shard_rank.push_back(static_cast<int>(r));
+      ++out.shards;
+    }
+  }
+  if (out.shards == 0) {
+    out.shards = 1;
+    out.shard_rank.assign(1, 0);
+  }
+  return out;
+}
 
 std::vector<std::unique_ptr<Collective>> make_in_process_collectives(int size) {
   if (size < 1)

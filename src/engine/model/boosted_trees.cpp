@@ -89,7 +89,11 @@ void BoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int64_t
   if (mode != Mode::Train || buckets_.numeric_count() == 0 ||
       ensemble_.state(trees::Ensemble::kBoundariesReady) != 0.0f || (n == 0 && !across))
     return;
-  buckets_.fit(features_, binding, n, block, threads, across ? collective_ : nullptr);
+  ShardLayout layout;
+  layout.total = n;
+  layout.shard_rank.assign(1, 0);
+  if (across) layout = shard_layout(collective_, n, observer_);
+  buckets_.fit(features_, binding, n, block, threads, across ? collective_ : nullptr, layout);
   ensemble_.set_state(trees::Ensemble::kBoundariesReady, 1.0f);
 }
 

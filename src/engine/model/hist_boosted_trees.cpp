@@ -138,23 +138,10 @@ void HistBoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int
   shards_ = 1;
   n_total_ = n;
   if (across) {
-    // the shards: every rank's rows and whether it holds any (a socket
-    // cluster's chief observes), in rank order
-    std::string mine;
-    detail::put_u64(mine, static_cast<std::uint64_t>(n));
-    detail::put_u64(mine, observer_ ? 1 : 0);
-    const std::vector<std::string> all = collective_->allgather(mine);
-    n_total_ = 0;
-    shards_ = 0;
-    for (std::size_t r = 0; r < all.size(); ++r) {
-      detail::LittleEndianReader in(all[r].data(), all[r].size());
-      const std::int64_t rows = static_cast<std::int64_t>(in.u64("rows"));
-      const bool observes = in.u64("observer") != 0;
-      n_total_ += rows;
-      if (static_cast<int>(r) == collective_->rank()) shard_ = shards_;
-      if (!observes) ++shards_;
-    }
-    if (shards_ == 0) shards_ = 1;
+    const ShardLayout layout = shard_layout(collective_, n, observer_);
+    shard_ = layout.shard;
+    shards_ = layout.shards;
+    n_total_ = layout.total;
   }
   if (state_->value[kCutsReady] == 0.0f && n_total_ > 0) {
     feats_.fit(features_, binding, n, block, threads, n_total_, shard_, shards_,

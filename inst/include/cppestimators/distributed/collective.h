@@ -9,6 +9,7 @@
 // value, plus rank 1's, ...), gathers list the ranks in order.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -43,6 +44,18 @@ class Collective {
   // calls it so that the others do not wait for it forever).
   virtual void abort(const std::string& reason) = 0;
 };
+
+// How the rows of a training across processes are spread (R/distributed.R's
+// take_shard()): the ranks holding rows ("data ranks", every rank but a
+// socket cluster's observing chief) hold shards 0, 1, ... in rank order,
+// shard s of S the global rows s, s + S, s + 2S, ... One process: shard 0
+// of 1. Every rank calls it with its rows and whether it observes.
+struct ShardLayout {
+  int shard = 0, shards = 1;
+  std::int64_t total = 0;       // rows over every rank
+  std::vector<int> shard_rank;  // the rank holding each shard
+};
+ShardLayout shard_layout(Collective* c, std::int64_t rows, bool observer);
 
 // One process training alone (size 1): every operation returns its input.
 std::unique_ptr<Collective> make_local_collective();

@@ -67,40 +67,50 @@ void Bucketizer::attach(Parameter& boundaries, Parameter& counts) {
 }
 
 void Bucketizer::fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-                     const DenseRows* block, int threads, Collective* collective) {
+                     const DenseRows* block, int threads, Collective* collective,
+                     const ShardLayout& layout) {
   const bool across = collective != nullptr && collective->size() > 1;
-  const std::int64_t m = std::min<std::int64_t>(n, across ? 200000 / collective->size() : 200000);
+  const std::int64_t total = layout.total;
+  const std::int64_t m = std::min<std::int64_t>(total, 200000);
+  const int shards = std::max(1, layout.shards);
+  // this rank's rows of the sample (global rows floor(i * total / m)), in
+  // global order
+  std::vector<int> mine;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t g = i * total / m;
+    if (g % shards != layout.shard) continue;
+    const std::int64_t local = (g - layout.shard) / shards;
+    if (local < n) mine.push_back(static_cast<int>(local));
+  }
   const int width = columns.dense_width();
   std::vector<std::vector<float>> values(static_cast<std::size_t>(numeric_count_));
-  for (auto& v : values) v.reserve(static_cast<std::size_t>(m));
+  for (auto& v : values) v.reserve(mine.size());
   const int chunk = 4096;
-  std::vector<int> rows(chunk);
   std::vector<float> dense(static_cast<std::size_t>(chunk) * width);
-  for (std::int64_t i0 = 0; i0 < m; i0 += chunk) {
-    const int count = static_cast<int>(std::min<std::int64_t>(chunk, m - i0));
-    for (int k = 0; k < count; ++k)
-      rows[static_cast<std::size_t>(k)] = static_cast<int>((i0 + k) * n / m);
-    if (block == nullptr) columns.gather_dense(binding, rows.data(), count, dense.data());
+  for (std::size_t i0 = 0; i0 < mine.size(); i0 += chunk) {
+    const int count = static_cast<int>(std::min<std::size_t>(chunk, mine.size() - i0));
+    if (block == nullptr) columns.gather_dense(binding, mine.data() + i0, count, dense.data());
     for (int k = 0; k < count; ++k) {
-      const float* row = block != nullptr ? block->row(rows[static_cast<std::size_t>(k)])
+      const float* row = block != nullptr ? block->row(mine[i0 + static_cast<std::size_t>(k)])
                                           : dense.data() + static_cast<std::size_t>(k) * width;
       for (const Feature& f : feats_)
         if (f.kind == Feature::Numeric)
           values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
     }
   }
-  if (across) {  // every rank's values, in rank order
-    std::string mine;
+  if (across) {  // every rank's values, merged in global row order: one process's sample
+    std::string bytes;
     for (const std::vector<float>& v : values) {
-      detail::put_u64(mine, v.size());
-      for (float x : v) detail::put_f32(mine, x);
+      detail::put_u64(bytes, v.size());
+      for (float x : v) detail::put_f32(bytes, x);
     }
-    const std::vector<std::string> all = collective->allgather(mine);
-    for (auto& v : values) v.clear();
+    const std::vector<std::string> all = collective->allgather(bytes);
+    std::vector<std::vector<std::vector<float>>> of_rank(all.size());
     for (std::size_t r = 0; r < all.size(); ++r) {
       detail::LittleEndianReader in(all[r].data(), all[r].size());
+      of_rank[r].resize(values.size());
       try {
-        for (std::vector<float>& v : values) {
+        for (std::vector<float>& v : of_rank[r]) {
           const std::uint64_t count = in.u64("count");
           in.need(count, 4, "values");
           for (std::uint64_t i = 0; i < count; ++i) v.push_back(in.f32("values"));
@@ -109,6 +119,17 @@ void Bucketizer::fit(const FeatureSet& columns, FeatureSet::Binding& binding, st
         throw std::invalid_argument("rank " + std::to_string(r) +
                                     "'s values for the trees' buckets are cut short (another "
                                     "model on that rank?)");
+      }
+    }
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      values[j].clear();
+      std::vector<std::size_t> at(all.size(), 0);
+      for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t g = i * total / m;
+        const std::size_t r =
+            static_cast<std::size_t>(layout.shard_rank[static_cast<std::size_t>(g % shards)]);
+        const std::vector<float>& v = of_rank[r][j];
+        if (at[r] < v.size()) values[j].push_back(v[at[r]++]);
       }
     }
   }

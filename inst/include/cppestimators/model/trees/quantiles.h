@@ -19,6 +19,7 @@
 
 namespace cppestimators {
 class Collective;
+struct ShardLayout;
 namespace trees {
 
 // The bucket of x among `count` sorted boundaries as TF's
@@ -82,12 +83,13 @@ class Bucketizer {
 
   // The numeric features' quantile buckets from the data (every row up to
   // 200,000, else 200,000 evenly spaced ones, in their order, as one batch),
-  // read from `block` or gathered through `binding`. With a `collective`
-  // of several ranks, every rank's values (up to 200,000 / ranks rows each,
-  // evenly spaced) are gathered and the buckets found from all of them in
-  // rank order, so that every rank buckets alike (a rank with n = 0 adds none).
+  // read from `block` or gathered through `binding`. With a `collective` of
+  // several ranks, each rank holding shard `layout.shard` of the rows
+  // (distributed/collective.h), every rank takes the rows of the sample it
+  // holds and the ranks' values are merged in global row order: the
+  // buckets one process finds from all the rows.
   void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-           const DenseRows* block, int threads, Collective* collective = nullptr);
+           const DenseRows* block, int threads, Collective* collective, const ShardLayout& layout);
 
   // Buckets of batch row r, one per feature.
   // (inline: called per row by the tree walk, Ensemble::forward())
