@@ -106,10 +106,12 @@
 #' are \eqn{-T(G) / (H + l2)} (`l2_regularization`, lambda, default 1 in
 #' these growths) times `learning_rate`. Missing numeric values are allowed
 #' in training and prediction: each split learns which side they go to. A
-#' factor splits into two sets of categories (LightGBM's method: categories
-#' seen on at least 10 rows sorted by gradient over hessian, with smoothing;
-#' one against the rest with at most 4 categories), never into one-hot
-#' columns. Trees are stored as arrays of the nodes grown (variables
+#' factor splits natively, never expanded into one-hot columns: with at most
+#' 64 categories present in a node, one category against the rest (what
+#' one-hot columns allow, and the more accurate choice on the tables
+#' measured); with more, into two sets of categories (LightGBM's method:
+#' categories seen on at least 10 rows sorted by gradient over hessian,
+#' with smoothing). Trees are stored as arrays of the nodes grown (variables
 #' `boosted_trees/node_*`), so depth costs only the nodes that exist. The
 #' first tree starts from the labels' mean (log-odds, log-priors).
 #'

@@ -60,6 +60,10 @@ test_that("a factor splits into the set of categories an exhaustive search finds
   df$y <- mu[as.character(df$f)] + rnorm(n, sd = 0.3)
   est <- boosted_trees_regressor(feature_columns_from_data(df, -y), growth = "depthwise", n_trees = 1,
                                  max_depth = 1, learning_rate = 1, l2_regularization = 0)
+  # sets of categories beyond 4 categories (by default beyond 64: one against the rest)
+  onehot <- boosted_trees_regressor(feature_columns_from_data(df, -y), growth = "depthwise", n_trees = 1,
+                                    max_depth = 1, learning_rate = 1, l2_regularization = 0)
+  est$spec$model$max_cat_to_onehot <- 4
   train(est, df, response = "y")
   root <- boosted_trees_ensemble(est)[1, ]
   found <- root$categories[[1]]
@@ -84,6 +88,16 @@ test_that("a factor splits into the set of categories an exhaustive search finds
   side <- levels %in% found
   expect_equal(length(unique(round(pred[side], 6))), 1L)
   expect_equal(length(unique(round(pred[!side], 6))), 1L)
+
+  # the default: one category against the rest, the best one
+  train(onehot, df, response = "y")
+  one <- boosted_trees_ensemble(onehot)[1, ]$categories[[1]]
+  expect_length(one, 1L)
+  gains <- vapply(levels, function(l) {
+    left <- levels == l
+    sum(g[left])^2 / sum(h[left]) + sum(g[!left])^2 / sum(h[!left])
+  }, 0)
+  expect_identical(one, levels[which.max(gains)])
 })
 
 test_that("deep trees store the nodes grown, not 2^depth", {

@@ -63,6 +63,12 @@ HistBoostedTreesModel::HistBoostedTreesModel(const Spec& spec, int units) : Mode
   grow_.learning_rate = non_negative(spec, "learning_rate", 0.3);
   if (!(grow_.learning_rate > 0.0)) throw std::invalid_argument("learning_rate must be positive");
   const int max_bin = whole_number(spec, "max_bin", 256, 4, 65535);
+  // category-set splits (trees/hist_grower.h)
+  grow_.max_cat_to_onehot = whole_number(spec, "max_cat_to_onehot", 64, 1, 65535);
+  grow_.max_cat_threshold = whole_number(spec, "max_cat_threshold", 32, 1, 65535);
+  grow_.min_data_per_group = whole_number(spec, "min_data_per_group", 10, 1, 1e9);
+  grow_.cat_smooth = non_negative(spec, "cat_smooth", 10.0);
+  grow_.cat_l2 = non_negative(spec, "cat_l2", 10.0);
   subsample_ = fraction(spec, "subsample");
   colsample_ = fraction(spec, "colsample");
   seed_ = static_cast<std::uint64_t>(spec.num_or("seed", 0.0));

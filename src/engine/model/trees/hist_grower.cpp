@@ -251,7 +251,7 @@ void Grower::scan(const Open& o, int j, Scratch& s, double gm, double hm, Split&
       s.order.push_back(i);
   const int m = static_cast<int>(s.order.size());
   if (m < 1) return;
-  const double smooth = p_.cat_smooth;
+  const double smooth = p_.cat_smooth, cat_l2 = p_.cat_l2;
   std::sort(s.order.begin(), s.order.end(), [&](int a, int b) {
     const BinStat& x = s.list[static_cast<std::size_t>(a)];
     const BinStat& y = s.list[static_cast<std::size_t>(b)];
@@ -265,8 +265,8 @@ void Grower::scan(const Open& o, int j, Scratch& s, double gm, double hm, Split&
       const int i = s.order[static_cast<std::size_t>(dir == 0 ? k : m - 1 - k)];
       gl += s.list[static_cast<std::size_t>(i)].g;
       hl += s.list[static_cast<std::size_t>(i)].h;
-      bool hit = consider(gl, hl, missing ? false : hl >= H - hl, 0, p_.cat_l2);
-      if (missing && consider(gl + gm, hl + hm, true, 0, p_.cat_l2)) hit = true;
+      bool hit = consider(gl, hl, missing ? false : hl >= H - hl, 0, cat_l2);
+      if (missing && consider(gl + gm, hl + hm, true, 0, cat_l2)) hit = true;
       if (hit) {
         won = k;
         won_desc = dir == 1;
