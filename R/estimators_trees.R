@@ -122,7 +122,16 @@
 #' the passes (one tree per batch). `n_batches_per_layer`, `center_bias`,
 #' `pruning_mode` and `quantile_sketch_epsilon` are TensorFlow's and refused
 #' here. Not yet supported by these growths: streamed datasets (an error;
-#' read the data into a data frame) and training across processes.
+#' read the data into a data frame).
+#'
+#' Across processes (`cluster =`, a socket cluster or MPI), each rank's
+#' batch is its whole shard of the rows; the bins come from one process's
+#' sample (rows chosen by global row index, gathered from the ranks), every
+#' node's sums and histograms are added over the ranks in rank order, and
+#' `subsample` draws rows by a hash of their global index, so W workers grow
+#' the trees one process grows from the same rows (the same splits; sums
+#' added in another order). TensorFlow's growth also buckets numeric columns
+#' from one process's sample across processes.
 #'
 #' @param growth `"tensorflow"` (TensorFlow's layer-by-layer growth, the
 #'   default), `"depthwise"` (xgboost's histogram growth, level by level to

@@ -195,3 +195,33 @@ test_that("parsnip's boost_tree() grows depthwise histogram trees by default", {
                                                                   n_batches_per_layer = 2), "regression"),
                             y ~ ., data = df), "n_batches_per_layer")
 })
+
+test_that("a histogram model survives saveRDS(), export and early stopping's restore", {
+  df <- hist_data(700, seed = 9)
+  df$x2[1:20] <- NA
+  fcs <- feature_columns_from_data(df, -y)
+  est <- suppressMessages(boosted_trees_regressor(fcs, growth = "depthwise", n_trees = 8, max_depth = 3))
+  train(est, df, response = "y")
+  before <- num_pred(est, df)
+  file <- tempfile(fileext = ".rds")
+  on.exit(unlink(file), add = TRUE)
+  saveRDS(est, file)
+  expect_identical(num_pred(readRDS(file), df), before)
+  out <- tempfile("export-")
+  on.exit(unlink(out, recursive = TRUE), add = TRUE)
+  path <- export_savedmodel(est, out)
+  loaded <- suppressMessages(load_estimator(path))
+  expect_identical(num_pred(loaded, df), before)
+  expect_identical(variable_value(loaded, "boosted_trees/tree_nodes"), variable_value(est, "boosted_trees/tree_nodes"))
+
+  skip_if_not_installed("parsnip")
+  spec <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 300, tree_depth = 6, learn_rate = 0.5,
+                                                                    stop_iter = 3),
+                                                "cppestimators", validation = 0.3), "regression")
+  set.seed(2)
+  fit <- parsnip::fit(spec, y ~ ., data = df)
+  kept <- length(variable_value(parsnip::extract_fit_engine(fit), "boosted_trees/tree_nodes")[[1]])
+  expect_lt(kept, 300)  # the best evaluation's trees, restored from its checkpoint
+  expect_gt(kept, 0)
+  expect_false(anyNA(predict(fit, df)$.pred))
+})

@@ -440,11 +440,7 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
     // each leaf's rows, for moving the running predictions
     std::vector<int>& leaf_of = w.grown_rows[static_cast<std::size_t>(c)];
     if (w.preds_rounds == round && batch.whole_in_order) {
-      leaf_of.assign(n, -1);
-      const int* order = w.grower.order();
-      for (const auto& range : w.grower.leaf_ranges())
-        for (int i = range.begin; i < range.end; ++i)
-          leaf_of[static_cast<std::size_t>(order[i])] = range.node;
+      leaf_of.swap(w.grower.leaf_rows());  // (the grower refills the other)
     } else {
       leaf_of.clear();
     }

@@ -75,20 +75,8 @@ int HistFeatures::cut_count(int j) const {
 }
 
 int HistFeatures::numeric_bin(int j, float x) const {
-  if (std::isnan(x)) return 0;
-  const float* c = cuts_->value.data() + static_cast<std::size_t>(j) * cut_capacity();
-  const int count = cut_count(j);
-  // how many cuts are < x (the bins are (cut[b - 2], cut[b - 1]]), by a
-  // binary search whose steps are selects, not branches
-  if (count <= 0) return 1;
-  const float* base = c;
-  int n = count;
-  while (n > 1) {
-    const int half = n / 2;
-    base = base[half - 1] < x ? base + half : base;
-    n -= half;
-  }
-  return static_cast<int>(base - c) + (*base < x ? 1 : 0) + 1;
+  return bin_among(cuts_->value.data() + static_cast<std::size_t>(j) * cut_capacity(), cut_count(j),
+                   x);
 }
 
 float HistFeatures::cut_value(int j, int b) const {
@@ -220,6 +208,15 @@ void HistFeatures::bin_rows(const FeatureSet& columns, FeatureSet::Binding& bind
                      1, binding.ids[static_cast<std::size_t>(f.col)]->max_ids_per_row()));
   const std::size_t nw = static_cast<std::size_t>(narrow_width_),
                     ww = static_cast<std::size_t>(wide_width_);
+  // each feature's cuts and their count, read once
+  std::vector<const float*> cut_of(feats_.size(), nullptr);
+  std::vector<int> count_of(feats_.size(), 0);
+  for (std::size_t k = 0; k < feats_.size(); ++k)
+    if (feats_[k].kind == HistFeature::Numeric) {
+      cut_of[k] =
+          cuts_->value.data() + static_cast<std::size_t>(feats_[k].numeric) * cut_capacity();
+      count_of[k] = cut_count(feats_[k].numeric);
+    }
   for (std::int64_t i0 = 0; i0 < n; i0 += chunk) {
     const int count = static_cast<int>(std::min<std::int64_t>(chunk, n - i0));
     for (int k = 0; k < count; ++k) rows[static_cast<std::size_t>(k)] = static_cast<int>(i0 + k);
@@ -243,10 +240,11 @@ void HistFeatures::bin_rows(const FeatureSet& columns, FeatureSet::Binding& bind
                                               : dense.data() + static_cast<std::size_t>(k) * width;
         std::uint8_t* nb = out.narrow.data() + r * nw;
         std::uint16_t* wb = out.wide.data() + r * ww;
-        for (const HistFeature& f : feats_) {
+        for (std::size_t fk = 0; fk < feats_.size(); ++fk) {
+          const HistFeature& f = feats_[fk];
           int b = 0;
           if (f.kind == HistFeature::Numeric) {
-            b = numeric_bin(f.numeric, row[f.source]);
+            b = bin_among(cut_of[fk], count_of[fk], row[f.source]);
           } else {
             const SparseIds& s = ids[static_cast<std::size_t>(f.source)];
             if (s.end(k) > s.begin(k)) {

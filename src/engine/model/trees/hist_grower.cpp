@@ -64,7 +64,10 @@ bool Grower::splittable(const Open& o) const {
          o.h >= 2.0 * p_.min_child_weight && o.h > 0.0;
 }
 
-void Grower::leaf(const Open& o) { leaves_.push_back({o.node, o.begin, o.end}); }
+void Grower::leaf(const Open& o) {
+  for (int i = o.begin; i < o.end; ++i)
+    leaf_row_[static_cast<std::size_t>(idx_[static_cast<std::size_t>(i)])] = o.node;
+}
 
 void Grower::build_hist(const Open& o, double* dst) {
   const std::size_t total = static_cast<std::size_t>(f_->total_bins()) * 2;
@@ -316,7 +319,7 @@ void Grower::evaluate(Open& o) {
   o.best = best;
 }
 
-void Grower::partition(Open& o, int& mid) {
+void Grower::partition(Open& o, int& mid, int classify) {
   const Split& s = o.best;
   const HistFeature& f = f_->features()[static_cast<std::size_t>(s.feature)];
   if (s.categorical)
@@ -333,7 +336,17 @@ void Grower::partition(Open& o, int& mid) {
   };
   const int cnt = o.end - o.begin;
   int* idx = idx_.data() + o.begin;
-  if (cnt < kParallelRows || threads_ <= 1) {
+  if (classify >= 0) {
+    // children that are leaves: each row's leaf, the rows left in place
+    int* leaf = leaf_row_.data();
+    const int pieces = cnt < kParallelRows || threads_ <= 1 ? 1 : kPieces * 2;
+    parallel_for(pieces, threads_, [&](int k) {
+      const int b = static_cast<int>(static_cast<std::int64_t>(cnt) * k / pieces);
+      const int e = static_cast<int>(static_cast<std::int64_t>(cnt) * (k + 1) / pieces);
+      for (int i = b; i < e; ++i) leaf[idx[i]] = goes_left(idx[i]) ? classify : classify + 1;
+    });
+    mid = o.begin;
+  } else if (cnt < kParallelRows || threads_ <= 1) {
     int l = 0, r = 0;
     for (int i = 0; i < cnt; ++i) {
       const int row = idx[i];
@@ -396,7 +409,6 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
   threads_ = std::max(1, threads);
   out_ = &out;
   out.clear();
-  leaves_.clear();
   cats_.clear();
   open_.clear();
   const std::size_t nf = feats.features().size();
@@ -417,6 +429,9 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
   for (const HistFeature& f : feats.features())
     (f.wide ? wide_off_ : narrow_off_)[static_cast<std::size_t>(f.column)] = f.offset;
   idx_.assign(rows, rows + n);
+  // each row's leaf (-1: a row the tree did not see)
+  if (leaf_row_.size() != static_cast<std::size_t>(x.rows) || n < x.rows)
+    leaf_row_.assign(static_cast<std::size_t>(x.rows), -1);
   tmp_.resize(static_cast<std::size_t>(n));
 
   Open root;
@@ -456,7 +471,7 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
       leaf(o);
       return;
     }
-    if (o.slot >= 0 && across_ == nullptr && o.n < small_rows()) {
+    if (o.slot >= 0 && across_ == nullptr && !p_.direct_histograms && o.n < small_rows()) {
       give_slot(o.slot);
       o.slot = -1;
     }
@@ -485,8 +500,12 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
     }
     Open o = open_[head++];
     int mid = o.begin;
-    partition(o, mid);
     const int left = static_cast<int>(out.nodes.size());
+    // children that can not split whatever their rows: their rows' leaves
+    // are noted without moving the rows
+    const bool last = (p_.max_depth > 0 && o.depth + 1 >= p_.max_depth) ||
+                      (p_.max_leaves > 0 && leaves + 1 >= p_.max_leaves);
+    partition(o, mid, last ? left : -1);
     {
       GrownNode& g = out.nodes[static_cast<std::size_t>(o.node)];
       g.feature = o.best.feature;
@@ -514,7 +533,7 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
     l.node = left;
     r.node = left + 1;
     l.n = mid - o.begin;
-    if (across_ != nullptr) {
+    if (across_ != nullptr && !last) {
       double count = static_cast<double>(l.n);
       across_->sum(&count, 1);
       l.n = static_cast<std::int64_t>(count);
@@ -526,13 +545,20 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
     r.h = o.h - l.h;
     set_node(l);
     set_node(r);
+    if (last) {
+      give_slot(o.slot);
+      continue;
+    }
     if (o.slot >= 0) {
       if (splittable(l) || splittable(r)) {
         Open& small = l.n <= r.n ? l : r;
         Open& big = &small == &l ? r : l;
         small.slot = take_slot();
         build_hist(small, slot(small.slot));
-        subtract(slot(o.slot), slot(small.slot));
+        if (p_.direct_histograms)
+          build_hist(big, slot(o.slot));
+        else
+          subtract(slot(o.slot), slot(small.slot));
         big.slot = o.slot;
       } else {
         give_slot(o.slot);

@@ -33,6 +33,23 @@ namespace cppestimators {
 class Collective;
 namespace trees {
 
+// The bin of x among `count` sorted cuts: 0 when x is missing, else 1 +
+// how many cuts are < x (the bins are (cut[b - 2], cut[b - 1]]), by a
+// binary search whose steps are selects, not branches. (inline: called per
+// value when rows are binned)
+inline int bin_among(const float* cuts, int count, float x) {
+  if (x != x) return 0;  // NaN: missing
+  if (count <= 0) return 1;
+  const float* base = cuts;
+  int n = count;
+  while (n > 1) {
+    const int half = n / 2;
+    base = base[half - 1] < x ? base + half : base;
+    n -= half;
+  }
+  return static_cast<int>(base - cuts) + (*base < x ? 1 : 0) + 1;
+}
+
 struct HistFeature {
   enum Kind { Numeric, Ordinal, Categorical } kind = Numeric;
   std::string name;

@@ -51,6 +51,9 @@ struct GrowParams {
   double learning_rate = 0.3;
   int max_cat_to_onehot = 64, max_cat_threshold = 32, min_data_per_group = 10;
   double cat_smooth = 10.0, cat_l2 = 10.0;
+  // Every node's histogram built from its rows (no subtraction, no split
+  // from sorted rows): the reference the tests compare the fast paths to.
+  bool direct_histograms = false;
 };
 
 // A node of a grown tree. Children are made in pairs: right = left + 1.
@@ -99,12 +102,9 @@ class Grower {
             int n, const GrowParams& p, const char* use, int threads, GrownTree& out,
             RankSums* across = nullptr);
 
-  // After grow(): each leaf's rows, as ranges of order().
-  struct Range {
-    int node, begin, end;
-  };
-  const std::vector<Range>& leaf_ranges() const { return leaves_; }
-  const int* order() const { return idx_.data(); }
+  // After grow(): the leaf each row of the matrix reached (-1: a row the
+  // tree did not see); the caller may swap it out (grow() refills it).
+  std::vector<int>& leaf_rows() { return leaf_row_; }
 
   // The leaf a row reaches by its bins (rows grow() did not see).
   static int leaf_of(const BinMatrix& x, const HistFeatures& feats, const GrownTree& t,
@@ -151,7 +151,9 @@ class Grower {
   double score(double g, double h, double extra_l2 = 0.0) const;
   double weight(double g, double h) const;
   bool splittable(const Open& o) const;
-  void partition(Open& o, int& mid);
+  // Partitions o's rows by its split (mid: the first right row); with
+  // classify >= 0, notes each row's leaf (classify, classify + 1) instead.
+  void partition(Open& o, int& mid, int classify);
   void leaf(const Open& o);
 
   const BinMatrix* x_ = nullptr;
@@ -173,7 +175,7 @@ class Grower {
   std::vector<std::vector<int>> per_feature_set_;
   std::vector<int> cats_;
   std::vector<char> in_set_;
-  std::vector<Range> leaves_;
+  std::vector<int> leaf_row_;
   std::vector<Open> open_;
   std::vector<std::int64_t> piece_left_;
 };
