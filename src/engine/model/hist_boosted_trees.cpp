@@ -139,6 +139,7 @@ void HistBoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int
                                           const DenseRows* block, Mode mode, int threads) {
   pending_binding_ = nullptr;
   if (mode != Mode::Train) return;
+  session_binned_ = false;
   const bool across = collective_ != nullptr && collective_->size() > 1;
   shard_ = 0;
   shards_ = 1;
@@ -173,6 +174,7 @@ std::unique_ptr<Workspace> HistBoostedTreesModel::new_workspace(const FeatureBat
     feats_.bin_rows(features_, *pending_binding_, pending_n_, pending_block_, ws->threads,
                     ws->bins);
     ws->binned = true;
+    session_binned_ = true;
     const std::size_t n = static_cast<std::size_t>(pending_n_);
     ws->preds.assign(n * static_cast<std::size_t>(classes_), 0.0);
     ws->gh.resize(n);
@@ -219,6 +221,12 @@ void HistBoostedTreesModel::compile() const {
       n.value = n_value_->value[u];
       n.default_left = n_default_->value[u] != 0.0f;
       n.cats = -1;
+      n.bin = 0;
+      if (n.feature >= 0) {
+        const trees::HistFeature& f = feats_.features()[static_cast<std::size_t>(n.feature)];
+        n.bin = f.kind == trees::HistFeature::Numeric ? feats_.numeric_bin(f.numeric, n.threshold)
+                                                      : static_cast<int>(n.threshold) + 1;
+      }
       if (n.feature >= 0 && feats_.features()[static_cast<std::size_t>(n.feature)].kind ==
                                 trees::HistFeature::Categorical)
         n.cats = static_cast<int>(cb + static_cast<std::int64_t>(n.threshold));
@@ -260,6 +268,34 @@ float HistBoostedTreesModel::tree_value(int t, const float* dense, const Feature
   }
 }
 
+float HistBoostedTreesModel::tree_value_binned(int t, const trees::BinMatrix& x,
+                                               std::int64_t row) const {
+  const Compiled& c = compiled_;
+  const Compiled::Node* nodes = c.nodes.data() + c.tree_start[static_cast<std::size_t>(t)];
+  const std::vector<trees::HistFeature>& feats = feats_.features();
+  int i = 0;
+  for (;;) {
+    const Compiled::Node& n = nodes[i];
+    if (n.feature < 0) return n.value;
+    const trees::HistFeature& f = feats[static_cast<std::size_t>(n.feature)];
+    const int b = x.bin(f.wide, f.column, row);
+    bool left;
+    if (b == 0) {
+      left = n.default_left;
+    } else if (n.cats >= 0) {
+      const int* set = c.categories.data() + n.cats;
+      left = std::binary_search(set + 1, set + 1 + set[0], b - 1);
+    } else {
+      left = b <= n.bin;
+    }
+    i = left ? n.left : n.left + 1;
+  }
+}
+
+bool HistBoostedTreesModel::reads_batch_features(Mode mode, bool whole) const {
+  return !(mode == Mode::Train && whole && session_binned_ && tree_limit_ < 0);
+}
+
 void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Workspace& base,
                                     float* logits) const {
   Work& w = static_cast<Work&>(base);
@@ -268,7 +304,24 @@ void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Worksp
   const bool cache =
       mode == Mode::Train && w.binned && batch.whole_in_order && tree_limit_ < 0 &&
       static_cast<std::int64_t>(rows) * k <= static_cast<std::int64_t>(w.preds.size());
-  if (cache && w.preds_rounds == this->rounds()) {
+  if (cache && w.preds_rounds != this->rounds()) {
+    // the running predictions from the trees so far, walked over the bins
+    compile();
+    const int n_trees =
+        std::min<int>(this->rounds() * k, static_cast<int>(compiled_.tree_start.size()) - 1);
+    const int pieces = rows >= 4096 ? std::max(1, w.threads) * 4 : 1;
+    parallel_for(pieces, w.threads, [&](int p) {
+      const int r0 = static_cast<int>(static_cast<std::int64_t>(rows) * p / pieces);
+      const int r1 = static_cast<int>(static_cast<std::int64_t>(rows) * (p + 1) / pieces);
+      for (int r = r0; r < r1; ++r) {
+        double* out = w.preds.data() + static_cast<std::size_t>(r) * k;
+        for (int c = 0; c < k; ++c) out[c] = base_->value[static_cast<std::size_t>(c)];
+        for (int t = 0; t < n_trees; ++t) out[t % k] += tree_value_binned(t, w.bins, r);
+      }
+    });
+    w.preds_rounds = this->rounds();
+  }
+  if (cache) {
     for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * k; ++i)
       logits[i] = static_cast<float>(w.preds[i]);
     return;

@@ -75,6 +75,8 @@ void Model::initialize(Rng& rng) {
 
 void Model::variables_loaded() {}
 
+bool Model::reads_batch_features(Mode, bool) const { return true; }
+
 void Model::start_bias(const Spec& spec, Parameter& bias) {
   if (spec.has("bias_init")) {
     const std::vector<double>& v = spec.numbers("bias_init");

@@ -167,7 +167,16 @@ bool Session::gather_batch(int rows, bool whole) {
   batch_.labels = data_.labels != nullptr && opt_.mode != Mode::Predict ? y_.data() : nullptr;
   if (opt_.mode != Mode::Train && rows > kForwardChunk) return false;
   // (a whole epoch not shuffled holds every row in order)
-  est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get(), whole);
+  if (est_.model().reads_batch_features(opt_.mode, whole)) {
+    est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get(), whole);
+  } else {  // the rows alone: the model reads its own copy of them
+    batch_.rows = rows;
+    batch_.row_ids = idx_.data();
+    batch_.dense_rows = nullptr;
+    batch_.dense_block = nullptr;
+    batch_.dense_index = nullptr;
+    for (SparseIds& ids : batch_.sparse) ids.clear();
+  }
   batch_.distinct_rows = distinct();
   batch_.whole_in_order = whole;
   return true;

@@ -59,6 +59,9 @@ class HistBoostedTreesModel : public Model {
   const std::vector<Gradient>& backward(const FeatureBatch&, const float*,
                                         Workspace& base) override;
   void variables_loaded() override;
+  // Not in training over every row in order with the rows binned: the
+  // running predictions (or a walk of the trees over the bins) serve.
+  bool reads_batch_features(Mode mode, bool whole) const override;
 
   // Predictions from the first n rounds only (-1: all), for multi_predict().
   void set_tree_limit(int n) { tree_limit_ = n; }
@@ -104,6 +107,7 @@ class HistBoostedTreesModel : public Model {
   struct Compiled {
     struct Node {
       int feature, left;
+      int bin;  // numeric, bucketized: left when 0 < bin <= this (the walk over bins)
       float threshold, value;
       int cats;  // categorical: index of its set's size in `categories`
       bool default_left;
@@ -117,6 +121,8 @@ class HistBoostedTreesModel : public Model {
 
   // The row's prediction of tree t (a walk over raw values).
   float tree_value(int t, const float* dense, const FeatureBatch& batch, int r) const;
+  // The same by the row's bins (a training session's row).
+  float tree_value_binned(int t, const trees::BinMatrix& x, std::int64_t row) const;
   void base_score(const Head& head, const FeatureBatch& batch, trees::RankSums* across);
   // Whether global row `g` is in round `round`'s sample of rows (a hash of
   // the row's global index: the same rows whatever the ranks).
@@ -145,6 +151,7 @@ class HistBoostedTreesModel : public Model {
   // the training session's data, for new_workspace()
   mutable FeatureSet::Binding* pending_binding_ = nullptr;
   mutable const DenseRows* pending_block_ = nullptr;
+  mutable bool session_binned_ = false;  // the training session's rows are binned
   mutable std::int64_t pending_n_ = 0;
   Boosting boosting_{*this};
 };

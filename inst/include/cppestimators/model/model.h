@@ -48,6 +48,10 @@ class Model {
   // Whether the model reads a batch's dense values by row index (see
   // FeatureBatch) rather than as one contiguous block.
   virtual bool reads_dense_rows_by_index() const;
+  // Whether a step of `mode` over a batch (`whole`: every row in order)
+  // reads the batch's features; when not, the session gathers only its row
+  // ids (the histogram trees train from their bins).
+  virtual bool reads_batch_features(Mode mode, bool whole) const;
   // logits: rows x units, row-major.
   virtual void forward(const FeatureBatch& batch, Mode mode, Workspace& ws,
                        float* logits) const = 0;
