@@ -15,7 +15,7 @@ namespace {
 // The pieces a large node's rows are split into (a fixed number, so that a
 // tree does not depend on the threads).
 constexpr int kPieces = 4;
-constexpr int kParallelRows = 32768;
+constexpr int kParallelRows = 8192;
 
 inline int bin_at(const BinMatrix& x, const HistFeature& f, std::int64_t row) {
   return x.bin(f.wide, f.column, row);
