@@ -236,6 +236,78 @@ trees_lines <- c(trees_lines, "",
   "One batch holds the training set and n_batches_per_layer = 1, so a step grows one layer. TensorFlow's algorithm recomputes every example's gradient, hessian and loss after each layer (leaf values move layer by layer), where xgboost and LightGBM compute them once per tree and build each deeper level from the smaller child with the subtraction trick; with fresh gradients at every layer a parent's histogram cannot be reused, so each of our steps makes one pass over every row.")
 cat(trees_lines, sep = "\n")
 out <- c(out, trees_lines)
+# Boosted trees with the new growths (issue 53; bench/trees_hist.R, one
+# process per fit): growth = "depthwise" and "lossguide" against xgboost's
+# hist and LightGBM. BENCH_TREES_WIDE=1 adds the 15M-row table (about 10 GB).
+hist_script <- if (file.exists("bench")) "bench/trees_hist.R" else "trees_hist.R"
+hist <- utils::read.csv(text = system2(rscript, hist_script, stdout = TRUE), stringsAsFactors = FALSE)
+hist$note <- ifelse(is.na(hist$note), "", as.character(hist$note))
+hist_labels <- c(
+  uniform = "uniform 1e6 x 20, 100 trees, depth 6",
+  flights = "flights (261,877 train), 50 trees, depth 6",
+  higgs = "Higgs shape 1M x 28, 100 trees, depth 6 (lossguide: 64 leaves)",
+  gbmperf = "GBM-perf airline shape 1M, 100 trees, depth 10 (lossguide: 512 leaves)",
+  chicago_d15 = "Chicago 5,000 rows, 20 trees, depth 15",
+  chicago_2000 = "Chicago 5,000 rows, 2000 trees, depth 15",
+  lending_club = "lending_club, 5 stratified 80/20 splits, 200 trees, depth 4 (16 leaves)",
+  chicago = "Chicago, last 20% held out, 200 trees, depth 6 (64 leaves)",
+  wide = sprintf("wide %s x 22 (5 factors), 5 trees, depth 6",
+                 format(as.numeric(Sys.getenv("BENCH_TREES_WIDE_ROWS", "15e6")), big.mark = ",", scientific = FALSE)))
+hist_fmt <- function(x, f) if (length(x) == 0L || is.na(x)) "NA" else sprintf(f, x)
+hist_lines <- c("", sprintf(paste("# Boosted trees, new growths (issue 53): ours against xgboost hist and LightGBM, %s threads,",
+                                  "one process per fit (bench/trees_hist.R)"), Sys.getenv("BENCH_TREES_THREADS", "2")),
+  "", paste("| task | ours | fit s: ours | xgboost | LightGBM | ours / faster peer | held-out metric: ours | xgboost | LightGBM |",
+            "peak MB: ours | xgboost | LightGBM | goal | met |"),
+  "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|")
+hist_notes <- character()
+for (task in unique(hist$task)) {
+  rows <- hist[hist$task == task, , drop = FALSE]
+  get <- function(engine, col) rows[[col]][rows$engine == engine]
+  peer_s <- c(get("xgboost", "fit_s"), get("lightgbm", "fit_s"))
+  peer_v <- c(get("xgboost", "value"), get("lightgbm", "value"))
+  metric <- rows$metric[1]
+  for (ours in intersect(c("ours_depthwise", "ours_lossguide", "ours_csv"), rows$engine)) {
+    s <- get(ours, "fit_s")
+    v <- get(ours, "value")
+    ratio <- if (all(is.na(peer_s))) NA else s / min(peer_s, na.rm = TRUE)
+    best <- if (all(is.na(peer_v))) NA else if (metric == "auc") max(peer_v, na.rm = TRUE) else min(peer_v, na.rm = TRUE)
+    metric_ok <- if (metric == "auc") v >= best - 0.002 else v <= best * 1.01
+    met <- if (is.na(s) || is.na(v)) "NA" else if (is.na(ratio) || is.na(best)) "no peer" else
+      if (ratio <= 0.8 && metric_ok) "met" else "missed"
+    mfmt <- if (metric == "auc") "AUC %.4f" else "RMSE %.4f"
+    label <- if (is.na(hist_labels[task])) task else hist_labels[[task]]
+    hist_lines <- c(hist_lines, paste0("| ", paste(
+      label, sub("ours_", "", ours), hist_fmt(s, "%.2f"), hist_fmt(get("xgboost", "fit_s"), "%.2f"),
+      hist_fmt(get("lightgbm", "fit_s"), "%.2f"), hist_fmt(ratio, "%.2fx"), hist_fmt(v, mfmt),
+      hist_fmt(get("xgboost", "value"), "%.4f"), hist_fmt(get("lightgbm", "value"), "%.4f"),
+      hist_fmt(get(ours, "peak_mb"), "%.0f"), hist_fmt(get("xgboost", "peak_mb"), "%.0f"),
+      hist_fmt(get("lightgbm", "peak_mb"), "%.0f"),
+      if (metric == "auc") "<= 0.8x, AUC >= best peer - 0.002" else "<= 0.8x, RMSE <= best peer x 1.01", met,
+      sep = " | "), " |"))
+  }
+  if (task == "wide") {
+    per_tree <- rows$fit_s / rows$trees
+    hist_notes <- c(hist_notes, paste0("- Wide table, seconds per tree (the fit over its trees, binning included): ",
+                                       paste(sprintf("%s %s", rows$engine, vapply(per_tree, hist_fmt, "", "%.2f")),
+                                             collapse = ", "), "."))
+  }
+  failed <- rows[nzchar(rows$note), , drop = FALSE]
+  hist_notes <- c(hist_notes, sprintf("- %s, %s: no figures (%s).", task, failed$engine, substr(failed$note, 1, 200)))
+}
+hist_lines <- c(hist_lines, "",
+  paste("Goal per row: our fit time at most 0.8x the faster peer's, and our held-out metric no worse than the better",
+        "peer's by more than 0.002 AUC (or 1% RMSE); 'met' needs both. The faster peer and the better peer are taken",
+        "over the peers run on the task (xgboost alone where LightGBM has no row)."),
+  paste(if (Sys.getenv("BENCH_TREES_HIST_REPS", "1") == "1") "Each (task, engine) ran once, in a fresh process (BENCH_TREES_HIST_REPS sets the runs)." else
+          sprintf("Each (task, engine) ran %s times, each in a fresh process; the run with the median fit time is shown.",
+                  Sys.getenv("BENCH_TREES_HIST_REPS")),
+        "Fit time is the fit alone, in seconds (lending_club: the mean of its 5 splits, whose AUC is the mean too);",
+        "xgboost's includes xgb.DMatrix() from the one-hot matrix, LightGBM's the dataset's binning. Peak MB is the",
+        "most resident memory of the fit's process during the fit, the data it trains from included."),
+  if (length(hist_notes)) c("", hist_notes),
+  "", sprintf("Load average at the end: %s", readLines("/proc/loadavg", 1L)))
+cat(hist_lines, sep = "\n")
+out <- c(out, hist_lines)
 # Per-call cost (bench/percall.R): train(steps = 1), evaluate(steps = 1) and
 # predict() of 256 rows over p numeric columns, repeated on the same data.
 percall_script <- if (file.exists("bench")) "bench/percall.R" else "percall.R"
