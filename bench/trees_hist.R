@@ -9,7 +9,8 @@
 #                                            one CSV row (no header)
 #
 # Engines: ours_depthwise, ours_lossguide, xgboost, lightgbm (and
-# ours_csv: the wide task streamed from a CSV file, opt-in).
+# ours_csv: the wide task streamed from a CSV file, opt-in; ours_tensorflow:
+# TensorFlow's growth, for the memory of deep trees).
 # Columns of the output: task, engine, trees, fit_s (wall seconds of the fit
 # alone; for lending_club the mean over its 5 splits), metric (auc or rmse),
 # value (held out; lending_club: the mean over the splits), data_mb (the
@@ -96,7 +97,7 @@ tasks <- list(
   gbmperf = list(kind = "binary", trees = 100, depth = 10, leaves = 512, leaf_depth = NA,
                  engines = c("ours_depthwise", "xgboost", "ours_lossguide", "lightgbm")),
   chicago_d15 = list(kind = "regression", trees = 20, depth = 15,
-                     engines = c("ours_depthwise", "xgboost")),
+                     engines = c("ours_depthwise", "xgboost", "ours_tensorflow")),
   chicago_2000 = list(kind = "regression", trees = 2000, depth = 15,
                       engines = c("ours_depthwise", "xgboost")),
   lending_club = list(kind = "binary", trees = 200, depth = 4, leaves = 16, leaf_depth = 4,
@@ -315,7 +316,16 @@ engine_ours <- function(spec, task, growth, from_csv = FALSE) {
   args <- list(growth = growth, n_trees = spec$trees, learning_rate = 0.1, max_bin = 256,
                l1_regularization = 0, l2_regularization = 1, tree_complexity = 0, min_node_weight = 1,
                config = quiet)
-  if (growth == "lossguide") {
+  if (growth == "tensorflow") {
+    # TensorFlow's growth: one batch of every row per layer; its own
+    # arguments (no max_bin; penalties on its per-layer means' scale, so
+    # its defaults: no L2, no minimum node weight)
+    args$max_bin <- NULL
+    args$l2_regularization <- 0
+    args$min_node_weight <- 0
+    args$n_batches_per_layer <- 1L
+    args$max_depth <- spec$depth
+  } else if (growth == "lossguide") {
     args$max_leaves <- spec$leaves
     args$max_depth <- if (is.na(spec$leaf_depth)) no_depth_limit else spec$leaf_depth
   } else {
@@ -338,7 +348,11 @@ engine_ours <- function(spec, task, growth, from_csv = FALSE) {
         ds <- text_line_dataset(input$path, csv_record_spec(input$path))
         suppressMessages(train(input$est, input_fn(ds, response = input$response, batch_size = 65536L)))
       } else {
-        suppressMessages(train(input$est, input$df))
+        if (growth == "tensorflow") {  # one batch of every row per layer
+          suppressMessages(train(input$est, input$df, batch_size = nrow(input$df), shuffle = FALSE))
+        } else {
+          suppressMessages(train(input$est, input$df))
+        }
       }
       input$est
     },
@@ -353,6 +367,7 @@ make_engine <- function(engine, spec, task) {
   switch(engine,
          ours_depthwise = engine_ours(spec, task, "depthwise"),
          ours_lossguide = engine_ours(spec, task, "lossguide"),
+         ours_tensorflow = engine_ours(spec, task, "tensorflow"),
          ours_csv = engine_ours(spec, task, "depthwise", from_csv = TRUE),
          xgboost = engine_xgboost(spec, task),
          lightgbm = engine_lightgbm(spec, task),

@@ -42,7 +42,7 @@ int cpp_estimator_copy_state(SEXP to, SEXP from) {
   if (src.uses_learning_rate_scale()) dst.use_learning_rate_scale();
   dst.set_learning_rate_scale(src.learning_rate_scale());
   dst.set_global_step(src.global_step());
-  dst.model().variables_loaded();
+  dst.variables_loaded();
   return copied;
 }
 
@@ -64,7 +64,7 @@ int cpp_estimator_decode_partial(SEXP est, Rcpp::RawVector bytes, std::string so
         ++copied;
       }
   e.set_global_step(data.global_step);
-  e.model().variables_loaded();
+  e.variables_loaded();
   return copied;
 }
 

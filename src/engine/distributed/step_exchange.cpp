@@ -436,7 +436,7 @@ void broadcast_estimator(Estimator& est, Collective& collective, int root) {
                                     "' (" + std::to_string(v.size) + ")");
       std::copy(e.values.begin(), e.values.end(), v.data);
     }
-    est.model().variables_loaded();
+    est.variables_loaded();
     est.set_global_step(step);
   } catch (const detail::TruncatedInput& e) {
     throw std::invalid_argument("the chief's estimator state ends inside its " + e.field());

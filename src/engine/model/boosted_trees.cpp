@@ -59,9 +59,14 @@ BoostedTreesModel::BoostedTreesModel(const Spec& spec, int units) : Model(spec, 
       add_var("tree_value", k == 1 ? std::vector<int>{t, n} : std::vector<int>{t, n, k}, 0.0);
   Parameter& gain = add_var("tree_gain", {t, n}, 0.0);
   ensemble_.attach(feature, threshold, value, gain);
-  const int slots = 1 << (max_depth - 1);  // nodes of the deepest layer grown
-  accumulator_.stats = &add_var("accumulator_stats", {slots, buckets_.total_bins() * 2 * k}, 0.0);
-  accumulator_.totals = &add_var("accumulator_totals", {slots, 2 * k}, 0.0);
+  // per node of the layer being grown that batches reached (growable: sized
+  // by those nodes; checkpoints written before `accumulator_nodes` had a row
+  // per place of the deepest layer and restore without it)
+  accumulator_.stats =
+      &add_var("accumulator_stats", {1, buckets_.total_bins() * 2 * k}, 0.0, true);
+  accumulator_.totals = &add_var("accumulator_totals", {1, 2 * k}, 0.0, true);
+  accumulator_.nodes = &add_var("accumulator_nodes", {1}, 0.0, true);
+  accumulator_.nodes->optional = true;
   accumulator_.classes = k;
   const int numeric = std::max(1, buckets_.numeric_count());
   // without numeric features, the shape models saved before the sketch had
@@ -86,6 +91,7 @@ void BoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int64_t
                                       const DenseRows* block, Mode mode, int threads) {
   // (a rank with no rows still meets the others' fit)
   const bool across = collective_ != nullptr && collective_->size() > 1;
+  across_ = across;
   if (mode != Mode::Train || buckets_.numeric_count() == 0 ||
       ensemble_.state(trees::Ensemble::kBoundariesReady) != 0.0f || (n == 0 && !across))
     return;
@@ -95,6 +101,21 @@ void BoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int64_t
   if (across) layout = shard_layout(collective_, n, observer_);
   buckets_.fit(features_, binding, n, block, threads, across ? collective_ : nullptr, layout);
   ensemble_.set_state(trees::Ensemble::kBoundariesReady, 1.0f);
+}
+
+void BoostedTreesModel::variables_loaded() {
+  // statistics of a checkpoint without `accumulator_nodes` had a row per
+  // place of the deepest layer: node first + s in row s
+  if (accumulator_.count() > 0 || accumulator_.totals->value.empty()) return;
+  const int layer = static_cast<int>(ensemble_.state(trees::Ensemble::kLayer));
+  if (ensemble_.state(trees::Ensemble::kBatches) > 0.0f && !ensemble_.training_finished() &&
+      layer < ensemble_.max_depth()) {
+    accumulator_.adopt_places((1 << layer) - 1, 1 << layer);
+  } else {  // between layers: nothing accumulated to keep
+    resize_growable(*accumulator_.stats, 0);
+    resize_growable(*accumulator_.totals, 0);
+  }
+  resized_ = true;
 }
 
 void BoostedTreesModel::rows_replaced(Workspace& base) {
@@ -108,8 +129,7 @@ std::unique_ptr<Workspace> BoostedTreesModel::new_workspace(const FeatureBatch& 
   const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(batch.data_rows, 0));
   const int k = ensemble_.classes();
   ws->rows.allocate(n, buckets_.features().size(), buckets_.narrow(), max_rows, k);
-  ws->hist.allocate(ws->threads, max_rows, std::size_t{1} << (ensemble_.max_depth() - 1),
-                    buckets_.total_bins(), k);
+  ws->hist.allocate(ws->threads, max_rows, buckets_.total_bins(), k);
   return ws;
 }
 
@@ -134,21 +154,24 @@ StepStats BoostedTreesModel::Boosting::compute(const FeatureBatch& batch, const 
   Work& ws = static_cast<Work&>(base);
   const trees::Ensemble& e = m_.ensemble_;
   const int layer = static_cast<int>(e.state(trees::Ensemble::kLayer));
-  const int tree = static_cast<int>(e.finished_trees());
-  const int first = (1 << layer) - 1, slots = 1 << layer;
+  const int* reached = e.nodes_reached(batch, ws.rows);
+  // the nodes the batch reached; every node that exists across ranks (their
+  // statistics are summed place by place)
+  if (m_.across_)
+    e.layer_nodes(static_cast<int>(e.finished_trees()), layer, ws.layer);
+  else
+    ws.layer.reached(layer, reached, batch.rows);
   const int threads = batch.rows >= 4096 ? ws.threads : 1;
-  const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
   const float* g = dlogits;
   // the binary head's gradients are TF's closed form, computed with the histograms
   ws.hist.closed_form = closed_form(head) && batch.labels != nullptr;
   if (!ws.hist.closed_form && g == nullptr)
     throw std::logic_error("internal: boosted trees need the head's gradients");
-  const int* reached = e.nodes_reached(batch, ws.rows);
   StepStats stats = m_.buckets_.narrow()
                         ? ws.hist.compute(batch, logits, g, head, reached, ws.rows.bins8.data(),
-                                          m_.buckets_, first, slots, threads, exists)
+                                          m_.buckets_, ws.layer, threads)
                         : ws.hist.compute(batch, logits, g, head, reached, ws.rows.bins16.data(),
-                                          m_.buckets_, first, slots, threads, exists);
+                                          m_.buckets_, ws.layer, threads);
   centered(stats, batch.rows, ws);
   return stats;
 }
@@ -169,14 +192,16 @@ bool BoostedTreesModel::Boosting::fused_step(const FeatureBatch& batch, const He
   if (m_.training_finished() || batch.labels == nullptr || !closed_form(head) ||
       !e.walks_in_order(batch, ws.rows))
     return false;
+  const int layer = static_cast<int>(e.state(trees::Ensemble::kLayer));
+  // (its statistics are of every node that exists: a deep layer's, of the
+  // nodes the rows reach, come from the walk first, then compute())
+  if (layer > kFusedLayers) return false;
   int finished = 0, current = -1;
   e.begin_walk(ws.rows, finished, current);
   if (current < 0) return false;
-  const int layer = static_cast<int>(e.state(trees::Ensemble::kLayer));
-  const int first = (1 << layer) - 1, slots = 1 << layer;
+  e.layer_nodes(static_cast<int>(e.finished_trees()),
+                static_cast<int>(e.state(trees::Ensemble::kLayer)), ws.layer);
   const int threads = batch.rows >= 4096 ? ws.threads : 1;
-  const int tree = static_cast<int>(e.finished_trees());
-  const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
   const std::size_t n_feats = m_.buckets_.features().size();
   trees::RowCache& cache = ws.rows;
   const bool wide = ws.kernel != gemm::Kernel::Portable;
@@ -189,9 +214,9 @@ bool BoostedTreesModel::Boosting::fused_step(const FeatureBatch& batch, const He
   };
   stats = m_.buckets_.narrow()
               ? ws.hist.fused(batch, logits, per_example, cache.node_of.data(), cache.bins8.data(),
-                              m_.buckets_, first, slots, threads, wide, walk, exists, loss)
+                              m_.buckets_, ws.layer, threads, wide, walk, loss)
               : ws.hist.fused(batch, logits, per_example, cache.node_of.data(), cache.bins16.data(),
-                              m_.buckets_, first, slots, threads, wide, walk, exists, loss);
+                              m_.buckets_, ws.layer, threads, wide, walk, loss);
   cache.all_base_trees = finished;
   cache.all_node_tree = current;
   centered(stats, batch.rows, ws);
@@ -207,15 +232,16 @@ bool BoostedTreesModel::Boosting::needs_head_gradients(const Head& head) const {
 void BoostedTreesModel::Boosting::apply(const StepStats& stats, const Optimizers&,
                                         Workspace& base) {
   if (stats.sums == nullptr || m_.training_finished()) return;
-  const Work& ws = static_cast<const Work&>(base);
+  Work& ws = static_cast<Work&>(base);
   trees::Ensemble& e = m_.ensemble_;
-  const int layer = static_cast<int>(e.state(trees::Ensemble::kLayer));
   const int tree = static_cast<int>(e.finished_trees());
-  const int first = (1 << layer) - 1, slots = 1 << layer;
-  const auto exists = [&e, tree](int node) { return e.node_exists(tree, node); };
-  m_.accumulator_.add(stats, m_.buckets_.total_bins(), first, slots,
-                      std::max(1, ws.hist.threads_used), e.state(trees::Ensemble::kBatches) == 0.0f,
-                      exists);
+  // across ranks, every node that exists (a rank without rows computed no
+  // statistics of its own); else the nodes compute() held
+  if (m_.across_) e.layer_nodes(tree, static_cast<int>(e.state(trees::Ensemble::kLayer)), ws.layer);
+  if (m_.accumulator_.add(stats, m_.buckets_.total_bins(), ws.layer,
+                          std::max(1, ws.hist.threads_used),
+                          e.state(trees::Ensemble::kBatches) == 0.0f))
+    m_.resized_ = true;
   // batches from every rank count, as TF's accumulator counts every worker's
   const float batches =
       e.state(trees::Ensemble::kBatches) + static_cast<float>(std::max(1, stats.batches));
@@ -227,7 +253,8 @@ void BoostedTreesModel::Boosting::apply(const StepStats& stats, const Optimizers
     m_.center(batches);
     return;
   }
-  e.grow_layer(tree, layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_, m_.learning_rate_,
+  e.layer_nodes(tree, static_cast<int>(e.state(trees::Ensemble::kLayer)), ws.layer);
+  e.grow_layer(tree, ws.layer, ws.threads, m_.accumulator_, m_.buckets_, m_.reg_, m_.learning_rate_,
                static_cast<int>(batches));
 }
 
@@ -240,7 +267,8 @@ std::vector<std::pair<std::string, double>> BoostedTreesModel::Boosting::importa
 }
 
 void BoostedTreesModel::center(float per) {
-  const float* tot = accumulator_.node(0);
+  const float none[2] = {0.0f, 0.0f};  // (no batch had rows)
+  const float* tot = accumulator_.count() > 0 ? accumulator_.node(0) : none;
   const float g = per == 1.0f ? tot[0] : tot[0] / per, h = per == 1.0f ? tot[1] : tot[1] / per;
   const bool more = ensemble_.center_bias(g, h, reg_, centering_->value[1] == 0.0f);
   centering_->value[1] += 1.0f;
@@ -257,11 +285,12 @@ int BoostedTreesModel::whole(const Spec& spec, const char* name, double min) {
 }
 
 Parameter& BoostedTreesModel::add_var(const std::string& name, std::vector<int> shape,
-                                      double init) {
+                                      double init, bool growable) {
   Parameter p = Parameter::single("boosted_trees/" + name, std::move(shape));
   p.init = Init::Constant;
   p.init_scale = init;
   p.trainable = false;
+  p.growable = growable;
   return add(std::move(p));
 }
 

@@ -131,7 +131,8 @@ void Estimator::build_variable_table() {
     const Optimizer& opt = *optimizers_[static_cast<std::size_t>(p.group)];
     const auto slots = opt.slot_names();
     for (const ParamView& v : p.views) {
-      variables_.push_back({v.name, v.shape, p.value.data() + v.offset, v.size, p.trainable});
+      variables_.push_back(
+          {v.name, v.shape, p.value.data() + v.offset, v.size, p.trainable, p.optional});
       for (std::size_t s = 0; s < p.slots.size(); ++s)
         variables_.push_back(
             {v.name + "/" + slots[s], v.shape, p.slots[s].data() + v.offset, v.size, false});
@@ -152,6 +153,11 @@ void Estimator::fit_growable(const std::string& name, const std::vector<std::int
       if (shape[d] != mine[d]) return;
     resize_growable(*p, static_cast<std::size_t>(shape[0]));
   }
+}
+
+void Estimator::variables_loaded() {
+  model_->variables_loaded();
+  if (model_->take_resized()) refresh_variables();
 }
 
 void Estimator::refresh_variables() {

@@ -28,7 +28,17 @@ void restore(Estimator& est, const CheckpointData& in, const std::string& source
   const TensorRecord* scale = nullptr;
   for (const auto& t : in.tensors)
     if (t.name == Estimator::kScaleName && t.data.size() == 1) scale = &t;
-  // growable variables (tree node arrays) take the checkpoint's lengths
+  // growable variables (tree node arrays) take the checkpoint's lengths;
+  // optional ones the checkpoint lacks are emptied
+  for (const VariableRef& v : est.variables()) {
+    if (!v.optional) continue;
+    bool held = false;
+    for (const auto& t : in.tensors) held = held || t.name == v.name;
+    if (held) continue;
+    std::vector<std::int64_t> none(v.shape.begin(), v.shape.end());
+    if (!none.empty()) none[0] = 0;
+    est.fit_growable(v.name, none);
+  }
   for (const auto& t : in.tensors) est.fit_growable(t.name, t.shape);
   est.refresh_variables();
   const auto& vars = est.variables();
@@ -38,6 +48,7 @@ void restore(Estimator& est, const CheckpointData& in, const std::string& source
     if (v.name == Estimator::kScaleName) continue;
     for (const auto& t : in.tensors)
       if (t.name == v.name) found[i] = &t;
+    if (found[i] == nullptr && v.optional) continue;
     if (found[i] == nullptr)
       throw std::runtime_error(source + ": checkpoint does not match this estimator: variable '" +
                                v.name + "' is missing");
@@ -51,7 +62,7 @@ void restore(Estimator& est, const CheckpointData& in, const std::string& source
   if (scale != nullptr) est.use_learning_rate_scale();
   est.set_learning_rate_scale(scale != nullptr ? scale->data[0] : 1.0);
   est.set_global_step(in.global_step);
-  est.model().variables_loaded();
+  est.variables_loaded();
 }
 
 }  // namespace cppestimators

@@ -69,7 +69,10 @@ struct ManualStep {
   StepStats compute() {
     return est.model().training().compute(batch, logits.data(), dlogits.data(), est.head(), *ws);
   }
-  void apply(const StepStats& stats) { est.model().training().apply(stats, est.optimizers(), *ws); }
+  void apply(const StepStats& stats) {  // (and, as a session, the variables' table kept up)
+    est.model().training().apply(stats, est.optimizers(), *ws);
+    if (est.model().take_resized()) est.refresh_variables();
+  }
 };
 
 // A session's first training step over every row, in one batch.

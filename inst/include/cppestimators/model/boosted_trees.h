@@ -50,6 +50,10 @@ class BoostedTreesModel : public Model {
   void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
                      Mode mode, int threads) override;
 
+  // A checkpoint's accumulator of the older kind (a row per place of the
+  // deepest layer, no `accumulator_nodes`) given its nodes.
+  void variables_loaded() override;
+
   // A streaming session's new window: every row's buckets, finished trees
   // and node are recomputed (TF's path for data not held in memory).
   void rows_replaced(Workspace& base) override;
@@ -82,6 +86,7 @@ class BoostedTreesModel : public Model {
   struct Work : Workspace {
     trees::RowCache rows;
     trees::Histograms hist;
+    trees::LayerNodes layer;  // the nodes of the layer being grown
     std::vector<Gradient> grads;
   };
 
@@ -133,9 +138,15 @@ class BoostedTreesModel : public Model {
 
   static int whole(const Spec& spec, const char* name, double min);
 
-  Parameter& add_var(const std::string& name, std::vector<int> shape, double init);
+  Parameter& add_var(const std::string& name, std::vector<int> shape, double init,
+                     bool growable = false);
+
+  // Layers deeper than this grow through compute() (the statistics of the
+  // nodes with rows), not fused_step() (those of every node that exists).
+  static constexpr int kFusedLayers = 10;
 
   int batches_per_layer_ = 1;
+  bool across_ = false;  // training on a cluster of ranks (set by begin_session())
   float learning_rate_ = 0.1f;
   bool center_bias_ = false;
   Parameter* centering_ = nullptr;  // (done, steps) with center_bias

@@ -42,6 +42,7 @@ struct VariableRef {
   float* data;
   std::size_t size;
   bool trainable;
+  bool optional = false;  // see Parameter::optional
 };
 
 class Estimator {
@@ -91,6 +92,10 @@ class Estimator {
   void fit_growable(const std::string& name, const std::vector<std::int64_t>& shape);
   // Rebuilds the table of variables (after growable ones changed length).
   void refresh_variables();
+  // The model told its variables were overwritten from outside (a
+  // checkpoint, another estimator's state; Model::variables_loaded()), the
+  // table rebuilt if that changed a growable variable's length.
+  void variables_loaded();
   // Every variable, global_step excluded (it is an integer), sorted by name.
   const std::vector<VariableRef>& variables() const { return variables_; }
   const VariableRef* find_variable(std::string_view name) const;

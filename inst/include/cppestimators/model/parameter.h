@@ -45,6 +45,9 @@ struct Parameter {
   // the histogram trees): checkpoints of any length restore into it, and
   // initialization empties it. Never trainable.
   bool growable = false;
+  // A checkpoint without it restores (growable ones then emptied): a
+  // variable added after checkpoints of its model were written.
+  bool optional = false;
   std::vector<std::vector<float>> slots;
 
   // A parameter seen as one variable of the given shape.

@@ -305,12 +305,24 @@ const int* Ensemble::nodes_reached(const FeatureBatch& batch, const RowCache& ca
              : cache.node.data();
 }
 
-void Ensemble::grow_layer(int tree, int layer, int threads, const Accumulator& acc,
+void Ensemble::layer_nodes(int tree, int layer, LayerNodes& out) const {
+  out.first = (1 << layer) - 1;
+  out.width = 1 << layer;
+  out.slot.assign(static_cast<std::size_t>(out.width), -1);
+  out.nodes.clear();
+  for (int s = 0; s < out.width; ++s)
+    if (node_exists(tree, out.first + s)) {
+      out.slot[static_cast<std::size_t>(s)] = static_cast<int>(out.nodes.size());
+      out.nodes.push_back(out.first + s);
+    }
+}
+
+void Ensemble::grow_layer(int tree, const LayerNodes& nodes, int threads, Accumulator& acc,
                           const Bucketizer& buckets, const Regularization& reg, float learning_rate,
                           int batches_per_layer) {
   const std::vector<Feature>& feats = buckets.features();
   const int total_bins = buckets.total_bins();
-  const int first = (1 << layer) - 1, slots = 1 << layer;
+  const int layer = static_cast<int>(state(kLayer)), count = nodes.count();
   const float per = static_cast<float>(batches_per_layer);
   const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
   float* feature = feature_->value.data() + base;
@@ -318,19 +330,22 @@ void Ensemble::grow_layer(int tree, int layer, int threads, const Accumulator& a
   float* value = value_->value.data() + base;
   float* gain = gain_->value.data() + base;
   // the nodes' best splits, nodes split over the threads (each writes its own children)
-  std::vector<unsigned char> split(static_cast<std::size_t>(slots), 0);
-  const int t_count = slots >= 4 ? std::max(1, threads) : 1;
+  std::vector<unsigned char> split(static_cast<std::size_t>(count), 0);
+  acc.index(nodes.first, nodes.width);
+  // a node no batch reached: statistics of zeros (split as TensorFlow splits it)
+  const std::vector<float> zeros(static_cast<std::size_t>(total_bins) * 2 *
+                                 static_cast<std::size_t>(classes_));
+  const int t_count = count >= 4 ? std::max(1, threads) : 1;
   if (classes_ > 1) {
-    grow_classes(tree, layer, t_count, acc, buckets, reg, learning_rate, per, split);
+    grow_classes(tree, nodes, t_count, acc, zeros, buckets, reg, learning_rate, per, split);
     finish_layer(tree, layer, split);
     return;
   }
   parallel_for(t_count, t_count, [&](int part) {
-    for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
-      const int node = first + s;
-      if (node > 0 && feature[(node - 1) / 2] < 0.0f)
-        continue;  // its parent did not split: no such node
-      const float* st = acc.bins(s, total_bins);
+    for (int s = count * part / t_count; s < count * (part + 1) / t_count; ++s) {
+      const int node = nodes.nodes[static_cast<std::size_t>(s)];
+      const int row = acc.row_of(node);
+      const float* st = row >= 0 ? acc.bins(row, total_bins) : zeros.data();
       Split best;
       for (std::size_t f = 0; f < feats.size(); ++f)
         offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets, reg,
@@ -364,13 +379,14 @@ void Ensemble::finish_layer(int tree, int layer, const std::vector<unsigned char
   }
 }
 
-void Ensemble::grow_classes(int tree, int layer, int t_count, const Accumulator& acc,
+void Ensemble::grow_classes(int tree, const LayerNodes& nodes, int t_count, const Accumulator& acc,
+                            const std::vector<float>& zeros,
                             const Bucketizer& buckets, const Regularization& reg,
                             float learning_rate, float per, std::vector<unsigned char>& split) {
   const std::vector<Feature>& feats = buckets.features();
   const int total_bins = buckets.total_bins(), k = classes_;
   const std::size_t kk = static_cast<std::size_t>(k);
-  const int first = (1 << layer) - 1, slots = 1 << layer;
+  const int count = nodes.count();
   const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
   float* feature = feature_->value.data() + base;
   float* threshold = threshold_->value.data() + base;
@@ -381,11 +397,10 @@ void Ensemble::grow_classes(int tree, int layer, int t_count, const Accumulator&
     ClassSplit best;
     best.left_weight.assign(kk, 0.0f);
     best.right_weight.assign(kk, 0.0f);
-    for (int s = slots * part / t_count; s < slots * (part + 1) / t_count; ++s) {
-      const int node = first + s;
-      if (node > 0 && feature[(node - 1) / 2] < 0.0f)
-        continue;  // its parent did not split: no such node
-      const float* st = acc.bins(s, total_bins);
+    for (int s = count * part / t_count; s < count * (part + 1) / t_count; ++s) {
+      const int node = nodes.nodes[static_cast<std::size_t>(s)];
+      const int row = acc.row_of(node);
+      const float* st = row >= 0 ? acc.bins(row, total_bins) : zeros.data();
       best.feature = -1;
       for (std::size_t f = 0; f < feats.size(); ++f)
         offer_feature_classes(static_cast<int>(f),

@@ -24,6 +24,7 @@ struct FeatureBatch;
 namespace trees {
 
 struct Accumulator;
+struct LayerNodes;
 class Bucketizer;
 struct Feature;
 struct Regularization;
@@ -129,9 +130,14 @@ class Ensemble {
   // The node each batch row reached in the tree being grown (after forward()).
   const int* nodes_reached(const FeatureBatch& batch, const RowCache& cache) const;
 
-  // One layer of `tree` from the accumulated statistics of
-  // `batches_per_layer` batches (averaged), then the state moves on.
-  void grow_layer(int tree, int layer, int threads, const Accumulator& acc,
+  // The nodes of `tree`'s layer `layer` that exist, into `out` (its
+  // buffers reused).
+  void layer_nodes(int tree, int layer, LayerNodes& out) const;
+
+  // One layer of `tree` (its nodes `nodes`, every one that exists) from the
+  // accumulated statistics of `batches_per_layer` batches (averaged; zeros
+  // for a node no batch reached), then the state moves on.
+  void grow_layer(int tree, const LayerNodes& nodes, int threads, Accumulator& acc,
                   const Bucketizer& buckets, const Regularization& reg, float learning_rate,
                   int batches_per_layer);
 
@@ -168,7 +174,8 @@ class Ensemble {
   // node (a node that splits does so for every class, on the gain summed
   // over the classes; see offer_feature_classes()), in float as the one-logit
   // trees.
-  void grow_classes(int tree, int layer, int t_count, const Accumulator& acc,
+  void grow_classes(int tree, const LayerNodes& nodes, int t_count, const Accumulator& acc,
+                    const std::vector<float>& zeros,
                     const Bucketizer& buckets, const Regularization& reg, float learning_rate,
                     float per, std::vector<unsigned char>& split);
 

@@ -29,12 +29,31 @@ inline std::size_t node_stride(int total_bins, int classes = 1) {
   return (static_cast<std::size_t>(total_bins) * 2 + 2) * static_cast<std::size_t>(classes);
 }
 
-// A session's buffers for one batch's statistics, sized once.
+// The nodes of a tree's layer whose statistics a step holds, numbered in
+// order: those the batch's rows reached (one process), or every node that
+// exists (the root, or children of split nodes: the same on every rank of a
+// cluster). A node without statistics has all of them zero (TensorFlow's
+// growth still splits it, as TensorFlow does), so a deep layer costs the
+// nodes with rows, not its 2^layer places.
+struct LayerNodes {
+  int first = 0;           // the layer's first node, 2^layer - 1
+  int width = 1;           // its places, 2^layer
+  std::vector<int> slot;   // per place: the node's number among those held, or -1
+  std::vector<int> nodes;  // the nodes held, ascending
+  int count() const { return static_cast<int>(nodes.size()); }
+
+  // Held: the nodes of layer `layer` that `node[r]` names for r < rows
+  // (earlier layers' leaves left out).
+  void reached(int layer, const int* node, int rows);
+};
+
+// A session's buffers for one batch's statistics, sized by the largest
+// layer seen (kept across trees).
 struct Histograms {
   std::vector<float> hess;  // per batch row (and class)
   bool no_hessian = false;
-  std::vector<std::vector<float>> hist;  // per thread: layer slots x (bins x (g, h), 2 unused)
-  std::vector<double> totals;            // per thread and slot: the node's (g, h) per class
+  std::vector<std::vector<float>> hist;  // per thread: layer nodes x (bins x (g, h), 2 unused)
+  std::vector<double> totals;            // per thread and node: the node's (g, h) per class
   std::vector<double> sums;              // the step's statistics (StepStats::sums)
   int threads_used = 1;                  // threads that computed them
   int classes = 1;                       // K
@@ -45,22 +64,19 @@ struct Histograms {
 
   static constexpr int kChunk = 1024;  // rows whose g and h stay in the cache
 
-  // For batches of up to `max_rows`, layers of up to `slots` nodes, K logits.
-  void allocate(int threads, int max_rows, std::size_t slots, int total_bins, int k = 1);
+  // For batches of up to `max_rows`, K logits; layers of one node (larger
+  // ones grow the buffers when they come).
+  void allocate(int threads, int max_rows, int total_bins, int k = 1);
 
-  // The statistics of a batch whose row r reached node `node[r]` (of the
-  // layer's `slots` nodes starting at `first`; earlier ones are leaves that
-  // could not split) and has buckets `all_bins` (data rows x features), on
-  // `threads` threads. Nodes `exists(node)` denies get zeros.
-  // (inline: a template on the caller's node test, which compute_stats()
-  // takes as a std::function: it is asked once per node, not per row)
-  template <class B, class Exists>
+  // The statistics of a batch whose row r reached node `node[r]` (one of
+  // `layer`'s nodes; earlier ones are leaves that could not split) and has
+  // buckets `all_bins` (data rows x features), on `threads` threads: per
+  // node of the layer that exists, in their order.
+  // (std::uint8_t and std::uint16_t buckets, in histograms.cpp)
+  template <class B>
   StepStats compute(const FeatureBatch& batch, const float* logits, const float* dlogits,
                     const Head& head, const int* node, const B* all_bins, const Bucketizer& buckets,
-                    int first, int slots, int threads, Exists exists) {
-    return compute_stats(batch, logits, dlogits, head, node, all_bins, buckets, first, slots,
-                         threads, std::function<bool(int)>(exists));
-  }
+                    const LayerNodes& layer, int threads);
 
   // A training step of one pass for a batch of every row in order (one
   // logit, TF's closed-form logistic gradients): each thread takes the rows
@@ -70,35 +86,20 @@ struct Histograms {
   // (fast::logistic_step(), eight lanes when `wide`), then its histograms,
   // while all of them are in the cache. The same statistics as compute()
   // after the walk; `loss` gets the batch's summed (weighted) loss.
-  template <class B, class Exists>
+  // (std::uint8_t and std::uint16_t buckets, in histograms.cpp)
+  template <class B>
   StepStats fused(const FeatureBatch& batch, float* logits, float* per_example, const int* node,
-                  const B* all_bins, const Bucketizer& buckets, int first, int slots, int threads,
-                  bool wide, const std::function<void(int, int)>& walk, Exists exists,
-                  double& loss) {
-    return fused_stats(batch, logits, per_example, node, all_bins, buckets, first, slots, threads,
-                       wide, walk, std::function<bool(int)>(exists), loss);
-  }
+                  const B* all_bins, const Bucketizer& buckets, const LayerNodes& layer,
+                  int threads, bool wide, const std::function<void(int, int)>& walk,
+                  double& loss);
 
  private:
-  // compute() for each width of buckets (histograms.cpp has it for
-  // std::uint8_t and std::uint16_t).
-  template <class B>
-  StepStats compute_stats(const FeatureBatch& batch, const float* logits, const float* dlogits,
-                          const Head& head, const int* node, const B* all_bins,
-                          const Bucketizer& buckets, int first, int slots, int threads,
-                          const std::function<bool(int)>& exists);
-
-  // fused() for each width of buckets.
-  template <class B>
-  StepStats fused_stats(const FeatureBatch& batch, float* logits, float* per_example,
-                        const int* node, const B* all_bins, const Bucketizer& buckets, int first,
-                        int slots, int threads, bool wide,
-                        const std::function<void(int, int)>& walk,
-                        const std::function<bool(int)>& exists, double& loss);
+  // The buffers of `threads` threads for `count` nodes, zeroed; `stride`
+  // values per node.
+  void prepare(int threads, int count, std::size_t stride);
 
   // The threads' histograms and totals summed into the step's statistics.
-  StepStats reduce(const Bucketizer& buckets, int first, int slots, int threads,
-                   const std::function<bool(int)>& exists);
+  StepStats reduce(const Bucketizer& buckets, const LayerNodes& layer, int threads);
 
   // The totals of a layer of one node, kept in registers while its rows are
   // added (a sum kept in memory would chain every row to the one before),
@@ -111,13 +112,13 @@ struct Histograms {
 
   // Batch rows [r0, r1), with gradients dl[r - at] and hessians
   // hs_in[r - at] (the batch mean's hessian is hs_in[r - at] * scale), into one thread's histograms
-  // (slots of the layer starting at node `first`) and node totals.
+  // (of `layer`'s nodes) and node totals.
   // (inline, defined in histograms.cpp, its one user: compute_stats()
   // calls it per chunk of rows)
   template <class B>
   inline void add_rows(const FeatureBatch& batch, const int* node, const B* all_bins,
-                       const Bucketizer& buckets, int r0, int r1, int first, std::size_t stride,
-                       const float* dl, const float* hs_in, int at, float scale, int slots,
+                       const Bucketizer& buckets, int r0, int r1, const LayerNodes& layer,
+                       std::size_t stride, const float* dl, const float* hs_in, int at, float scale,
                        float* hist_t, Run& run) const;
 
   // add_rows() for K logits: row r's gradients dlogits[r K + c] and hessians
@@ -125,42 +126,54 @@ struct Histograms {
   // (inline, defined in histograms.cpp, its one user: compute_stats())
   template <class B>
   inline void add_rows_classes(const FeatureBatch& batch, const int* node, const B* all_bins,
-                               const Bucketizer& buckets, int r0, int r1, int first,
+                               const Bucketizer& buckets, int r0, int r1, const LayerNodes& layer,
                                std::size_t stride, const float* dlogits, float scale, float* hist_t,
                                double* totals_t) const;
 };
 
-// The layer's statistics summed over its batches, in two variables: per slot
-// of the deepest layer, the bins' (g, h) (`stats`) and the node's (`totals`),
-// K pairs each for K logits.
+// The layer's statistics summed over its batches, in three growable
+// variables: per node that any of the batches reached (`nodes`: its id; in
+// the order first met), the bins' (g, h) (`stats`) and the node's totals
+// (`totals`), K pairs each for K logits.
 struct Accumulator {
   Parameter* stats = nullptr;
   Parameter* totals = nullptr;
+  Parameter* nodes = nullptr;
   int classes = 1;
 
-  // Adds a step's statistics (of a layer of `slots` nodes starting at
-  // `first`, computed on `threads` threads) to the accumulator, emptied
-  // first when `fresh`; nodes `exists` denies are left alone.
-  // (inline: a template on the caller's node test, which add_stats() takes
-  // as a std::function: it is asked once per node)
-  template <class Exists>
-  void add(const StepStats& step, int total_bins, int first, int slots, int threads, bool fresh,
-           Exists exists) {
-    add_stats(step, total_bins, first, slots, threads, fresh, std::function<bool(int)>(exists));
-  }
+  // Adds a step's statistics (of `held`'s nodes, computed on `threads`
+  // threads) to the accumulator, emptied first when `fresh`; nodes met for
+  // the first time get rows. Whether the variables changed length.
+  bool add(const StepStats& step, int total_bins, const LayerNodes& held, int threads,
+           bool fresh);
 
-  // Slot s's bins, (g, h) each (per class), and its totals.
-  const float* bins(int s, int total_bins) const {
-    return stats->value.data() + static_cast<std::size_t>(s) * total_bins * 2 * classes;
+  // The rows of the layer whose first node is `first`, of `width` places,
+  // indexed (for row_of()).
+  void index(int first, int width);
+  // The row of `node` (after index()), or -1: no batch reached it.
+  int row_of(int node) const {
+    const int place = node - first_;
+    return place >= 0 && place < static_cast<int>(rows_.size()) ? rows_[static_cast<std::size_t>(place)]
+                                                                 : -1;
   }
-  const float* node(int s) const {
-    return totals->value.data() + static_cast<std::size_t>(s) * 2 * classes;
+  // Row i's bins, (g, h) each (per class), and its totals.
+  const float* bins(int i, int total_bins) const {
+    return stats->value.data() + static_cast<std::size_t>(i) * total_bins * 2 * classes;
   }
+  const float* node(int i) const {
+    return totals->value.data() + static_cast<std::size_t>(i) * 2 * classes;
+  }
+  int count() const { return static_cast<int>(nodes->value.size()); }
+
+  // Statistics of a checkpoint written when the accumulator had a row per
+  // place of the deepest layer (node first + s in row s, no `nodes`) given
+  // their nodes, for the layer whose first node is `first`, of `width`
+  // places; false when they are not of that kind.
+  bool adopt_places(int first, int width);
 
  private:
-  // add() with its node test.
-  void add_stats(const StepStats& step, int total_bins, int first, int slots, int threads,
-                 bool fresh, const std::function<bool(int)>& exists);
+  int first_ = 0;
+  std::vector<int> rows_;  // per place of the indexed layer: its row, or -1
 };
 
 }  // namespace trees
