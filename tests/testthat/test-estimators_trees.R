@@ -417,3 +417,33 @@ test_that("train() of a data frame repeats it until the ensemble is complete", {
                  class = "cppestimators_unfinished_trees")
   expect_equal(variable_value(est, "global_step")[[1]], 3)
 })
+
+test_that("deep trees hold statistics for the nodes their rows reach, not for 2^depth places", {
+  set.seed(3)
+  df <- data.frame(x = runif(300), z = runif(300))
+  df$y <- sin(6 * df$x) + df$z + rnorm(300, sd = 0.1)
+  dir <- tempfile()
+  est <- quietly(boosted_trees_regressor(feature_columns(column_numeric("x", "z")), n_trees = 2, max_depth = 15,
+                                         n_batches_per_layer = 1, model_dir = dir, config = trees_quiet))
+  # one batch of every row per layer: 12 layers of the first tree
+  quietly(train(est, input_fn(df, response = "y", batch_size = 300L, num_epochs = NULL, shuffle = FALSE),
+                steps = 12))
+  nodes <- variable_value(est, "boosted_trees/accumulator_nodes")[[1]]
+  stats <- variable_value(est, "boosted_trees/accumulator_stats")[[1]]
+  # the last layer grown (11) had 2048 places; its 300 rows reached at most 300 of them
+  expect_gt(length(nodes), 1)
+  expect_lte(length(nodes), 300)
+  expect_true(all(nodes >= 2^11 - 1 & nodes < 2^12 - 1))
+  expect_equal(nrow(stats), length(nodes))
+  # a checkpoint: the trees' node arrays (2 x 65,535 nodes x 4 floats) and these rows (before: 2^14
+  # rows of 2 x (buckets of x and z) floats, over 25 MB)
+  expect_lt(max(file.size(list.files(dir, pattern = "ckpt$", full.names = TRUE))), 4e6)
+  # the rest of the trees, restarted from the checkpoint, equal one run's
+  quietly(train(est, input_fn(df, response = "y", batch_size = 300L, num_epochs = NULL, shuffle = FALSE)))
+  whole <- quietly(boosted_trees_regressor(feature_columns(column_numeric("x", "z")), n_trees = 2, max_depth = 15,
+                                           n_batches_per_layer = 1, config = trees_quiet))
+  quietly(train(whole, input_fn(df, response = "y", batch_size = 300L, num_epochs = NULL, shuffle = FALSE)))
+  expect_equal(variable_value(est, "boosted_trees/tree_value"), variable_value(whole, "boosted_trees/tree_value"))
+  expect_equal(variable_value(est, "boosted_trees/tree_feature"),
+               variable_value(whole, "boosted_trees/tree_feature"))
+})

@@ -5,9 +5,12 @@
 #include <testthat.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include <cppestimators/io/checkpoint_format.h>
 #include <cppestimators/model/boosted_trees.h>
+#include <cppestimators/model/estimator_io.h>
 
 #include "test-helpers.h"
 
@@ -180,5 +183,98 @@ context("Boosted trees") {
       expect_true(near(logits[static_cast<std::size_t>(c)], left[c]));
       expect_true(near(logits[static_cast<std::size_t>(3 + c)], right[c]));
     }
+  }
+
+  test_that(
+      "a layer holds the statistics of the nodes its batches reached; checkpoints of one row per "
+      "place restore") {
+    // x = 1..8, y a step at 4.5 plus noise: depth 3, batches of 2 rows in
+    // order, 2 batches per layer
+    std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8}, y{0, 1, 0, 1, 3, 5, 4, 6};
+    Dataset d;
+    d.n = 8;
+    d.features = {doubles("x", x)};
+    d.labels = y.data();
+    EstimatorSpec spec = linear({numeric("x")}, "SGD", 0.1);
+    spec.model.kind = "boosted_trees";
+    spec.model.nums["n_trees"] = {2};
+    spec.model.nums["max_depth"] = {3};
+    spec.model.nums["learning_rate"] = {0.5};
+    spec.model.nums["n_batches_per_layer"] = {2};
+    SessionOptions o;
+    o.batch_size = 2;
+    o.num_epochs = -1;
+    Estimator a(spec), b(spec);
+    {
+      Session s(a, d, o);
+      for (int i = 0; i < 5; ++i) expect_true((s.run_step()));  // layers 0, 1; then one batch of 2
+    }
+    const VariableRef* nodes = a.find_variable("boosted_trees/accumulator_nodes");
+    const VariableRef* totals = a.find_variable("boosted_trees/accumulator_totals");
+    expect_true((trees_of(a).layers_in_tree() == 2.0));
+    // the batch of rows 1, 2 (x = 1, 2) reached one or two of layer 2's nodes (3..6)
+    expect_true((nodes != nullptr && nodes->size >= 1 && nodes->size <= 2));
+    expect_true((totals != nullptr && totals->shape[0] == static_cast<int>(nodes->size)));
+    for (std::size_t i = 0; i < nodes->size; ++i)
+      expect_true((nodes->data[i] >= 3.0f && nodes->data[i] <= 6.0f));
+
+    // the same state as an older checkpoint wrote it: a row per place of the
+    // deepest layer (4), node 3 + s in row s, no accumulator_nodes
+    CheckpointData ck;
+    expect_true((snapshot(a, ck)));
+    std::vector<float> ids(nodes->data, nodes->data + nodes->size);
+    CheckpointData old;
+    old.global_step = ck.global_step;
+    for (const TensorRecord& t : ck.tensors) {
+      if (t.name == "boosted_trees/accumulator_nodes") continue;
+      TensorRecord r = t;
+      if (t.name == "boosted_trees/accumulator_stats" ||
+          t.name == "boosted_trees/accumulator_totals") {
+        const std::size_t w = static_cast<std::size_t>(t.shape[1]);
+        r.shape[0] = 4;
+        r.data.assign(4 * w, 0.0f);
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          const std::size_t place = static_cast<std::size_t>(ids[i]) - 3;
+          std::copy(t.data.begin() + static_cast<std::ptrdiff_t>(i * w),
+                    t.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * w),
+                    r.data.begin() + static_cast<std::ptrdiff_t>(place * w));
+        }
+      }
+      old.tensors.push_back(r);
+    }
+    restore(b, old, "older checkpoint");
+    const VariableRef* adopted = b.find_variable("boosted_trees/accumulator_nodes");
+    expect_true((adopted != nullptr && adopted->size == 4));  // every place, in order
+    for (int s = 0; s < 4; ++s) expect_true((adopted->data[s] == static_cast<float>(3 + s)));
+    // both go on from the same batches (new sessions: rows from the first)
+    // and grow the same trees
+    for (Estimator* e : {&a, &b}) {
+      Session s(*e, d, o);
+      while (s.run_step()) {
+      }
+    }
+    expect_true((trees_of(a).finished_trees() == 2.0 && trees_of(b).finished_trees() == 2.0));
+    for (const char* name : {"boosted_trees/tree_feature", "boosted_trees/tree_threshold",
+                             "boosted_trees/tree_value", "boosted_trees/tree_gain"}) {
+      const VariableRef* va = a.find_variable(name);
+      const VariableRef* vb = b.find_variable(name);
+      expect_true((va != nullptr && vb != nullptr && va->size == vb->size &&
+                  std::equal(va->data, va->data + va->size, vb->data)));
+    }
+    // a checkpoint that is neither (the accumulator of another width) is refused
+    CheckpointData wrong = ck;
+    for (TensorRecord& t : wrong.tensors)
+      if (t.name == "boosted_trees/accumulator_stats") {
+        t.shape[1] += 1;
+        t.data.resize(static_cast<std::size_t>(t.shape[0] * t.shape[1]));
+      }
+    Estimator c(spec);
+    bool refused = false;
+    try {
+      restore(c, wrong, "a checkpoint");
+    } catch (const std::exception& e) {
+      refused = std::string(e.what()).find("accumulator_stats") != std::string::npos;
+    }
+    expect_true((refused));
   }
 }
