@@ -225,3 +225,40 @@ test_that("a histogram model survives saveRDS(), export and early stopping's res
   expect_gt(kept, 0)
   expect_false(anyNA(predict(fit, df)$.pred))
 })
+
+test_that("predictions walk the trees boosted_trees_ensemble() shows, factor sets and missing values included", {
+  set.seed(1)
+  n <- 3000
+  df <- data.frame(x = runif(n), f = factor(sample(paste0("L", 1:80), n, TRUE)))  # 80 levels: category sets
+  df$x[1:20] <- NA
+  df$y <- ifelse(is.na(df$x), 1, df$x) + as.integer(df$f) / 40 + rnorm(n, sd = 0.1)
+  est <- boosted_trees_regressor(feature_columns_from_data(df, -y, standardize = FALSE), growth = "depthwise",
+                                 n_trees = 3, max_depth = 3)
+  quietly(train(est, df, response = "y"))
+  e <- boosted_trees_ensemble(est)
+  expect_true(any(lengths(e$categories) > 1))
+  walk <- function(row) {
+    total <- 0
+    for (t in unique(e$tree)) {
+      nodes <- e[e$tree == t, ]
+      i <- 0
+      repeat {
+        nd <- nodes[nodes$node_id == i, ]
+        if (nd$is_leaf) break
+        v <- row[[nd$feature]]
+        left <- if (is.na(v)) nd$default_left else if (is.factor(v)) as.character(v) %in% nd$categories[[1]] else
+          v <= nd$threshold
+        i <- if (left) nd$left_id else nd$right_id
+      }
+      total <- total + nd$value
+    }
+    total
+  }
+  # new rows too, their factor's levels in another order (a level not seen in training is an error)
+  fresh <- data.frame(x = c(NA, 0.5, 0.01), f = factor(c("L3", "L80", "L7"), levels = c("L80", "L7", "L3")))
+  rows <- rbind(df[1:150, c("x", "f")], fresh)  # blocks of 64 rows and a partial one
+  p <- num_pred(est, rows)
+  walked <- vapply(seq_len(nrow(rows)), function(i) walk(rows[i, ]), 0)
+  # the ensemble starts from the response's mean
+  expect_equal(p, walked + mean(df$y), tolerance = 1e-6)
+})

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -203,15 +204,14 @@ void HistBoostedTreesModel::compile() const {
   const std::size_t stored = tree_nodes_->value.size();
   if (c.epoch != epoch_) {
     c.nodes.clear();
-    c.categories.clear();
+    c.cat_bits.clear();
     c.tree_start.assign(1, 0);
     c.epoch = epoch_;
   }
   for (std::size_t t = c.tree_start.size() - 1; t < stored; ++t) {
     const std::int64_t b = tree_start_[t], e = tree_start_[t + 1];
-    const std::int64_t cb = static_cast<std::int64_t>(c.categories.size());
-    for (std::int64_t k = cat_start_[t]; k < cat_start_[t + 1]; ++k)
-      c.categories.push_back(static_cast<int>(categories_->value[static_cast<std::size_t>(k)]));
+    // the tree's category sets: (size, ids...) from its first one on
+    const float* sets = categories_->value.data() + cat_start_[t];
     for (std::int64_t i = b; i < e; ++i) {
       const std::size_t u = static_cast<std::size_t>(i);
       Compiled::Node n;
@@ -220,7 +220,8 @@ void HistBoostedTreesModel::compile() const {
       n.threshold = n_threshold_->value[u];
       n.value = n_value_->value[u];
       n.default_left = n_default_->value[u] != 0.0f;
-      n.cats = -1;
+      n.bits = -1;
+      n.count = 0;
       n.bin = 0;
       if (n.feature >= 0) {
         const trees::HistFeature& f = feats_.features()[static_cast<std::size_t>(n.feature)];
@@ -228,43 +229,69 @@ void HistBoostedTreesModel::compile() const {
                                                       : static_cast<int>(n.threshold) + 1;
       }
       if (n.feature >= 0 && feats_.features()[static_cast<std::size_t>(n.feature)].kind ==
-                                trees::HistFeature::Categorical)
-        n.cats = static_cast<int>(cb + static_cast<std::int64_t>(n.threshold));
+                                trees::HistFeature::Categorical) {
+        const trees::HistFeature& f = feats_.features()[static_cast<std::size_t>(n.feature)];
+        const float* set = sets + static_cast<std::int64_t>(n.threshold);
+        n.count = f.bins - 1;
+        n.bits = static_cast<int>(c.cat_bits.size());
+        c.cat_bits.resize(c.cat_bits.size() + (static_cast<std::size_t>(n.count) + 63) / 64, 0);
+        const int size = static_cast<int>(set[0]);
+        for (int j = 1; j <= size; ++j) {
+          const int id = static_cast<int>(set[j]);
+          if (id >= 0 && id < n.count)
+            c.cat_bits[static_cast<std::size_t>(n.bits) + static_cast<std::size_t>(id >> 6)] |=
+                std::uint64_t{1} << (id & 63);
+        }
+      }
       c.nodes.push_back(n);
     }
     c.tree_start.push_back(static_cast<std::int64_t>(c.nodes.size()));
   }
 }
 
-float HistBoostedTreesModel::tree_value(int t, const float* dense, const FeatureBatch& batch,
-                                        int r) const {
+void HistBoostedTreesModel::row_values(const FeatureBatch& batch, int r, double* x) const {
+  const float* dense = nullptr;
+  if (batch.dense_width > 0)
+    dense = batch.dense_rows != nullptr
+                ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
+                : batch.dense_block->row(batch.dense_index[r]);
+  const std::vector<trees::HistFeature>& feats = feats_.features();
+  for (std::size_t f = 0; f < feats.size(); ++f) {
+    const trees::HistFeature& h = feats[f];
+    if (h.kind == trees::HistFeature::Numeric) {
+      x[f] = dense[h.source];  // (NaN stays NaN)
+    } else {
+      const SparseIds& s = batch.sparse[static_cast<std::size_t>(h.source)];
+      x[f] = s.end(r) <= s.begin(r) ? std::numeric_limits<double>::quiet_NaN()
+                                    : static_cast<double>(s.id(s.begin(r)));
+    }
+  }
+}
+
+void HistBoostedTreesModel::add_tree_values(int t, const double* x, std::size_t nf, int rows,
+                                            double* out, std::size_t stride) const {
   const Compiled& c = compiled_;
   const Compiled::Node* nodes = c.nodes.data() + c.tree_start[static_cast<std::size_t>(t)];
-  const std::vector<trees::HistFeature>& feats = feats_.features();
-  int i = 0;
-  for (;;) {
-    const Compiled::Node& n = nodes[i];
-    if (n.feature < 0) return n.value;
-    const trees::HistFeature& f = feats[static_cast<std::size_t>(n.feature)];
-    bool left;
-    if (f.kind == trees::HistFeature::Numeric) {
-      const float x = dense[f.source];
-      left = std::isnan(x) ? n.default_left : x <= n.threshold;
-    } else {
-      const SparseIds& s = batch.sparse[static_cast<std::size_t>(f.source)];
-      if (s.end(r) <= s.begin(r)) {
-        left = n.default_left;
-      } else {
-        const std::int64_t id = s.id(s.begin(r));
-        if (n.cats < 0) {
-          left = static_cast<float>(id) <= n.threshold;
-        } else {
-          const int* set = c.categories.data() + n.cats;
-          left = std::binary_search(set + 1, set + 1 + set[0], static_cast<int>(id));
-        }
+  int at[kWalkBlock];
+  for (int j0 = 0; j0 < rows; j0 += kWalkBlock) {
+    const int m = std::min(kWalkBlock, rows - j0);
+    std::fill(at, at + m, 0);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int j = 0; j < m; ++j) {
+        const Compiled::Node& n = nodes[at[j]];
+        if (n.feature < 0) continue;  // at its leaf
+        const double v = x[static_cast<std::size_t>(j0 + j) * nf + static_cast<std::size_t>(n.feature)];
+        // (a value or an id compared as float, as the split was found)
+        bool left = n.bits >= 0 ? c.in_set(n, static_cast<std::int64_t>(v))
+                                : static_cast<float>(v) <= n.threshold;
+        left = std::isnan(v) ? n.default_left : left;
+        at[j] = n.left + (left ? 0 : 1);
+        moved = true;
       }
     }
-    i = left ? n.left : n.left + 1;
+    for (int j = 0; j < m; ++j)
+      out[static_cast<std::size_t>(j0 + j) * stride] += nodes[at[j]].value;
   }
 }
 
@@ -282,9 +309,8 @@ float HistBoostedTreesModel::tree_value_binned(int t, const trees::BinMatrix& x,
     bool left;
     if (b == 0) {
       left = n.default_left;
-    } else if (n.cats >= 0) {
-      const int* set = c.categories.data() + n.cats;
-      left = std::binary_search(set + 1, set + 1 + set[0], b - 1);
+    } else if (n.bits >= 0) {
+      left = c.in_set(n, b - 1);
     } else {
       left = b <= n.bin;
     }
@@ -313,10 +339,16 @@ void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Worksp
     parallel_for(pieces, w.threads, [&](int p) {
       const int r0 = static_cast<int>(static_cast<std::int64_t>(rows) * p / pieces);
       const int r1 = static_cast<int>(static_cast<std::int64_t>(rows) * (p + 1) / pieces);
-      for (int r = r0; r < r1; ++r) {
-        double* out = w.preds.data() + static_cast<std::size_t>(r) * k;
-        for (int c = 0; c < k; ++c) out[c] = base_->value[static_cast<std::size_t>(c)];
-        for (int t = 0; t < n_trees; ++t) out[t % k] += tree_value_binned(t, w.bins, r);
+      // blocks of rows, tree by tree: a tree's nodes stay in the cache while
+      // the block's rows walk it, and their walks overlap
+      for (int b0 = r0; b0 < r1; b0 += kWalkBlock) {
+        const int b1 = std::min(r1, b0 + kWalkBlock);
+        for (int r = b0; r < b1; ++r)
+          for (int c = 0; c < k; ++c)
+            w.preds[static_cast<std::size_t>(r) * k + c] = base_->value[static_cast<std::size_t>(c)];
+        for (int t = 0; t < n_trees; ++t)
+          for (int r = b0; r < b1; ++r)
+            w.preds[static_cast<std::size_t>(r) * k + t % k] += tree_value_binned(t, w.bins, r);
       }
     });
     w.preds_rounds = this->rounds();
@@ -334,22 +366,26 @@ void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Worksp
   parallel_for(pieces, w.threads, [&](int p) {
     const int r0 = static_cast<int>(static_cast<std::int64_t>(rows) * p / pieces);
     const int r1 = static_cast<int>(static_cast<std::int64_t>(rows) * (p + 1) / pieces);
-    std::vector<double> sum(static_cast<std::size_t>(k));
-    for (int r = r0; r < r1; ++r) {
-      const float* dense = nullptr;
-      if (batch.dense_width > 0)
-        dense = batch.dense_rows != nullptr
-                    ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
-                    : batch.dense_block->row(batch.dense_index[r]);
-      for (int c = 0; c < k; ++c)
-        sum[static_cast<std::size_t>(c)] = base_->value[static_cast<std::size_t>(c)];
-      for (int t = 0; t < n_trees; ++t)
-        sum[static_cast<std::size_t>(t % k)] += tree_value(t, dense, batch, r);
-      for (int c = 0; c < k; ++c) {
-        logits[static_cast<std::size_t>(r) * k + c] =
-            static_cast<float>(sum[static_cast<std::size_t>(c)]);
-        if (cache) w.preds[static_cast<std::size_t>(r) * k + c] = sum[static_cast<std::size_t>(c)];
+    // blocks of rows, tree by tree (as the walk over bins above)
+    const int per = std::min(kWalkBlock, std::max(1, kWalkBlock * kMaxWalkClasses / k));
+    std::vector<double> sum(static_cast<std::size_t>(per) * static_cast<std::size_t>(k));
+    const std::size_t nf = feats_.features().size();
+    std::vector<double> x(static_cast<std::size_t>(per) * nf);  // the block's rows' values
+    for (int b0 = r0; b0 < r1; b0 += per) {
+      const int b1 = std::min(r1, b0 + per);
+      for (int r = b0; r < b1; ++r) {
+        const std::size_t j = static_cast<std::size_t>(r - b0);
+        row_values(batch, r, x.data() + j * nf);
+        for (int c = 0; c < k; ++c) sum[j * k + c] = base_->value[static_cast<std::size_t>(c)];
       }
+      for (int t = 0; t < n_trees; ++t)
+        add_tree_values(t, x.data(), nf, b1 - b0, sum.data() + t % k, static_cast<std::size_t>(k));
+      for (int r = b0; r < b1; ++r)
+        for (int c = 0; c < k; ++c) {
+          const double v = sum[static_cast<std::size_t>(r - b0) * k + c];
+          logits[static_cast<std::size_t>(r) * k + c] = static_cast<float>(v);
+          if (cache) w.preds[static_cast<std::size_t>(r) * k + c] = v;
+        }
     }
   });
   if (cache) w.preds_rounds = done;

@@ -109,18 +109,37 @@ class HistBoostedTreesModel : public Model {
       int feature, left;
       int bin;  // numeric, bucketized: left when 0 < bin <= this (the walk over bins)
       float threshold, value;
-      int cats;  // categorical: index of its set's size in `categories`
+      int bits;   // categorical: its set's first word in `cat_bits` (-1: not categorical)
+      int count;  // categorical: the column's categories (ids at or past it go right)
       bool default_left;
     };
     std::vector<Node> nodes;
     std::vector<std::int64_t> tree_start;  // n_trees + 1
-    std::vector<int> categories;
+    std::vector<std::uint64_t> cat_bits;   // each category set as a bitset of its column's ids
+    // Whether category `id` is in node n's set.
+    bool in_set(const Node& n, std::int64_t id) const {
+      return id >= 0 && id < n.count &&
+             ((cat_bits[static_cast<std::size_t>(n.bits) + static_cast<std::size_t>(id >> 6)] >>
+               (id & 63)) &
+              1U) != 0;
+    }
     std::int64_t epoch = -1;
   };
   void compile() const;
+  // Prediction walks the trees tree by tree over blocks of this many rows
+  // (of up to kMaxWalkClasses logits each; with more logits, fewer rows).
+  static constexpr int kWalkBlock = 64;
+  static constexpr int kMaxWalkClasses = 16;
 
-  // The row's prediction of tree t (a walk over raw values).
-  float tree_value(int t, const float* dense, const FeatureBatch& batch, int r) const;
+  // Batch row r's value of every feature, into x (one per feature, in
+  // order): a numeric column's value, a categorical or ordinal column's id;
+  // NaN where missing.
+  void row_values(const FeatureBatch& batch, int r, double* x) const;
+  // Tree t's predictions for `rows` rows of values (row_values(), `nf` a
+  // row), added to out[j * stride] for row j: the rows walk the tree level
+  // by level together (their loads overlap, the steps take no branch).
+  void add_tree_values(int t, const double* x, std::size_t nf, int rows, double* out,
+                       std::size_t stride) const;
   // The same by the row's bins (a training session's row).
   float tree_value_binned(int t, const trees::BinMatrix& x, std::int64_t row) const;
   void base_score(const Head& head, const FeatureBatch& batch, trees::RankSums* across);

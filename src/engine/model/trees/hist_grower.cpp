@@ -322,20 +322,43 @@ void Grower::evaluate(Open& o) {
 void Grower::partition(Open& o, int& mid, int classify) {
   const Split& s = o.best;
   const HistFeature& f = f_->features()[static_cast<std::size_t>(s.feature)];
-  if (s.categorical)
-    for (int k = 0; k < s.cat_count; ++k)
-      in_set_[static_cast<std::size_t>(cats_[static_cast<std::size_t>(s.cat_begin + k)]) + 1] = 1;
+  // the side of every bin of the feature (1: left), read once per row
+  // without a branch: the rows' sides are as good as random
+  side_.assign(static_cast<std::size_t>(f.bins), 0);
+  side_[0] = s.default_left ? 1 : 0;
+  if (s.categorical) {
+    for (int k = 0; k < s.cat_count; ++k) {
+      const std::size_t b = static_cast<std::size_t>(cats_[static_cast<std::size_t>(s.cat_begin + k)]) + 1;
+      if (b < side_.size()) side_[b] = 1;
+    }
+  } else {
+    for (int b = 1; b <= s.bin && b < f.bins; ++b) side_[static_cast<std::size_t>(b)] = 1;
+  }
+  const std::uint8_t* side = side_.data();
   const std::uint8_t* col8 =
       f.wide ? nullptr : x_->narrow_cols.data() + static_cast<std::size_t>(f.column) * x_->rows;
   const std::uint16_t* col16 =
       f.wide ? x_->wide_cols.data() + static_cast<std::size_t>(f.column) * x_->rows : nullptr;
-  const auto goes_left = [&](int row) {
-    const int b = col8 != nullptr ? col8[row] : col16[row];
-    if (b == 0) return s.default_left;
-    return s.categorical ? in_set_[static_cast<std::size_t>(b)] != 0 : b <= s.bin;
-  };
   const int cnt = o.end - o.begin;
   int* idx = idx_.data() + o.begin;
+  // rows [b, e) of the node: fn(i, row, left) for each, with the bins of
+  // the rows kAhead on fetched early (a deep node's rows are far apart)
+  constexpr int kAhead = 32;
+  const auto each = [&](int b, int e, auto&& fn) {
+    if (col8 != nullptr) {
+      for (int i = b; i < e; ++i) {
+        if (i + kAhead < e) __builtin_prefetch(col8 + idx[i + kAhead]);
+        const int row = idx[i];
+        fn(i, row, static_cast<int>(side[col8[row]]));
+      }
+    } else {
+      for (int i = b; i < e; ++i) {
+        if (i + kAhead < e) __builtin_prefetch(col16 + idx[i + kAhead]);
+        const int row = idx[i];
+        fn(i, row, static_cast<int>(side[col16[row]]));
+      }
+    }
+  };
   if (classify >= 0) {
     // children that are leaves: each row's leaf, the rows left in place
     int* leaf = leaf_row_.data();
@@ -343,18 +366,19 @@ void Grower::partition(Open& o, int& mid, int classify) {
     parallel_for(pieces, threads_, [&](int k) {
       const int b = static_cast<int>(static_cast<std::int64_t>(cnt) * k / pieces);
       const int e = static_cast<int>(static_cast<std::int64_t>(cnt) * (k + 1) / pieces);
-      for (int i = b; i < e; ++i) leaf[idx[i]] = goes_left(idx[i]) ? classify : classify + 1;
+      each(b, e, [&](int, int row, int left) { leaf[row] = classify + 1 - left; });
     });
     mid = o.begin;
   } else if (cnt < kParallelRows || threads_ <= 1) {
+    // lefts move down in place (never past the row being read), rights to tmp_
     int l = 0, r = 0;
-    for (int i = 0; i < cnt; ++i) {
-      const int row = idx[i];
-      if (goes_left(row))
-        idx[l++] = row;
-      else
-        tmp_[static_cast<std::size_t>(r++)] = row;
-    }
+    int* right = tmp_.data();
+    each(0, cnt, [&](int, int row, int left) {
+      idx[l] = row;
+      right[r] = row;
+      l += left;
+      r += 1 - left;
+    });
     std::copy(tmp_.begin(), tmp_.begin() + r, idx + l);
     mid = o.begin + l;
   } else {
@@ -369,13 +393,14 @@ void Grower::partition(Open& o, int& mid, int classify) {
     };
     parallel_for(pieces, threads_, [&](int k) {
       int l = bounds(k), r = bounds(k);
-      for (int i = bounds(k); i < bounds(k + 1); ++i) {
-        const int row = idx[i];
-        if (goes_left(row))
-          tmp_[static_cast<std::size_t>(l++)] = row;
-        else
-          tmp2_[static_cast<std::size_t>(r++)] = row;
-      }
+      int* lefts = tmp_.data();
+      int* rights = tmp2_.data();
+      each(bounds(k), bounds(k + 1), [&](int, int row, int left) {
+        lefts[l] = row;
+        rights[r] = row;
+        l += left;
+        r += 1 - left;
+      });
       piece_left_[static_cast<std::size_t>(k) + 1] = l - bounds(k);
     });
     for (int k = 0; k < pieces; ++k)
@@ -392,9 +417,6 @@ void Grower::partition(Open& o, int& mid, int classify) {
     });
     mid = o.begin + static_cast<int>(lefts);
   }
-  if (s.categorical)
-    for (int k = 0; k < s.cat_count; ++k)
-      in_set_[static_cast<std::size_t>(cats_[static_cast<std::size_t>(s.cat_begin + k)]) + 1] = 0;
 }
 
 void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair* gh,
@@ -423,7 +445,6 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
   if (scratch_.size() < nf) scratch_.resize(nf);
   per_feature_.resize(nf);
   per_feature_set_.resize(nf);
-  in_set_.assign(static_cast<std::size_t>(feats.max_bins()) + 1, 0);
   narrow_off_.assign(static_cast<std::size_t>(x.narrow_width), 0);
   wide_off_.assign(static_cast<std::size_t>(x.wide_width), 0);
   for (const HistFeature& f : feats.features())

@@ -174,7 +174,7 @@ class Grower {
   std::vector<Split> per_feature_;
   std::vector<std::vector<int>> per_feature_set_;
   std::vector<int> cats_;
-  std::vector<char> in_set_;
+  std::vector<std::uint8_t> side_;  // partition(): per bin of the split's feature, 1: left
   std::vector<int> leaf_row_;
   std::vector<Open> open_;
   std::vector<std::int64_t> piece_left_;
