@@ -69,11 +69,11 @@ void Grower::leaf(const Open& o) {
     leaf_row_[static_cast<std::size_t>(idx_[static_cast<std::size_t>(i)])] = o.node;
 }
 
-void Grower::build_hist(const Open& o, double* dst) {
+void Grower::accumulate(int b, int e, double* h) const {
   const std::size_t total = static_cast<std::size_t>(f_->total_bins()) * 2;
   const std::size_t nw = static_cast<std::size_t>(x_->narrow_width),
                     ww = static_cast<std::size_t>(x_->wide_width);
-  const auto accumulate = [&](int b, int e, double* h) {
+  {
     std::fill(h, h + total, 0.0);
     const std::uint8_t* narrow = x_->narrow.data();
     const std::uint16_t* wide = x_->wide.data();
@@ -121,7 +121,11 @@ void Grower::build_hist(const Open& o, double* dst) {
         p[1] += hh;
       }
     }
-  };
+  }
+}
+
+void Grower::build_hist(const Open& o, double* dst) {
+  const std::size_t total = static_cast<std::size_t>(f_->total_bins()) * 2;
   const int cnt = o.end - o.begin;
   if (cnt < kParallelRows || threads_ <= 1) {
     accumulate(o.begin, o.end, dst);
@@ -419,6 +423,83 @@ void Grower::partition(Open& o, int& mid, int classify) {
   }
 }
 
+void Grower::set_node(const Open& o) {
+  GrownNode& g = out_->nodes[static_cast<std::size_t>(o.node)];
+  g.value = weight(o.g, o.h) * p_.learning_rate;
+  g.cover = o.h;
+}
+
+void Grower::split_open(Open& o, Children& c, int& leaves) {
+  GrownTree& out = *out_;
+  int mid = o.begin;
+  const int left = static_cast<int>(out.nodes.size());
+  // children that can not split whatever their rows: their rows' leaves
+  // are noted without moving the rows
+  c.last = (p_.max_depth > 0 && o.depth + 1 >= p_.max_depth) ||
+           (p_.max_leaves > 0 && leaves + 1 >= p_.max_leaves);
+  c.build = -1;
+  partition(o, mid, c.last ? left : -1);
+  {
+    GrownNode& g = out.nodes[static_cast<std::size_t>(o.node)];
+    g.feature = o.best.feature;
+    g.left = left;
+    g.bin = o.best.bin;
+    g.default_left = o.best.default_left;
+    g.categorical = o.best.categorical;
+    g.gain = o.best.gain;
+    if (o.best.categorical) {
+      g.cat_begin = static_cast<int>(out.categories.size());
+      g.cat_count = o.best.cat_count;
+      out.categories.insert(out.categories.end(), cats_.begin() + o.best.cat_begin,
+                            cats_.begin() + o.best.cat_begin + o.best.cat_count);
+    }
+  }
+  out.nodes.emplace_back();
+  out.nodes.emplace_back();
+  ++leaves;
+  Open& l = c.l;
+  Open& r = c.r;
+  l = Open{};
+  r = Open{};
+  l.begin = o.begin;
+  l.end = mid;
+  r.begin = mid;
+  r.end = o.end;
+  l.depth = r.depth = o.depth + 1;
+  l.node = left;
+  r.node = left + 1;
+  l.n = mid - o.begin;
+  if (across_ != nullptr && !c.last) {
+    double count = static_cast<double>(l.n);
+    across_->sum(&count, 1);
+    l.n = static_cast<std::int64_t>(count);
+  }
+  r.n = o.n - l.n;
+  l.g = o.best.lg;
+  l.h = o.best.lh;
+  r.g = o.g - l.g;
+  r.h = o.h - l.h;
+  set_node(l);
+  set_node(r);
+  if (c.last) {
+    give_slot(o.slot);
+    return;
+  }
+  if (o.slot >= 0) {
+    if (splittable(l) || splittable(r)) {
+      // the smaller child's histogram is built (by the caller), the larger
+      // one's is the parent's minus it, in the parent's buffer
+      c.build = l.n <= r.n ? 0 : 1;
+      Open& small = c.build == 0 ? l : r;
+      Open& big = c.build == 0 ? r : l;
+      small.slot = take_slot();
+      big.slot = o.slot;
+    } else {
+      give_slot(o.slot);
+    }
+  }
+}
+
 void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair* gh,
                   const int* rows, int n, const GrowParams& p, const char* use, int threads,
                   GrownTree& out, RankSums* across) {
@@ -471,11 +552,6 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
     root.n = static_cast<std::int64_t>(sums[2]);
   }
   out.nodes.emplace_back();
-  const auto set_node = [&](const Open& o) {
-    GrownNode& g = out.nodes[static_cast<std::size_t>(o.node)];
-    g.value = weight(o.g, o.h) * p_.learning_rate;
-    g.cover = o.h;
-  };
   set_node(root);
   int leaves = 1;
   // a node whose split is found: kept open (with its histogram when big
@@ -519,74 +595,45 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
         open_.insert(open_.begin() + static_cast<std::ptrdiff_t>(head), moved);
       }
     }
-    Open o = open_[head++];
-    int mid = o.begin;
-    const int left = static_cast<int>(out.nodes.size());
-    // children that can not split whatever their rows: their rows' leaves
-    // are noted without moving the rows
-    const bool last = (p_.max_depth > 0 && o.depth + 1 >= p_.max_depth) ||
-                      (p_.max_leaves > 0 && leaves + 1 >= p_.max_leaves);
-    partition(o, mid, last ? left : -1);
-    {
-      GrownNode& g = out.nodes[static_cast<std::size_t>(o.node)];
-      g.feature = o.best.feature;
-      g.left = left;
-      g.bin = o.best.bin;
-      g.default_left = o.best.default_left;
-      g.categorical = o.best.categorical;
-      g.gain = o.best.gain;
-      if (o.best.categorical) {
-        g.cat_begin = static_cast<int>(out.categories.size());
-        g.cat_count = o.best.cat_count;
-        out.categories.insert(out.categories.end(), cats_.begin() + o.best.cat_begin,
-                              cats_.begin() + o.best.cat_begin + o.best.cat_count);
-      }
+    // depth-wise, with threads: the nodes of this depth split one after
+    // another, then their children's histograms built on the threads at
+    // once (a deep node's rows are too few to share), then settled in order
+    const bool batch = !p_.lossguide && across_ == nullptr && !p_.direct_histograms && threads_ > 1;
+    const int depth = open_[head].depth;
+    children_.clear();
+    while (head < open_.size() && (children_.empty() || (batch && open_[head].depth == depth))) {
+      if (p_.max_leaves > 0 && leaves >= p_.max_leaves) break;
+      Open o = open_[head++];
+      Children c;
+      split_open(o, c, leaves);
+      children_.push_back(c);
     }
-    out.nodes.emplace_back();
-    out.nodes.emplace_back();
-    ++leaves;
-    Open l, r;
-    l.begin = o.begin;
-    l.end = mid;
-    r.begin = mid;
-    r.end = o.end;
-    l.depth = r.depth = o.depth + 1;
-    l.node = left;
-    r.node = left + 1;
-    l.n = mid - o.begin;
-    if (across_ != nullptr && !last) {
-      double count = static_cast<double>(l.n);
-      across_->sum(&count, 1);
-      l.n = static_cast<std::int64_t>(count);
+    // the smaller children's histograms: those of few rows a thread each
+    const int nc = static_cast<int>(children_.size());
+    if (nc > 1) {
+      parallel_for(nc, threads_, [&](int k) {
+        const Children& c = children_[static_cast<std::size_t>(k)];
+        if (c.build < 0) return;
+        const Open& small = c.build == 0 ? c.l : c.r;
+        if (small.end - small.begin < kParallelRows)
+          accumulate(small.begin, small.end, slot(small.slot));
+      });
     }
-    r.n = o.n - l.n;
-    l.g = o.best.lg;
-    l.h = o.best.lh;
-    r.g = o.g - l.g;
-    r.h = o.h - l.h;
-    set_node(l);
-    set_node(r);
-    if (last) {
-      give_slot(o.slot);
-      continue;
-    }
-    if (o.slot >= 0) {
-      if (splittable(l) || splittable(r)) {
-        Open& small = l.n <= r.n ? l : r;
-        Open& big = &small == &l ? r : l;
-        small.slot = take_slot();
-        build_hist(small, slot(small.slot));
+    for (Children& c : children_) {
+      if (c.build >= 0) {
+        Open& small = c.build == 0 ? c.l : c.r;
+        Open& big = c.build == 0 ? c.r : c.l;
+        if (nc <= 1 || small.end - small.begin >= kParallelRows) build_hist(small, slot(small.slot));
         if (p_.direct_histograms)
-          build_hist(big, slot(o.slot));
+          build_hist(big, slot(big.slot));
         else
-          subtract(slot(o.slot), slot(small.slot));
-        big.slot = o.slot;
-      } else {
-        give_slot(o.slot);
+          subtract(slot(big.slot), slot(small.slot));
+      }
+      if (!c.last) {
+        settle(c.l);
+        settle(c.r);
       }
     }
-    settle(l);
-    settle(r);
   }
   for (std::size_t k = head; k < open_.size(); ++k) {
     give_slot(open_[k].slot);

@@ -137,7 +137,22 @@ class Grower {
     std::vector<int> set;
   };
 
+  // A node split: its two children, which one's histogram is to be built
+  // (0 left, 1 right, -1 neither: the other takes the parent's minus it),
+  // whether they are leaves whatever their rows.
+  struct Children {
+    Open l, r;
+    int build = -1;
+    bool last = false;
+  };
+
   int small_rows() const;
+  // The node's split applied: rows partitioned, the node and its two
+  // children written to the tree, their histogram buffers chosen.
+  void split_open(Open& o, Children& c, int& leaves);
+  void set_node(const Open& o);
+  // A histogram of rows idx_[b, e) into h, on the calling thread.
+  void accumulate(int b, int e, double* h) const;
   int take_slot();
   void give_slot(int s);
   double* slot(int s) { return pool_[static_cast<std::size_t>(s)].data(); }
@@ -177,6 +192,7 @@ class Grower {
   std::vector<std::uint8_t> side_;  // partition(): per bin of the split's feature, 1: left
   std::vector<int> leaf_row_;
   std::vector<Open> open_;
+  std::vector<Children> children_;  // grow(): the nodes of one depth split
   std::vector<std::int64_t> piece_left_;
 };
 
