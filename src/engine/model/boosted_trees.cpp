@@ -62,8 +62,7 @@ BoostedTreesModel::BoostedTreesModel(const Spec& spec, int units) : Model(spec, 
   // per node of the layer being grown that batches reached (growable: sized
   // by those nodes; checkpoints written before `accumulator_nodes` had a row
   // per place of the deepest layer and restore without it)
-  accumulator_.stats =
-      &add_var("accumulator_stats", {1, buckets_.total_bins() * 2 * k}, 0.0, true);
+  accumulator_.stats = &add_var("accumulator_stats", {1, buckets_.total_bins() * 2 * k}, 0.0, true);
   accumulator_.totals = &add_var("accumulator_totals", {1, 2 * k}, 0.0, true);
   accumulator_.nodes = &add_var("accumulator_nodes", {1}, 0.0, true);
   accumulator_.nodes->optional = true;
@@ -284,8 +283,8 @@ int BoostedTreesModel::whole(const Spec& spec, const char* name, double min) {
   return static_cast<int>(v);
 }
 
-Parameter& BoostedTreesModel::add_var(const std::string& name, std::vector<int> shape,
-                                      double init, bool growable) {
+Parameter& BoostedTreesModel::add_var(const std::string& name, std::vector<int> shape, double init,
+                                      bool growable) {
   Parameter p = Parameter::single("boosted_trees/" + name, std::move(shape));
   p.init = Init::Constant;
   p.init_scale = init;

@@ -281,7 +281,8 @@ void HistBoostedTreesModel::add_tree_values(int t, const double* x, std::size_t 
       for (int j = 0; j < m; ++j) {
         const Compiled::Node& n = nodes[at[j]];
         if (n.feature < 0) continue;  // at its leaf
-        const double v = x[static_cast<std::size_t>(j0 + j) * nf + static_cast<std::size_t>(n.feature)];
+        const double v =
+            x[static_cast<std::size_t>(j0 + j) * nf + static_cast<std::size_t>(n.feature)];
         // (a value or an id compared as float, as the split was found)
         bool left = n.bits >= 0 ? c.in_set(n, static_cast<std::int64_t>(v))
                                 : static_cast<float>(v) <= n.threshold;
@@ -345,7 +346,8 @@ void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Worksp
         const int b1 = std::min(r1, b0 + kWalkBlock);
         for (int r = b0; r < b1; ++r)
           for (int c = 0; c < k; ++c)
-            w.preds[static_cast<std::size_t>(r) * k + c] = base_->value[static_cast<std::size_t>(c)];
+            w.preds[static_cast<std::size_t>(r) * k + c] =
+                base_->value[static_cast<std::size_t>(c)];
         for (int t = 0; t < n_trees; ++t)
           for (int r = b0; r < b1; ++r)
             w.preds[static_cast<std::size_t>(r) * k + t % k] += tree_value_binned(t, w.bins, r);

@@ -380,9 +380,9 @@ void Ensemble::finish_layer(int tree, int layer, const std::vector<unsigned char
 }
 
 void Ensemble::grow_classes(int tree, const LayerNodes& nodes, int t_count, const Accumulator& acc,
-                            const std::vector<float>& zeros,
-                            const Bucketizer& buckets, const Regularization& reg,
-                            float learning_rate, float per, std::vector<unsigned char>& split) {
+                            const std::vector<float>& zeros, const Bucketizer& buckets,
+                            const Regularization& reg, float learning_rate, float per,
+                            std::vector<unsigned char>& split) {
   const std::vector<Feature>& feats = buckets.features();
   const int total_bins = buckets.total_bins(), k = classes_;
   const std::size_t kk = static_cast<std::size_t>(k);

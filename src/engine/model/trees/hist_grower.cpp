@@ -348,7 +348,8 @@ void Grower::partition(Open& o, int& mid, int classify) {
   side_[0] = s.default_left ? 1 : 0;
   if (s.categorical) {
     for (int k = 0; k < s.cat_count; ++k) {
-      const std::size_t b = static_cast<std::size_t>(cats_[static_cast<std::size_t>(s.cat_begin + k)]) + 1;
+      const std::size_t b =
+          static_cast<std::size_t>(cats_[static_cast<std::size_t>(s.cat_begin + k)]) + 1;
       if (b < side_.size()) side_[b] = 1;
     }
   } else {
@@ -639,7 +640,8 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
       if (c.build >= 0) {
         Open& small = c.build == 0 ? c.l : c.r;
         Open& big = c.build == 0 ? c.r : c.l;
-        if (nc <= 1 || small.end - small.begin >= kParallelRows) build_hist(small, slot(small.slot));
+        if (nc <= 1 || small.end - small.begin >= kParallelRows)
+          build_hist(small, slot(small.slot));
         if (p_.direct_histograms)
           build_hist(big, slot(big.slot));
         else

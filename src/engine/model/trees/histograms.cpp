@@ -31,7 +31,8 @@ void Histograms::allocate(int threads, int max_rows, int total_bins, int k) {
 void Histograms::prepare(int threads, int count, std::size_t stride) {
   const std::size_t n = static_cast<std::size_t>(count) * stride;
   const std::size_t tail = 2 * static_cast<std::size_t>(classes) * static_cast<std::size_t>(count);
-  if (hist.size() < static_cast<std::size_t>(threads)) hist.resize(static_cast<std::size_t>(threads));
+  if (hist.size() < static_cast<std::size_t>(threads))
+    hist.resize(static_cast<std::size_t>(threads));
   // (a larger layer grows the buffers; a smaller one uses their start)
   if (totals.size() < static_cast<std::size_t>(threads) * tail)
     totals.resize(static_cast<std::size_t>(threads) * tail);
@@ -106,10 +107,9 @@ inline void rows_into_bins(const int* node, const B* all_bins, const int* ids, s
 
 template <class B>
 inline void Histograms::add_rows(const FeatureBatch& batch, const int* node, const B* all_bins,
-                                 const Bucketizer& buckets, int r0, int r1,
-                                 const LayerNodes& layer, std::size_t stride, const float* dl,
-                                 const float* hs_in, int at, float scale, float* hist_t,
-                                 Run& run) const {
+                                 const Bucketizer& buckets, int r0, int r1, const LayerNodes& layer,
+                                 std::size_t stride, const float* dl, const float* hs_in, int at,
+                                 float scale, float* hist_t, Run& run) const {
   const int first = layer.first, slots = layer.width;
   const int* slot = layer.slot.data();
   const std::size_t n_feats = buckets.features().size();
@@ -123,12 +123,12 @@ inline void Histograms::add_rows(const FeatureBatch& batch, const int* node, con
     H += h;
   };
   const auto none = [](float, float) {};
-#define CPPESTIMATORS_ROWS_INTO_BINS(NF)                                                           \
-  if (slots == 1)                                                                                  \
-    rows_into_bins<NF>(node, all_bins, ids, n_feats, offset, r0, r1, first, slot, stride, dl,      \
-                       hs_in, at, scale, hist_t, sum);                                             \
-  else                                                                                             \
-    rows_into_bins<NF>(node, all_bins, ids, n_feats, offset, r0, r1, first, slot, stride, dl,      \
+#define CPPESTIMATORS_ROWS_INTO_BINS(NF)                                                      \
+  if (slots == 1)                                                                             \
+    rows_into_bins<NF>(node, all_bins, ids, n_feats, offset, r0, r1, first, slot, stride, dl, \
+                       hs_in, at, scale, hist_t, sum);                                        \
+  else                                                                                        \
+    rows_into_bins<NF>(node, all_bins, ids, n_feats, offset, r0, r1, first, slot, stride, dl, \
                        hs_in, at, scale, hist_t, none);
   switch (n_feats) {
     case 1:
@@ -334,22 +334,25 @@ StepStats Histograms::reduce(const Bucketizer& buckets, const LayerNodes& layer,
   return stats;
 }
 
-template StepStats Histograms::compute<std::uint8_t>(
-    const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
-    const int* node, const std::uint8_t* all_bins, const Bucketizer& buckets,
-    const LayerNodes& layer, int threads);
-template StepStats Histograms::compute<std::uint16_t>(
-    const FeatureBatch& batch, const float* logits, const float* dlogits, const Head& head,
-    const int* node, const std::uint16_t* all_bins, const Bucketizer& buckets,
-    const LayerNodes& layer, int threads);
+template StepStats Histograms::compute<std::uint8_t>(const FeatureBatch& batch, const float* logits,
+                                                     const float* dlogits, const Head& head,
+                                                     const int* node, const std::uint8_t* all_bins,
+                                                     const Bucketizer& buckets,
+                                                     const LayerNodes& layer, int threads);
+template StepStats Histograms::compute<std::uint16_t>(const FeatureBatch& batch,
+                                                      const float* logits, const float* dlogits,
+                                                      const Head& head, const int* node,
+                                                      const std::uint16_t* all_bins,
+                                                      const Bucketizer& buckets,
+                                                      const LayerNodes& layer, int threads);
 template StepStats Histograms::fused<std::uint8_t>(
     const FeatureBatch& batch, float* logits, float* per_example, const int* node,
     const std::uint8_t* all_bins, const Bucketizer& buckets, const LayerNodes& layer, int threads,
     bool wide, const std::function<void(int, int)>& walk, double& loss);
 template StepStats Histograms::fused<std::uint16_t>(
     const FeatureBatch& batch, float* logits, float* per_example, const int* node,
-    const std::uint16_t* all_bins, const Bucketizer& buckets, const LayerNodes& layer,
-    int threads, bool wide, const std::function<void(int, int)>& walk, double& loss);
+    const std::uint16_t* all_bins, const Bucketizer& buckets, const LayerNodes& layer, int threads,
+    bool wide, const std::function<void(int, int)>& walk, double& loss);
 
 void LayerNodes::reached(int layer, const int* node, int rows) {
   first = (1 << layer) - 1;
@@ -415,7 +418,8 @@ bool Accumulator::add(const StepStats& step, int total_bins, const LayerNodes& h
       const std::size_t row =
           static_cast<std::size_t>(row_of(held.nodes[static_cast<std::size_t>(s)]));
       for (std::size_t i = 0; i < stride; ++i) {
-        float& cell = i + tail < stride ? acc[row * width + i] : tot[row * tail + (i + tail - stride)];
+        float& cell =
+            i + tail < stride ? acc[row * width + i] : tot[row * tail + (i + tail - stride)];
         cell = static_cast<float>(cell + in[i]);
       }
     }
@@ -428,7 +432,8 @@ bool Accumulator::adopt_places(int first, int width) {
   const int rows = std::min(width, static_cast<int>(totals->value.size() / (2 * classes)));
   for (Parameter* p : {stats, totals}) resize_growable(*p, static_cast<std::size_t>(rows));
   resize_growable(*nodes, static_cast<std::size_t>(rows));
-  for (int s = 0; s < rows; ++s) nodes->value[static_cast<std::size_t>(s)] = static_cast<float>(first + s);
+  for (int s = 0; s < rows; ++s)
+    nodes->value[static_cast<std::size_t>(s)] = static_cast<float>(first + s);
   return true;
 }
 

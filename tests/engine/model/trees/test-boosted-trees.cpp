@@ -259,7 +259,7 @@ context("Boosted trees") {
       const VariableRef* va = a.find_variable(name);
       const VariableRef* vb = b.find_variable(name);
       expect_true((va != nullptr && vb != nullptr && va->size == vb->size &&
-                  std::equal(va->data, va->data + va->size, vb->data)));
+                   std::equal(va->data, va->data + va->size, vb->data)));
     }
     // a checkpoint that is neither (the accumulator of another width) is refused
     CheckpointData wrong = ck;

@@ -121,6 +121,27 @@ context("Histogram growths") {
     }
   }
 
+  test_that(
+      "a tree does not depend on the threads (a depth's histograms built at once or in turn)") {
+    Table t(60000);
+    for (bool lossguide : {false, true}) {
+      GrowParams p;
+      p.lossguide = lossguide;
+      p.max_depth = lossguide ? 0 : 10;
+      p.max_leaves = lossguide ? 200 : 0;
+      Grower one, two;
+      GrownTree a, b;
+      one.grow(t.x, t.feats, t.gh.data(), t.rows.data(), static_cast<int>(t.rows.size()), p,
+               nullptr, 1, a);
+      two.grow(t.x, t.feats, t.gh.data(), t.rows.data(), static_cast<int>(t.rows.size()), p,
+               nullptr, 2, b);
+      expect_true(a.nodes.size() > 50);
+      expect_true(same_structure(a, b));
+      expect_true(worst_relative(a, b) == 0.0);
+      expect_true(one.leaf_rows() == two.leaf_rows());
+    }
+  }
+
   test_that("the root splits at the largest contrast and sends missing values to their side") {
     Table t(5000);
     GrowParams p;

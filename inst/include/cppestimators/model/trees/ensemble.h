@@ -175,9 +175,9 @@ class Ensemble {
   // over the classes; see offer_feature_classes()), in float as the one-logit
   // trees.
   void grow_classes(int tree, const LayerNodes& nodes, int t_count, const Accumulator& acc,
-                    const std::vector<float>& zeros,
-                    const Bucketizer& buckets, const Regularization& reg, float learning_rate,
-                    float per, std::vector<unsigned char>& split);
+                    const std::vector<float>& zeros, const Bucketizer& buckets,
+                    const Regularization& reg, float learning_rate, float per,
+                    std::vector<unsigned char>& split);
 
   // walk_rows() for K logits: per data row K base values, per batch row K
   // logits (row-major).

@@ -90,8 +90,7 @@ struct Histograms {
   template <class B>
   StepStats fused(const FeatureBatch& batch, float* logits, float* per_example, const int* node,
                   const B* all_bins, const Bucketizer& buckets, const LayerNodes& layer,
-                  int threads, bool wide, const std::function<void(int, int)>& walk,
-                  double& loss);
+                  int threads, bool wide, const std::function<void(int, int)>& walk, double& loss);
 
  private:
   // The buffers of `threads` threads for `count` nodes, zeroed; `stride`
@@ -144,8 +143,7 @@ struct Accumulator {
   // Adds a step's statistics (of `held`'s nodes, computed on `threads`
   // threads) to the accumulator, emptied first when `fresh`; nodes met for
   // the first time get rows. Whether the variables changed length.
-  bool add(const StepStats& step, int total_bins, const LayerNodes& held, int threads,
-           bool fresh);
+  bool add(const StepStats& step, int total_bins, const LayerNodes& held, int threads, bool fresh);
 
   // The rows of the layer whose first node is `first`, of `width` places,
   // indexed (for row_of()).
@@ -153,8 +151,9 @@ struct Accumulator {
   // The row of `node` (after index()), or -1: no batch reached it.
   int row_of(int node) const {
     const int place = node - first_;
-    return place >= 0 && place < static_cast<int>(rows_.size()) ? rows_[static_cast<std::size_t>(place)]
-                                                                 : -1;
+    return place >= 0 && place < static_cast<int>(rows_.size())
+               ? rows_[static_cast<std::size_t>(place)]
+               : -1;
   }
   // Row i's bins, (g, h) each (per class), and its totals.
   const float* bins(int i, int total_bins) const {
