@@ -198,8 +198,7 @@ bool BoostedTreesModel::Boosting::fused_step(const FeatureBatch& batch, const He
   int finished = 0, current = -1;
   e.begin_walk(ws.rows, finished, current);
   if (current < 0) return false;
-  e.layer_nodes(static_cast<int>(e.finished_trees()),
-                static_cast<int>(e.state(trees::Ensemble::kLayer)), ws.layer);
+  e.layer_nodes(static_cast<int>(e.finished_trees()), layer, ws.layer);
   const int threads = batch.rows >= 4096 ? ws.threads : 1;
   const std::size_t n_feats = m_.buckets_.features().size();
   trees::RowCache& cache = ws.rows;
