@@ -88,25 +88,35 @@ double worst_relative(const GrownTree& a, const GrownTree& b) {
   return worst;
 }
 
+// Deep trees of either growth: depth 10, or 200 leaves without a depth limit.
+GrowParams deep(bool lossguide) {
+  GrowParams p;
+  p.lossguide = lossguide;
+  p.max_depth = lossguide ? 0 : 10;
+  p.max_leaves = lossguide ? 200 : 0;
+  p.learning_rate = 0.3;
+  return p;
+}
+
+// One tree over every row of `t`, on `threads` threads.
+void grow_all(Grower& g, const Table& t, const GrowParams& p, int threads, GrownTree& out) {
+  g.grow(t.x, t.feats, t.gh.data(), t.rows.data(), static_cast<int>(t.rows.size()), p, nullptr,
+         threads, out);
+}
+
 }  // namespace
 
 context("Histogram growths") {
   test_that("subtraction and small nodes' sorted rows grow the trees of direct histograms") {
     Table t(60000);  // above the grower's parallel threshold (32,768 rows)
     for (bool lossguide : {false, true}) {
-      GrowParams p;
-      p.lossguide = lossguide;
-      p.max_depth = lossguide ? 0 : 10;
-      p.max_leaves = lossguide ? 200 : 0;
-      p.learning_rate = 0.3;
+      const GrowParams p = deep(lossguide);
       GrowParams direct = p;
       direct.direct_histograms = true;
       Grower fast, slow;
       GrownTree a, b;
-      fast.grow(t.x, t.feats, t.gh.data(), t.rows.data(), static_cast<int>(t.rows.size()), p,
-                nullptr, 2, a);
-      slow.grow(t.x, t.feats, t.gh.data(), t.rows.data(), static_cast<int>(t.rows.size()), direct,
-                nullptr, 2, b);
+      grow_all(fast, t, p, 2, a);
+      grow_all(slow, t, direct, 2, b);
       expect_true(a.nodes.size() > 50);
       expect_true(same_structure(a, b));
       // the accumulators' rounding: sums of 60,000 values in double
@@ -125,16 +135,10 @@ context("Histogram growths") {
       "a tree does not depend on the threads (a depth's histograms built at once or in turn)") {
     Table t(60000);
     for (bool lossguide : {false, true}) {
-      GrowParams p;
-      p.lossguide = lossguide;
-      p.max_depth = lossguide ? 0 : 10;
-      p.max_leaves = lossguide ? 200 : 0;
       Grower one, two;
       GrownTree a, b;
-      one.grow(t.x, t.feats, t.gh.data(), t.rows.data(), static_cast<int>(t.rows.size()), p,
-               nullptr, 1, a);
-      two.grow(t.x, t.feats, t.gh.data(), t.rows.data(), static_cast<int>(t.rows.size()), p,
-               nullptr, 2, b);
+      grow_all(one, t, deep(lossguide), 1, a);
+      grow_all(two, t, deep(lossguide), 2, b);
       expect_true(a.nodes.size() > 50);
       expect_true(same_structure(a, b));
       expect_true(worst_relative(a, b) == 0.0);
