@@ -51,10 +51,14 @@ stream_session <- function(object, ptr, input, mode, seed, kernel, collective = 
 # every process of a training across processes.
 stream_session_args <- function(object, input, mode) {
   plan <- column_plan(object)
-  if (mode == "train" && is_hist_trees(object)) {
-    abort(sprintf(paste("boosted trees of growth = \"%s\" train on rows held in memory (a data frame, or an",
-                        "input_fn() of one): a streamed dataset is not supported by the histogram growths yet.",
-                        "Read it into a data frame, or use growth = \"tensorflow\"."), object$spec$model$growth),
+  # the histogram growths read a streamed dataset twice (cuts, then bins)
+  # and train from the bins: it must end
+  hist <- mode == "train" && is_hist_trees(object)
+  if (hist && dataset_is_infinite(input$dataset)) {
+    abort(sprintf(paste("boosted trees of growth = \"%s\" read a streamed dataset twice (cuts, then bins) before",
+                        "growing every tree from all its rows: this one repeats forever (dataset_repeat() without",
+                        "`count`). Give the dataset without the repeat; `steps` or `n_trees` bound the trees."),
+                  object$spec$model$growth),
           class = "cppestimators_stream_error")
   }
   if (any(plan$normalized)) {
@@ -80,6 +84,8 @@ stream_session_args <- function(object, input, mode) {
   # boosted trees find their features' quantiles in the first window: at
   # least the batches of one layer
   if (!is.null(layer)) window <- max(window, batch * layer)
+  # (the histogram growths bin the rows a batch at a time: large batches)
+  if (hist && is.null(dataset_batch_size(input$dataset))) input$batch_size <- max(batch, min(window, 65536))
   features <- intersect(input$feature_names, plan$keys)
   list(pipeline = engine_pipeline(input$dataset), dataset = input$dataset, features = features,
        response = input$response %||% "", has_vocabulary = !is.null(vocab),

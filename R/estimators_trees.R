@@ -96,8 +96,10 @@
 #' "tensorflow"`, the default here, whose numbers are unchanged). Every
 #' column is binned once per training session: a numeric column into at most
 #' `max_bin - 1` bins (cuts at quantiles, or between neighbouring values when
-#' there are fewer, from up to 262,144 evenly spaced rows of the first
-#' training session, kept with the model) plus one for missing values; a
+#' there are fewer, from the first training session's rows: all of them up
+#' to 262,144, else the 262,144 whose index has the smallest hash, so that
+#' a stream or several processes choose the same rows; kept with the model)
+#' plus one for missing values; a
 #' factor (categorical column, or its indicator) by category. A training
 #' step takes the gradients and hessians of every row of its batch once and
 #' grows one whole tree (one per class with three classes or more, as
@@ -126,12 +128,23 @@
 #' frame) makes each tree grow from one batch's rows, and `num_epochs` bounds
 #' the passes (one tree per batch). `n_batches_per_layer`, `center_bias`,
 #' `pruning_mode` and `quantile_sketch_epsilon` are TensorFlow's and refused
-#' here. Not yet supported by these growths: streamed datasets (an error;
-#' read the data into a data frame).
+#' here.
+#'
+#' A streamed dataset (an [input_fn()] of [text_line_dataset()],
+#' [tfrecord_dataset()], [sqlite_dataset()], ...) is read twice when
+#' training starts, window by window: once for the cuts' sample (when the
+#' model has no cuts yet) and the count of rows, once for the bins. Only the
+#' bins, the labels and the weights stay in memory (about the bytes of a
+#' row's bins, twice, plus some 60 bytes a row for the labels, gradients
+#' and predictions), and every step then grows one tree from all the rows,
+#' as from a data frame: the trees equal the data frame's. `steps` bounds
+#' the trees; the dataset must end (a [dataset_repeat()] without `count` is
+#' refused) and give the same rows on both passes.
 #'
 #' Across processes (`cluster =`, a socket cluster or MPI), each rank's
-#' batch is its whole shard of the rows; the bins come from one process's
-#' sample (rows chosen by global row index, gathered from the ranks), every
+#' batch is its whole shard of the rows (of a streamed dataset too); the
+#' bins come from one process's sample (rows chosen by a hash of their
+#' global index, gathered from the ranks), every
 #' node's sums and histograms are added over the ranks in rank order, and
 #' `subsample` draws rows by a hash of their global index, so W workers grow
 #' the trees one process grows from the same rows (the same splits; sums

@@ -126,3 +126,35 @@ test_that("TensorFlow's growth finds one process's buckets across 2 socket worke
   pb <- predict(across, d[1:200, ])$logistic
   expect_lte(max(abs(unlist(pa) - unlist(pb))), 1e-5)
 })
+
+test_that("2 socket workers reading a stream's shards grow the trees one process grows from it", {
+  skip_on_cran()
+  cl <- parallel::makePSOCKcluster(2)
+  on.exit(try(parallel::stopCluster(cl), silent = TRUE), add = TRUE)
+  d <- hist_dist_table(3001)
+  d$x[is.na(d$x)] <- NaN
+  path <- local_test_file(fileext = ".csv")
+  utils::write.csv(d, path, row.names = FALSE, na = "NaN")  # (read as NaN)
+  spec <- csv_record_spec(path)
+  cols <- feature_columns(column_numeric("x", "z"),
+                          column_categorical_with_vocabulary_list("c", vocabulary_list = letters[1:6]))
+  for (g in c("depthwise", "lossguide")) {
+    make <- function() {
+      suppressMessages(boosted_trees_regressor(cols, growth = g, n_trees = 3, max_depth = 4, max_leaves = 10,
+                                               subsample = 0.9))
+    }
+    input <- input_fn(text_line_dataset(path, spec), features = c(x, z, c), response = y)
+    alone <- make()
+    train(alone, input)
+    # each worker reads every other row of the file (dataset_shard())
+    across <- make()
+    train(across, input, cluster = cl)
+    a <- hist_variables(alone)
+    expect_true(length(a[["boosted_trees/node_feature"]]) > 6)
+    expect_same_trees(a, hist_variables(across))
+    # and the trees of the data frame
+    frame <- make()
+    train(frame, d, response = "y")
+    expect_same_trees(a, hist_variables(frame))
+  }
+})

@@ -139,26 +139,90 @@ void HistBoostedTreesModel::variables_loaded() {
 void HistBoostedTreesModel::begin_session(FeatureSet::Binding& binding, std::int64_t n,
                                           const DenseRows* block, Mode mode, int threads) {
   pending_binding_ = nullptr;
-  if (mode != Mode::Train) return;
+  if (mode != Mode::Train) {
+    held_ = false;
+    held_bins_ = trees::BinMatrix();
+    return;
+  }
   session_binned_ = false;
   const bool across = collective_ != nullptr && collective_->size() > 1;
   shard_ = 0;
   shards_ = 1;
-  n_total_ = n;
+  std::int64_t total = n;
   if (across) {
     const ShardLayout layout = shard_layout(collective_, n, observer_);
     shard_ = layout.shard;
     shards_ = layout.shards;
-    n_total_ = layout.total;
+    total = layout.total;
   }
-  if (state_->value[kCutsReady] == 0.0f && n_total_ > 0) {
-    feats_.fit(features_, binding, n, block, threads, n_total_, shard_, shards_,
+  if (held_ && held_bins_.rows != n)
+    throw std::logic_error("internal: a session over other rows than the streamed ones kept");
+  if (!held_ && state_->value[kCutsReady] == 0.0f && total > 0) {
+    feats_.fit(features_, binding, n, block, threads, shard_, shards_,
                across ? collective_ : nullptr);
     state_->value[kCutsReady] = 1.0f;
   }
   pending_binding_ = &binding;
   pending_block_ = block;
   pending_n_ = n;
+}
+
+bool HistBoostedTreesModel::keeps_streamed_rows() const { return true; }
+
+std::int64_t HistBoostedTreesModel::keep_streamed_rows(RowChunks& chunks, int threads) {
+  held_ = false;
+  held_bins_ = trees::BinMatrix();
+  const bool across = collective_ != nullptr && collective_->size() > 1;
+  int shard = 0, shards = 1;
+  if (across) {
+    const ShardLayout layout = shard_layout(collective_, 0, observer_);
+    shard = layout.shard;
+    shards = layout.shards;
+  }
+  // the first pass: the rows counted and, without cuts yet, sampled
+  const bool fitting = state_->value[kCutsReady] == 0.0f;
+  trees::HistFeatures::RowSample sample(feats_.numeric_count());
+  std::vector<std::int64_t> global;
+  FeatureSet::Binding* binding = nullptr;
+  const int* rows = nullptr;
+  std::int64_t n = 0;
+  for (int count; (count = chunks.next(binding, rows)) > 0; n += count) {
+    if (!fitting) continue;
+    global.resize(static_cast<std::size_t>(count));
+    for (int k = 0; k < count; ++k) global[static_cast<std::size_t>(k)] = shard + (n + k) * shards;
+    sample.offer_rows(feats_, features_, *binding, nullptr, rows, global.data(), count);
+  }
+  if (n > std::numeric_limits<int>::max())
+    throw std::invalid_argument("boosted trees: a streamed dataset of " + std::to_string(n) +
+                                " rows; one process holds at most 2^31 - 1 rows");
+  std::int64_t total = n;
+  if (across) total = shard_layout(collective_, n, observer_).total;
+  if (fitting && total > 0) {
+    std::vector<std::vector<float>> values = sample.values(across ? collective_ : nullptr);
+    feats_.set_cuts(values, threads);
+    state_->value[kCutsReady] = 1.0f;
+  }
+  // the second pass: the bins
+  chunks.next_pass();
+  trees::BinMatrix bins;
+  bins.resize(n, feats_.narrow_width(), feats_.wide_width());
+  std::int64_t at = 0;
+  const auto changed = [&](std::int64_t second) {
+    return std::invalid_argument(
+        "the streamed dataset gave " + std::to_string(n) + " rows on its first pass and " +
+        std::to_string(second) +
+        (second > n ? " or more" : "") +
+        " on its second: boosted trees of the histogram growths read it twice (cuts, then "
+        "bins), so every pass must give the same rows");
+  };
+  for (int count; (count = chunks.next(binding, rows)) > 0; at += count) {
+    if (at + count > n) throw changed(at + count);
+    feats_.bin_rows_at(features_, *binding, rows, count, nullptr, threads, bins, at);
+  }
+  if (at != n) throw changed(at);
+  held_bins_ = std::move(bins);
+  held_ = true;
+  return n;
 }
 
 void HistBoostedTreesModel::rows_replaced(Workspace& base) {
@@ -172,8 +236,14 @@ std::unique_ptr<Workspace> HistBoostedTreesModel::new_workspace(const FeatureBat
   auto ws = std::make_unique<Work>();
   ws->threads = std::max(1, threads);
   if (pending_binding_ != nullptr) {
-    feats_.bin_rows(features_, *pending_binding_, pending_n_, pending_block_, ws->threads,
-                    ws->bins);
+    if (held_) {
+      ws->bins = std::move(held_bins_);
+      held_bins_ = trees::BinMatrix();
+      held_ = false;
+    } else {
+      feats_.bin_rows(features_, *pending_binding_, pending_n_, pending_block_, ws->threads,
+                      ws->bins);
+    }
     ws->binned = true;
     session_binned_ = true;
     const std::size_t n = static_cast<std::size_t>(pending_n_);
@@ -439,10 +509,7 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
   if (finished()) return {};
   Work& w = static_cast<Work&>(base);
   if (!w.binned)
-    throw std::invalid_argument(
-        "boosted trees of growth \"depthwise\" or \"lossguide\" train on data held in memory (a "
-        "data frame or an input_fn() of one); a streamed dataset is not supported by these "
-        "growths yet");
+    throw std::logic_error("internal: the histogram trees' training session binned no rows");
   const bool empty = batch.rows == 0;  // a rank without rows across processes
   if (!empty && (dlogits == nullptr || batch.labels == nullptr))
     throw std::logic_error("internal: the histogram trees need the head's gradients");

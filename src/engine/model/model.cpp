@@ -77,6 +77,12 @@ void Model::variables_loaded() {}
 
 bool Model::reads_batch_features(Mode, bool) const { return true; }
 
+bool Model::keeps_streamed_rows() const { return false; }
+
+std::int64_t Model::keep_streamed_rows(RowChunks&, int) {
+  throw std::logic_error("internal: the " + kind() + " model keeps no streamed rows");
+}
+
 void Model::start_bias(const Spec& spec, Parameter& bias) {
   if (spec.has("bias_init")) {
     const std::vector<double>& v = spec.numbers("bias_init");

@@ -13,6 +13,7 @@
 #include <cppestimators/data/stream_feed.h>
 #include <cppestimators/distributed/collective.h>
 #include <cppestimators/hooks/history_saver.h>
+#include <cppestimators/distributed/step_exchange.h>
 #include <cppestimators/parallel.h>
 #include <cppestimators/services.h>
 
@@ -23,16 +24,104 @@ const Dataset& Session::primed(StreamFeed& feed) {
   return feed.data();
 }
 
+std::unique_ptr<Session::HeldRows> Session::held_rows(Estimator& est, StreamFeed& feed,
+                                                     const SessionOptions& opt) {
+  if (opt.mode != Mode::Train || !est.model().keeps_streamed_rows()) return nullptr;
+  // every rank starts from the chief's estimator (whether its cuts exist
+  // decides what the ranks exchange while reading)
+  if (opt.collective != nullptr) broadcast_estimator(est, *opt.collective, 0);
+  struct CollectiveGuard {
+    Model& m;
+    ~CollectiveGuard() { m.set_collective(nullptr); }
+  } collective_guard{est.model()};
+  est.model().set_collective(opt.collective, opt.observer);
+  auto held = std::make_unique<HeldRows>();
+  // the feed's batches, window after window, each window bound and its
+  // labels and weights checked; the second pass keeps them
+  struct Chunks : RowChunks {
+    Estimator& est;
+    StreamFeed& feed;
+    HeldRows& held;
+    bool observer;
+    int pass = 0;
+    bool weighted = false;
+    std::int64_t first = 0, at = 0;  // the first pass's rows; rows kept of the second
+    std::unique_ptr<FeatureSet::Binding> binding;
+    std::vector<int> rows;
+    Chunks(Estimator& e, StreamFeed& f, HeldRows& h, bool o)
+        : est(e), feed(f), held(h), observer(o) {}
+    int next(FeatureSet::Binding*& b, const int*& r) override {
+      if (observer) return 0;
+      const int count = feed.next_batch();
+      if (count == 0) return 0;
+      const Dataset& d = feed.data();
+      if (feed.take_refilled() || binding == nullptr) {
+        binding = bind_checked(est, d, &feed);
+        if (d.labels == nullptr)
+          throw std::invalid_argument(
+              "`input_fn` has no response: training and evaluation need one (set `response`)");
+        est.head().check_labels(d.labels, d.n, d.label_width);
+        if (d.weights != nullptr) check_weights(d);
+      }
+      const std::int64_t off = feed.offset();
+      rows.resize(static_cast<std::size_t>(count));
+      for (int k = 0; k < count; ++k) rows[static_cast<std::size_t>(k)] = static_cast<int>(off + k);
+      if (pass == 0) {
+        first += count;
+        held.data.label_width = d.label_width;
+        held.data.weight_key = d.weight_key;
+        weighted = d.weights != nullptr;
+      } else if (at + count <= first) {
+        // (more rows than the first pass gave: the model refuses them)
+        const int w = d.label_width;
+        for (int j = 0; j < w; ++j)
+          for (int k = 0; k < count; ++k)
+            held.labels[static_cast<std::size_t>(at + k + j * first)] = d.labels[off + k + j * d.n];
+        if (weighted)
+          for (int k = 0; k < count; ++k)
+            held.weights[static_cast<std::size_t>(at + k)] = d.weights[off + k];
+      }
+      at += pass == 1 ? count : 0;
+      b = binding.get();
+      r = rows.data();
+      return count;
+    }
+    void next_pass() override {
+      pass = 1;
+      binding.reset();
+      if (!observer) feed.rewind();
+      held.labels.assign(static_cast<std::size_t>(first) * held.data.label_width, 0.0);
+      held.weights.assign(weighted ? static_cast<std::size_t>(first) : 0, 0.0);
+    }
+  } chunks(est, feed, *held, opt.observer);
+  const std::int64_t n = est.model().keep_streamed_rows(chunks, opt.threads);
+  static const double no_label = 0.0;  // (a rank without rows has labels, none of them)
+  held->data.n = n;
+  held->data.labels = held->labels.empty() ? &no_label : held->labels.data();
+  held->data.weights = chunks.weighted ? held->weights.data() : nullptr;
+  return held;
+}
+
+SessionOptions Session::held_options(SessionOptions opt, const HeldRows& held) {
+  // one batch of every row in order, repeated until training finishes
+  opt.batch_size = static_cast<int>(std::max<std::int64_t>(held.data.n, 1));
+  opt.num_epochs = -1;
+  opt.shuffle = false;
+  return opt;
+}
+
 Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
-                 std::shared_ptr<const DenseRows> block, StreamFeed* feed)
+                 std::shared_ptr<const DenseRows> block, StreamFeed* feed,
+                 std::unique_ptr<HeldRows>&& held)
     : est_(est),
       data_(data),
       opt_(opt),
+      held_(std::move(held)),
       feed_(feed),
       block_(std::move(block)),
       batcher_(feed ? 0 : data.n, feed ? feed->batch_size() : opt.batch_size, opt.num_epochs,
                opt.shuffle, opt.seed),
-      binding_(bind_checked(est, data, feed)),
+      binding_(held_ ? std::make_unique<FeatureSet::Binding>() : bind_checked(est, data, feed)),
       metrics_((est.model().bind_mode(opt.mode), est.head().new_metrics())) {
   const Head& head = est.head();
   if (opt.mode != Mode::Predict) {
@@ -63,8 +152,10 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
   const int work_rows =
       static_cast<int>(opt.mode == Mode::Train ? b : std::min<std::size_t>(b, kForwardChunk));
   work_rows_ = work_rows;
-  est.model().features().allocate(*binding_, work_rows, batch_,
-                                  block_ == nullptr || !est.model().reads_dense_rows_by_index());
+  // (held rows: the model reads no features of the batch)
+  if (held_ == nullptr)
+    est.model().features().allocate(*binding_, work_rows, batch_,
+                                    block_ == nullptr || !est.model().reads_dense_rows_by_index());
   batch_.data_rows = feed ? feed->window_capacity() : data.n;
   if (opt.collective != nullptr) {
     if (opt.mode != Mode::Train)
@@ -168,6 +259,8 @@ bool Session::gather_batch(int rows, bool whole) {
   if (opt_.mode != Mode::Train && rows > kForwardChunk) return false;
   // (a whole epoch not shuffled holds every row in order)
   if (est_.model().reads_batch_features(opt_.mode, whole)) {
+    if (held_ != nullptr)
+      throw std::logic_error("internal: a model reading the features of rows it kept itself");
     est_.model().features().gather(*binding_, idx_.data(), rows, batch_, block_.get(), whole);
   } else {  // the rows alone: the model reads its own copy of them
     batch_.rows = rows;

@@ -52,6 +52,11 @@ class HistBoostedTreesModel : public Model {
   void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
                      Mode mode, int threads) override;
   void rows_replaced(Workspace& base) override;
+  // A streamed dataset: a first pass samples the rows for the cuts (when
+  // the model has none yet) and counts them, a second bins them; the next
+  // training session trains from these bins.
+  bool keeps_streamed_rows() const override;
+  std::int64_t keep_streamed_rows(RowChunks& chunks, int threads) override;
 
   std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
                                            int threads) const override;
@@ -155,9 +160,8 @@ class HistBoostedTreesModel : public Model {
   double subsample_ = 1.0, colsample_ = 1.0;
   std::uint64_t seed_ = 0;
   // this rank's shard of the rows across processes (global row of local
-  // row i: shard_ + i * shards_), and the rows of every rank
+  // row i: shard_ + i * shards_)
   int shard_ = 0, shards_ = 1;
-  std::int64_t n_total_ = 0;
   trees::HistFeatures feats_;
   int tree_limit_ = -1;
   Parameter *state_ = nullptr, *base_ = nullptr;
@@ -172,6 +176,9 @@ class HistBoostedTreesModel : public Model {
   mutable const DenseRows* pending_block_ = nullptr;
   mutable bool session_binned_ = false;  // the training session's rows are binned
   mutable std::int64_t pending_n_ = 0;
+  // a streamed dataset's bins, for the next training session
+  mutable trees::BinMatrix held_bins_;
+  mutable bool held_ = false;
   Boosting boosting_{*this};
 };
 

@@ -23,6 +23,17 @@ namespace cppestimators {
 
 class Collective;
 
+// A streamed training set, chunk by chunk, for a model that keeps its own
+// copy of every row (Model::keep_streamed_rows()).
+class RowChunks {
+ public:
+  virtual ~RowChunks() = default;
+  // The next chunk: rows rows[0..count) of `binding`; 0 when the pass ended.
+  virtual int next(FeatureSet::Binding*& binding, const int*& rows) = 0;
+  // Starts the next pass over the rows.
+  virtual void next_pass() = 0;
+};
+
 class Workspace {
  public:
   virtual ~Workspace() = default;
@@ -65,6 +76,15 @@ class Model {
   // the session may use.
   virtual void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
                              Mode mode, int threads);
+
+  // Whether a training session over a streamed dataset first gives the
+  // model every row through keep_streamed_rows(), then trains as over rows
+  // in memory with no features to read (the histogram trees: their bins).
+  virtual bool keeps_streamed_rows() const;
+  // Reads every row of `chunks` (two passes at most) into the model's own
+  // copy for the next training session; returns the rows kept (this
+  // rank's, across processes: set_collective() comes first).
+  virtual std::int64_t keep_streamed_rows(RowChunks& chunks, int threads);
 
   // Called by a session of mode `mode` when it starts and before each of its
   // steps (a custom estimator's graphs differ by mode; others ignore it).

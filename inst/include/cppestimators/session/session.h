@@ -60,14 +60,32 @@ class Session {
   // A session over a streaming dataset (data/stream_feed.h): batches of the
   // feed's size, cut from its windows of rows; the feature columns are bound
   // to each window in turn, checking its values as they are for R data.
+  // Training a model that keeps its own copy of the rows
+  // (Model::keeps_streamed_rows()) reads the whole feed first (checking its
+  // labels and weights as above) and then trains as over rows in memory:
+  // every step one batch of every row, in order, until training finishes.
   Session(Estimator& est, StreamFeed& feed, const SessionOptions& opt)
-      : Session(est, primed(feed), opt, nullptr, &feed) {}
+      : Session(est, feed, opt, held_rows(est, feed, opt)) {}
 
  private:
   static const Dataset& primed(StreamFeed& feed);
 
+  // A streamed dataset's rows kept by the model: their labels and weights.
+  struct HeldRows {
+    Dataset data;  // no features: the model holds them
+    std::vector<double> labels, weights;
+  };
+  static std::unique_ptr<HeldRows> held_rows(Estimator& est, StreamFeed& feed,
+                                             const SessionOptions& opt);
+  static SessionOptions held_options(SessionOptions opt, const HeldRows& held);
+  Session(Estimator& est, StreamFeed& feed, const SessionOptions& opt,
+          std::unique_ptr<HeldRows>&& held)
+      : Session(est, held ? held->data : primed(feed), held ? held_options(opt, *held) : opt,
+                nullptr, held ? nullptr : &feed, std::move(held)) {}
+
   Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
-          std::shared_ptr<const DenseRows> block, StreamFeed* feed);
+          std::shared_ptr<const DenseRows> block, StreamFeed* feed,
+          std::unique_ptr<HeldRows>&& held = nullptr);
 
  public:
   ~Session();
@@ -228,7 +246,8 @@ class Session {
   Estimator& est_;
   const Dataset& data_;
   SessionOptions opt_;
-  StreamFeed* feed_ = nullptr;  // the streaming input, or null for R data
+  std::unique_ptr<HeldRows> held_;  // a streamed dataset's rows, kept by the model
+  StreamFeed* feed_ = nullptr;      // the streaming input, or null for R data
   int work_rows_ = 0;           // rows the batch buffers hold
   std::shared_ptr<const DenseRows> block_;
   Batcher batcher_;

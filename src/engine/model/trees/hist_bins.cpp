@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -129,51 +130,97 @@ std::vector<float> find_cuts(std::vector<float>& values, int capacity) {
   return cuts;
 }
 
-void HistFeatures::fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-                       const DenseRows* block, int threads, std::int64_t n_total, int shard,
-                       int shards, Collective* collective) {
-  if (numeric_count_ == 0 || n_total <= 0) return;
-  const std::int64_t m = std::min<std::int64_t>(n_total, 262144);
-  // this rank's rows of the sample, in global order
-  std::vector<int> mine;
-  for (std::int64_t i = 0; i < m; ++i) {
-    const std::int64_t g = i * n_total / m;
-    if (g % shards != shard) continue;
-    const std::int64_t local = (g - shard) / shards;
-    if (local < n) mine.push_back(static_cast<int>(local));
+std::uint64_t HistFeatures::RowSample::key(std::int64_t global_row) {
+  // splitmix64's finalizer: a bijection, so distinct rows have distinct keys
+  std::uint64_t z = static_cast<std::uint64_t>(global_row) + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+void HistFeatures::RowSample::offer(std::int64_t g, const float* values) {
+  const std::uint64_t k = key(g);
+  if (!wants(k)) return;
+  keys_.push_back(k);
+  values_.insert(values_.end(), values, values + numeric_);
+  if (static_cast<std::int64_t>(keys_.size()) >= 2 * kSampleRows) shrink();
+}
+
+void HistFeatures::RowSample::shrink() {
+  if (static_cast<std::int64_t>(keys_.size()) <= kSampleRows) return;
+  std::vector<std::size_t> order(keys_.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::size_t k = static_cast<std::size_t>(kSampleRows);
+  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k - 1), order.end(),
+                   [&](std::size_t a, std::size_t b) { return keys_[a] < keys_[b]; });
+  order.resize(k);
+  std::sort(order.begin(), order.end());  // (the rows' order kept)
+  std::vector<std::uint64_t> keys(k);
+  std::vector<float> values(k * static_cast<std::size_t>(numeric_));
+  const std::size_t m = static_cast<std::size_t>(numeric_);
+  std::uint64_t top = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    keys[i] = keys_[order[i]];
+    top = std::max(top, keys[i]);
+    std::copy(values_.begin() + static_cast<std::ptrdiff_t>(order[i] * m),
+              values_.begin() + static_cast<std::ptrdiff_t>((order[i] + 1) * m),
+              values.begin() + static_cast<std::ptrdiff_t>(i * m));
   }
+  keys_.swap(keys);
+  values_.swap(values);
+  bound_ = top;  // (the largest kept key is in; keys are distinct)
+}
+
+void HistFeatures::RowSample::offer_rows(const HistFeatures& feats, const FeatureSet& columns,
+                                         FeatureSet::Binding& binding, const DenseRows* block,
+                                         const int* rows, const std::int64_t* global, int count) {
+  if (numeric_ == 0 || count <= 0) return;
   const int width = columns.dense_width();
-  std::vector<std::vector<float>> values(static_cast<std::size_t>(numeric_count_));
-  for (auto& v : values) v.reserve(mine.size());
-  const int chunk = 4096;
-  std::vector<float> dense(static_cast<std::size_t>(chunk) * width);
-  for (std::size_t i0 = 0; i0 < mine.size(); i0 += chunk) {
-    const int count = static_cast<int>(std::min<std::size_t>(chunk, mine.size() - i0));
-    if (block == nullptr) columns.gather_dense(binding, mine.data() + i0, count, dense.data());
-    for (int k = 0; k < count; ++k) {
-      const float* row = block != nullptr ? block->row(mine[i0 + static_cast<std::size_t>(k)])
-                                          : dense.data() + static_cast<std::size_t>(k) * width;
-      for (const HistFeature& f : feats_)
-        if (f.kind == HistFeature::Numeric)
-          values[static_cast<std::size_t>(f.numeric)].push_back(row[f.source]);
+  // the rows that may enter, gathered together
+  std::vector<int> take;
+  std::vector<std::int64_t> take_g;
+  for (int k = 0; k < count; ++k)
+    if (wants(key(global[k]))) {
+      take.push_back(rows[k]);
+      take_g.push_back(global[k]);
     }
+  if (take.empty()) return;
+  if (block == nullptr) {
+    dense_.resize(take.size() * static_cast<std::size_t>(width));
+    columns.gather_dense(binding, take.data(), static_cast<int>(take.size()), dense_.data());
   }
+  row_.resize(static_cast<std::size_t>(numeric_));
+  for (std::size_t k = 0; k < take.size(); ++k) {
+    const float* row = block != nullptr ? block->row(take[k])
+                                        : dense_.data() + k * static_cast<std::size_t>(width);
+    for (const HistFeature& f : feats.features())
+      if (f.kind == HistFeature::Numeric) row_[static_cast<std::size_t>(f.numeric)] = row[f.source];
+    offer(take_g[k], row_.data());
+  }
+}
+
+std::vector<std::vector<float>> HistFeatures::RowSample::values(Collective* collective) {
   if (collective != nullptr && collective->size() > 1) {
-    // every rank's values (the cuts depend on the values, not their order)
+    // every rank's candidates, the smallest keys of them all kept
+    shrink();
     std::string bytes;
-    for (const std::vector<float>& v : values) {
-      detail::put_u64(bytes, v.size());
-      for (float x : v) detail::put_f32(bytes, x);
+    detail::put_u64(bytes, keys_.size());
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      detail::put_u64(bytes, keys_[i]);
+      for (int j = 0; j < numeric_; ++j)
+        detail::put_f32(bytes, values_[i * static_cast<std::size_t>(numeric_) + j]);
     }
     const std::vector<std::string> all = collective->allgather(bytes);
-    for (auto& v : values) v.clear();
+    keys_.clear();
+    values_.clear();
     for (std::size_t r = 0; r < all.size(); ++r) {
       detail::LittleEndianReader in(all[r].data(), all[r].size());
       try {
-        for (std::vector<float>& v : values) {
-          const std::uint64_t count = in.u64("count");
-          in.need(count, 4, "values");
-          for (std::uint64_t i = 0; i < count; ++i) v.push_back(in.f32("values"));
+        const std::uint64_t count = in.u64("count");
+        in.need(count, 8 + 4 * static_cast<std::uint64_t>(numeric_), "values");
+        for (std::uint64_t i = 0; i < count; ++i) {
+          keys_.push_back(in.u64("key"));
+          for (int j = 0; j < numeric_; ++j) values_.push_back(in.f32("values"));
         }
       } catch (const detail::TruncatedInput&) {
         throw std::invalid_argument("rank " + std::to_string(r) +
@@ -182,6 +229,18 @@ void HistFeatures::fit(const FeatureSet& columns, FeatureSet::Binding& binding, 
       }
     }
   }
+  shrink();
+  std::vector<std::vector<float>> out(static_cast<std::size_t>(numeric_));
+  for (int j = 0; j < numeric_; ++j) {
+    std::vector<float>& v = out[static_cast<std::size_t>(j)];
+    v.reserve(keys_.size());
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      v.push_back(values_[i * static_cast<std::size_t>(numeric_) + j]);
+  }
+  return out;
+}
+
+void HistFeatures::set_cuts(std::vector<std::vector<float>>& values, int threads) {
   const int cap = cut_capacity();
   parallel_for(numeric_count_, std::max(1, threads), [&](int j) {
     const std::vector<float> found = find_cuts(values[static_cast<std::size_t>(j)], cap);
@@ -193,18 +252,52 @@ void HistFeatures::fit(const FeatureSet& columns, FeatureSet::Binding& binding, 
   });
 }
 
+void HistFeatures::fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
+                       const DenseRows* block, int threads, int shard, int shards,
+                       Collective* collective) {
+  if (numeric_count_ == 0) return;
+  RowSample sample(numeric_count_);
+  const int chunk = 4096;
+  std::vector<int> rows(chunk);
+  std::vector<std::int64_t> global(chunk);
+  for (std::int64_t i0 = 0; i0 < n; i0 += chunk) {
+    const int count = static_cast<int>(std::min<std::int64_t>(chunk, n - i0));
+    for (int k = 0; k < count; ++k) {
+      rows[static_cast<std::size_t>(k)] = static_cast<int>(i0 + k);
+      global[static_cast<std::size_t>(k)] = shard + (i0 + k) * shards;
+    }
+    sample.offer_rows(*this, columns, binding, block, rows.data(), global.data(), count);
+  }
+  std::vector<std::vector<float>> values = sample.values(collective);
+  set_cuts(values, threads);
+}
+
 void HistFeatures::bin_rows(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
                             const DenseRows* block, int threads, BinMatrix& out) const {
   out.resize(n, narrow_width_, wide_width_);
-  const int width = columns.dense_width();
   const int chunk = 8192;
   std::vector<int> rows(chunk);
-  std::vector<float> dense(block == nullptr ? static_cast<std::size_t>(chunk) * width : 0);
+  for (std::int64_t i0 = 0; i0 < n; i0 += chunk) {
+    const int count = static_cast<int>(std::min<std::int64_t>(chunk, n - i0));
+    for (int k = 0; k < count; ++k) rows[static_cast<std::size_t>(k)] = static_cast<int>(i0 + k);
+    bin_rows_at(columns, binding, rows.data(), count, block, threads, out, i0);
+  }
+}
+
+void HistFeatures::bin_rows_at(const FeatureSet& columns, FeatureSet::Binding& binding,
+                               const int* rows, int count, const DenseRows* block, int threads,
+                               BinMatrix& out, std::int64_t at) const {
+  if (count <= 0) return;
+  if (at < 0 || at + count > out.rows)
+    throw std::logic_error("internal: rows binned past the bin matrix");
+  const std::int64_t n = out.rows;
+  const int width = columns.dense_width();
+  std::vector<float> dense(block == nullptr ? static_cast<std::size_t>(count) * width : 0);
   std::vector<SparseIds> ids(columns.sparse_count());
   for (const HistFeature& f : feats_)
     if (f.kind != HistFeature::Numeric)
       ids[static_cast<std::size_t>(f.source)].reserve(
-          chunk, std::max<std::int64_t>(
+          count, std::max<std::int64_t>(
                      1, binding.ids[static_cast<std::size_t>(f.col)]->max_ids_per_row()));
   const std::size_t nw = static_cast<std::size_t>(narrow_width_),
                     ww = static_cast<std::size_t>(wide_width_);
@@ -217,54 +310,48 @@ void HistFeatures::bin_rows(const FeatureSet& columns, FeatureSet::Binding& bind
           cuts_->value.data() + static_cast<std::size_t>(feats_[k].numeric) * cut_capacity();
       count_of[k] = cut_count(feats_[k].numeric);
     }
-  for (std::int64_t i0 = 0; i0 < n; i0 += chunk) {
-    const int count = static_cast<int>(std::min<std::int64_t>(chunk, n - i0));
-    for (int k = 0; k < count; ++k) rows[static_cast<std::size_t>(k)] = static_cast<int>(i0 + k);
-    if (block == nullptr && width > 0)
-      columns.gather_dense(binding, rows.data(), count, dense.data());
-    for (const HistFeature& f : feats_) {
-      if (f.kind == HistFeature::Numeric) continue;
-      SparseIds& s = ids[static_cast<std::size_t>(f.source)];
-      s.clear();
-      binding.ids[static_cast<std::size_t>(f.col)]->gather(rows.data(), count, s);
-      s.prune();
-    }
-    const int pieces = count >= 2048 ? std::max(1, threads) * 4 : 1;
-    parallel_for(pieces, std::max(1, threads), [&](int piece) {
-      const int k0 = static_cast<int>(static_cast<std::int64_t>(count) * piece / pieces);
-      const int k1 = static_cast<int>(static_cast<std::int64_t>(count) * (piece + 1) / pieces);
-      for (int k = k0; k < k1; ++k) {
-        const std::size_t r = static_cast<std::size_t>(i0 + k);
-        const float* row = width == 0         ? nullptr
-                           : block != nullptr ? block->row(static_cast<std::int64_t>(r))
-                                              : dense.data() + static_cast<std::size_t>(k) * width;
-        std::uint8_t* nb = out.narrow.data() + r * nw;
-        std::uint16_t* wb = out.wide.data() + r * ww;
-        for (std::size_t fk = 0; fk < feats_.size(); ++fk) {
-          const HistFeature& f = feats_[fk];
-          int b = 0;
-          if (f.kind == HistFeature::Numeric) {
-            b = bin_among(cut_of[fk], count_of[fk], row[f.source]);
-          } else {
-            const SparseIds& s = ids[static_cast<std::size_t>(f.source)];
-            if (s.end(k) > s.begin(k)) {
-              const std::int64_t id = s.id(s.begin(k));
-              b = id >= 0 && id + 1 < f.bins ? static_cast<int>(id) + 1 : 0;
-            }
-          }
-          const std::size_t at =
-              static_cast<std::size_t>(f.column) * static_cast<std::size_t>(n) + r;
-          if (f.wide) {
-            wb[f.column] = static_cast<std::uint16_t>(b);
-            out.wide_cols[at] = static_cast<std::uint16_t>(b);
-          } else {
-            nb[f.column] = static_cast<std::uint8_t>(b);
-            out.narrow_cols[at] = static_cast<std::uint8_t>(b);
+  if (block == nullptr && width > 0) columns.gather_dense(binding, rows, count, dense.data());
+  for (const HistFeature& f : feats_) {
+    if (f.kind == HistFeature::Numeric) continue;
+    SparseIds& s = ids[static_cast<std::size_t>(f.source)];
+    s.clear();
+    binding.ids[static_cast<std::size_t>(f.col)]->gather(rows, count, s);
+    s.prune();
+  }
+  const int pieces = count >= 2048 ? std::max(1, threads) * 4 : 1;
+  parallel_for(pieces, std::max(1, threads), [&](int piece) {
+    const int k0 = static_cast<int>(static_cast<std::int64_t>(count) * piece / pieces);
+    const int k1 = static_cast<int>(static_cast<std::int64_t>(count) * (piece + 1) / pieces);
+    for (int k = k0; k < k1; ++k) {
+      const std::size_t r = static_cast<std::size_t>(at + k);
+      const float* row = width == 0         ? nullptr
+                         : block != nullptr ? block->row(rows[k])
+                                            : dense.data() + static_cast<std::size_t>(k) * width;
+      std::uint8_t* nb = out.narrow.data() + r * nw;
+      std::uint16_t* wb = out.wide.data() + r * ww;
+      for (std::size_t fk = 0; fk < feats_.size(); ++fk) {
+        const HistFeature& f = feats_[fk];
+        int b = 0;
+        if (f.kind == HistFeature::Numeric) {
+          b = bin_among(cut_of[fk], count_of[fk], row[f.source]);
+        } else {
+          const SparseIds& s = ids[static_cast<std::size_t>(f.source)];
+          if (s.end(k) > s.begin(k)) {
+            const std::int64_t id = s.id(s.begin(k));
+            b = id >= 0 && id + 1 < f.bins ? static_cast<int>(id) + 1 : 0;
           }
         }
+        const std::size_t cell = static_cast<std::size_t>(f.column) * static_cast<std::size_t>(n) + r;
+        if (f.wide) {
+          wb[f.column] = static_cast<std::uint16_t>(b);
+          out.wide_cols[cell] = static_cast<std::uint16_t>(b);
+        } else {
+          nb[f.column] = static_cast<std::uint8_t>(b);
+          out.narrow_cols[cell] = static_cast<std::uint8_t>(b);
+        }
       }
-    });
-  }
+    }
+  });
 }
 
 }  // namespace trees

@@ -110,19 +110,57 @@ class HistFeatures {
   int wide_width() const { return wide_width_; }
   int max_bins() const { return max_bins_; }
 
-  // The cuts of every numeric feature from the data: the rows at global
-  // index floor(i * n_total / m) for m = min(n_total, 262,144), read from
-  // `block` or gathered through `binding`. Across processes, this rank
+  // The cuts of every numeric feature from the n rows of `binding` (or
+  // `block`), through a RowSample (below). Across processes, this rank
   // holds shard `shard` of `shards` (global rows shard, shard + shards,
-  // ...: R/distributed.R's take_shard()), takes the sample rows it holds and
-  // gathers every rank's: the cuts one process finds from all the rows.
+  // ...: R/distributed.R's take_shard()): the cuts one process finds from
+  // all the rows.
   void fit(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
-           const DenseRows* block, int threads, std::int64_t n_total, int shard, int shards,
-           Collective* collective);
+           const DenseRows* block, int threads, int shard, int shards, Collective* collective);
 
   // Every row's bins into `out` (n rows).
   void bin_rows(const FeatureSet& columns, FeatureSet::Binding& binding, std::int64_t n,
                 const DenseRows* block, int threads, BinMatrix& out) const;
+  // The bins of rows rows[0..count) of `binding` (or `block`) into rows
+  // at, at + 1, ... of `out`, already sized.
+  void bin_rows_at(const FeatureSet& columns, FeatureSet::Binding& binding, const int* rows,
+                   int count, const DenseRows* block, int threads, BinMatrix& out,
+                   std::int64_t at) const;
+
+  // The rows whose values pick the cuts: of the rows offered, the
+  // kSampleRows whose keys (a mix of the global row index, every index a
+  // distinct key) are the smallest. The sample depends on the rows' global
+  // indices only: one process reading every row, ranks each reading a shard
+  // or a stream read window by window choose the same rows.
+  class RowSample {
+   public:
+    static constexpr std::int64_t kSampleRows = 262144;
+    explicit RowSample(int numeric) : numeric_(numeric) {}
+    static std::uint64_t key(std::int64_t global_row);
+    // Whether a row of this key may enter the sample (inline: asked per row).
+    bool wants(std::uint64_t key) const { return key < bound_; }
+    // Offers the numeric values of global row g (numeric() of them, in the
+    // order of the numeric features).
+    void offer(std::int64_t g, const float* values);
+    // The numeric values of row `row` of `binding` or `block` (dense rows).
+    void offer_rows(const HistFeatures& feats, const FeatureSet& columns,
+                    FeatureSet::Binding& binding, const DenseRows* block, const int* rows,
+                    const std::int64_t* global, int count);
+    // The sample, gathered over the ranks, as one vector of values per
+    // numeric feature.
+    std::vector<std::vector<float>> values(Collective* collective);
+
+   private:
+    void shrink();
+    int numeric_;
+    std::uint64_t bound_ = ~std::uint64_t{0};
+    std::vector<std::uint64_t> keys_;
+    std::vector<float> values_;  // keys_.size() x numeric_
+    std::vector<float> row_;     // offer_rows()'s scratch
+    std::vector<float> dense_;
+  };
+  // The cuts from a sample's values (one vector per numeric feature).
+  void set_cuts(std::vector<std::vector<float>>& values, int threads);
 
   // The bin of a numeric value of numeric feature j.
   int numeric_bin(int j, float x) const;
