@@ -603,6 +603,11 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
       leaf_of.clear();
     }
   }
+  // (the first round's logits from the base score, its gradients and losses
+  // are used once: 12 bytes a row and logit not held for the rest)
+  std::vector<float>().swap(w.dl);
+  std::vector<float>().swap(w.moved);
+  std::vector<float>().swap(w.per_example);
   StepStats stats;
   // (one number, 1 per rank: what the ranks' steps exchange says that
   // there are trees to apply; the trees themselves are the same everywhere)
