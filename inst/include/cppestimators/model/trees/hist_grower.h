@@ -177,6 +177,7 @@ class Grower {
   const char* use_ = nullptr;
   GrowParams p_;
   int threads_ = 1;
+  int parallel_rows_ = 8192;
   GrownTree* out_ = nullptr;
   RankSums* across_ = nullptr;
 
