@@ -210,8 +210,7 @@ std::int64_t HistBoostedTreesModel::keep_streamed_rows(RowChunks& chunks, int th
   const auto changed = [&](std::int64_t second) {
     return std::invalid_argument(
         "the streamed dataset gave " + std::to_string(n) + " rows on its first pass and " +
-        std::to_string(second) +
-        (second > n ? " or more" : "") +
+        std::to_string(second) + (second > n ? " or more" : "") +
         " on its second: boosted trees of the histogram growths read it twice (cuts, then "
         "bins), so every pass must give the same rows");
   };

@@ -25,7 +25,7 @@ const Dataset& Session::primed(StreamFeed& feed) {
 }
 
 std::unique_ptr<Session::HeldRows> Session::held_rows(Estimator& est, StreamFeed& feed,
-                                                     const SessionOptions& opt) {
+                                                      const SessionOptions& opt) {
   if (opt.mode != Mode::Train || !est.model().keeps_streamed_rows()) return nullptr;
   // every rank starts from the chief's estimator (whether its cuts exist
   // decides what the ranks exchange while reading)

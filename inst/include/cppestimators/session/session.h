@@ -248,7 +248,7 @@ class Session {
   SessionOptions opt_;
   std::unique_ptr<HeldRows> held_;  // a streamed dataset's rows, kept by the model
   StreamFeed* feed_ = nullptr;      // the streaming input, or null for R data
-  int work_rows_ = 0;           // rows the batch buffers hold
+  int work_rows_ = 0;               // rows the batch buffers hold
   std::shared_ptr<const DenseRows> block_;
   Batcher batcher_;
   std::unique_ptr<FeatureSet::Binding> binding_;

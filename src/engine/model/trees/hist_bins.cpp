@@ -341,7 +341,8 @@ void HistFeatures::bin_rows_at(const FeatureSet& columns, FeatureSet::Binding& b
             b = id >= 0 && id + 1 < f.bins ? static_cast<int>(id) + 1 : 0;
           }
         }
-        const std::size_t cell = static_cast<std::size_t>(f.column) * static_cast<std::size_t>(n) + r;
+        const std::size_t cell =
+            static_cast<std::size_t>(f.column) * static_cast<std::size_t>(n) + r;
         if (f.wide) {
           wb[f.column] = static_cast<std::uint16_t>(b);
           out.wide_cols[cell] = static_cast<std::uint16_t>(b);
