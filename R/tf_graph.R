@@ -558,7 +558,8 @@ names.cppestimators_tf_module <- function(x) names(.subset2(x, "members"))
 print.cppestimators_tf_module <- function(x, ...) {
   members <- .subset2(x, "members")
   kinds <- vapply(members, function(m) {
-    if (inherits(m, "cppestimators_tf_module")) "module" else if (inherits(m, "cppestimators_tf_fn_ref")) "fn" else
+    if (inherits(m, "cppestimators_tf_module")) "module" else
+      if (inherits(m, "cppestimators_tf_fn_ref") || is.function(m)) "fn" else
       "value"
   }, "")
   cat(sprintf("<tf module %s>\n", .subset2(x, "path")))
@@ -581,6 +582,16 @@ tf_reductions <- list(NONE = "none", SUM = "weighted_sum", MEAN = "weighted_mean
 # The members of a module: functions by their R names (the value: the
 # function's name in the package).
 tf_fns <- function(...) lapply(c(...), tf_fn)
+
+# A module's functions for its help page: "`tf$nn$relu`, `relu6`, ..."
+# (`functions_only`: not its modules, initializers or dtypes).
+tf_doc_members <- function(module, functions_only = FALSE) {
+  members <- .subset2(module, "members")
+  keep <- vapply(members, function(m) inherits(m, "cppestimators_tf_fn_ref") || is.function(m), TRUE)
+  if (functions_only) keep <- keep & !grepl("initializer$", names(members))
+  nms <- names(members)[keep]
+  paste0("`", c(paste0(.subset2(module, "path"), "$", nms[1L]), nms[-1L]), "`", collapse = ", ")
+}
 
 #' TensorFlow's `tf` for custom estimators
 #'
@@ -606,20 +617,8 @@ tf_fns <- function(...) lapply(c(...), tf_fn)
 #'   `tf$glorot_normal_initializer`, `tf$truncated_normal_initializer`,
 #'   `tf$random_normal_initializer`, `tf$random_uniform_initializer`,
 #'   `tf$contrib$layers$xavier_initializer`.
-#' * **activations**: `tf$nn$relu`, `relu6`, `elu`, `selu`, `sigmoid`, `tanh`,
-#'   `softmax`, `log_softmax`, `softplus`, `softsign`, `leaky_relu`,
-#'   `dropout`; `tf$nn$sigmoid_cross_entropy_with_logits`,
-#'   `softmax_cross_entropy_with_logits`,
-#'   `softmax_cross_entropy_with_logits_v2`,
-#'   `sparse_softmax_cross_entropy_with_logits`.
-#' * **ops**: `tf$sigmoid`, `tanh`, `exp`, `log`, `sqrt`, `square`, `abs`,
-#'   `negative`, `sign`, `matmul`, `add`, `subtract`, `multiply`, `divide`,
-#'   `div`, `maximum`, `minimum`, `pow`, `equal`, `not_equal`, `greater`,
-#'   `greater_equal`, `less`, `less_equal`, `reduce_mean`, `reduce_sum`,
-#'   `reduce_max`, `reduce_min`, `reshape`, `squeeze`, `expand_dims`,
-#'   `cast`, `to_float`, `to_double`, `to_int32`, `to_int64`, `concat`,
-#'   `argmax`, `argmin`, `one_hot`, `identity`, `stop_gradient`, `constant`,
-#'   `ones_like`, `zeros_like`.
+#' * **activations and losses**: `r tf_doc_members(tf$nn)`.
+#' * **ops**: `r tf_doc_members(tf, functions_only = TRUE)`.
 #' * **losses**: `tf$losses$mean_squared_error`, `absolute_difference`,
 #'   `huber_loss`, `log_loss`, `sigmoid_cross_entropy`,
 #'   `softmax_cross_entropy`, `sparse_softmax_cross_entropy`,
@@ -661,15 +660,13 @@ tf_fns <- function(...) lapply(c(...), tf_fn)
 #' @export
 tf <- new_tf_module("tf", c(
   list(
-    nn = new_tf_module("tf$nn", tf_fns(
-      relu = "tf_nn_relu", relu6 = "tf_nn_relu6", elu = "tf_nn_elu", selu = "tf_nn_selu",
-      sigmoid = "tf_sigmoid", tanh = "tf_tanh", softmax = "tf_nn_softmax", log_softmax = "tf_nn_log_softmax",
-      softplus = "tf_nn_softplus", softsign = "tf_nn_softsign", leaky_relu = "tf_nn_leaky_relu",
+    nn = new_tf_module("tf$nn", c(tf_elementwise$nn, tf_fns(
+      softmax = "tf_nn_softmax", log_softmax = "tf_nn_log_softmax", leaky_relu = "tf_nn_leaky_relu",
       dropout = "tf_nn_dropout",
       sigmoid_cross_entropy_with_logits = "tf_nn_sigmoid_cross_entropy_with_logits",
       softmax_cross_entropy_with_logits = "tf_nn_softmax_cross_entropy_with_logits",
       softmax_cross_entropy_with_logits_v2 = "tf_nn_softmax_cross_entropy_with_logits_v2",
-      sparse_softmax_cross_entropy_with_logits = "tf_nn_sparse_softmax_cross_entropy_with_logits")),
+      sparse_softmax_cross_entropy_with_logits = "tf_nn_sparse_softmax_cross_entropy_with_logits"))),
     layers = new_tf_module("tf$layers", tf_fns(dense = "tf_layers_dense", dropout = "tf_layers_dropout")),
     losses = new_tf_module("tf$losses", c(
       tf_fns(mean_squared_error = "tf_losses_mean_squared_error",
@@ -701,9 +698,9 @@ tf <- new_tf_module("tf", c(
       framework = new_tf_module("tf$contrib$framework", tf_fns(get_global_step = "tf_train_get_global_step")))),
     feature_column = new_tf_module("tf$feature_column", tf_fns(input_layer = "tf_feature_column_input_layer"))
   ),
+  tf_elementwise$tf,
   tf_fns(
-    sigmoid = "tf_sigmoid", tanh = "tf_tanh", exp = "tf_exp", log = "tf_log", sqrt = "tf_sqrt",
-    square = "tf_square", abs = "tf_abs", negative = "tf_negative", sign = "tf_sign", matmul = "tf_matmul",
+    matmul = "tf_matmul",
     add = "tf_add", subtract = "tf_subtract", multiply = "tf_multiply", divide = "tf_divide", div = "tf_div",
     maximum = "tf_maximum", minimum = "tf_minimum", pow = "tf_pow", equal = "tf_equal",
     not_equal = "tf_not_equal", greater = "tf_greater", greater_equal = "tf_greater_equal", less = "tf_less",
@@ -711,8 +708,7 @@ tf <- new_tf_module("tf", c(
     reduce_max = "tf_reduce_max", reduce_min = "tf_reduce_min", reshape = "tf_reshape", squeeze = "tf_squeeze",
     expand_dims = "tf_expand_dims", cast = "tf_cast", to_float = "tf_to_float", to_double = "tf_to_double",
     to_int32 = "tf_to_int32", to_int64 = "tf_to_int64", concat = "tf_concat", argmax = "tf_argmax",
-    argmin = "tf_argmin", one_hot = "tf_one_hot", identity = "tf_identity", stop_gradient = "tf_stop_gradient",
-    constant = "tf_constant", ones_like = "tf_ones_like", zeros_like = "tf_zeros_like",
+    argmin = "tf_argmin", one_hot = "tf_one_hot", constant = "tf_constant", ones_like = "tf_ones_like", zeros_like = "tf_zeros_like",
     zeros_initializer = "tf_zeros_initializer", ones_initializer = "tf_ones_initializer",
     constant_initializer = "tf_constant_initializer", glorot_uniform_initializer = "tf_glorot_uniform_initializer",
     glorot_normal_initializer = "tf_glorot_normal_initializer",

@@ -174,7 +174,7 @@ tf_layers_dropout <- structure(function(inputs, rate = 0.5, noise_shape = NULL, 
   if (!is.null(noise_shape)) abort("`noise_shape` is not supported.", class = "cppestimators_unsupported_tf")
   scope <- tf_layer_scope(g, "dropout", name)
   with_tf_scope(g, scope, {
-    if (isTRUE(training) && rate > 0) tf_dropout_node(x, rate) else tf_identity(x)
+    if (isTRUE(training) && rate > 0) tf_dropout_node(x, rate) else tf_elementwise$tf$identity(x)
   })
 }, tf_name = "dropout")
 
@@ -186,7 +186,7 @@ check_training_flag <- function(x, arg) {
   check_flag(x, arg)
 }
 
-tf_contrib_fully_connected <- structure(function(inputs, num_outputs, activation_fn = tf_nn_relu,
+tf_contrib_fully_connected <- structure(function(inputs, num_outputs, activation_fn = tf_elementwise$nn$relu,
                                                  normalizer_fn = NULL, normalizer_params = NULL,
                                                  weights_initializer = tf_xavier_initializer(),
                                                  weights_regularizer = NULL,
@@ -217,7 +217,7 @@ tf_contrib_dropout <- structure(function(inputs, keep_prob = 0.5, noise_shape = 
   if (!is.null(noise_shape)) abort("`noise_shape` is not supported.", class = "cppestimators_unsupported_tf")
   sc <- tf_layer_scope(g, "Dropout", scope)
   with_tf_scope(g, sc, {
-    if (is_training && keep_prob < 1) tf_dropout_node(x, 1 - keep_prob) else tf_identity(x)
+    if (is_training && keep_prob < 1) tf_dropout_node(x, 1 - keep_prob) else tf_elementwise$tf$identity(x)
   })
 }, tf_name = "dropout")
 

@@ -96,14 +96,14 @@ tf_pointwise_loss <- function(base, labels, predictions, weights, scope, reducti
 tf_losses_mean_squared_error <- function(labels, predictions, weights = 1.0, scope = NULL, loss_collection = NULL,
                                          reduction = "weighted_sum_by_nonzero_weights") {
   tf_pointwise_loss("mean_squared_error", labels, predictions, weights, scope, reduction, function(l, p) {
-    tf_square(tf_subtract(p, l))
+    tf_elementwise$tf$square(tf_subtract(p, l))
   })
 }
 
 tf_losses_absolute_difference <- function(labels, predictions, weights = 1.0, scope = NULL, loss_collection = NULL,
                                           reduction = "weighted_sum_by_nonzero_weights") {
   tf_pointwise_loss("absolute_difference", labels, predictions, weights, scope, reduction, function(l, p) {
-    tf_abs(tf_subtract(p, l))
+    tf_elementwise$tf$abs(tf_subtract(p, l))
   })
 }
 
@@ -111,7 +111,7 @@ tf_losses_huber_loss <- function(labels, predictions, weights = 1.0, delta = 1.0
                                  loss_collection = NULL, reduction = "weighted_sum_by_nonzero_weights") {
   check_number(delta, "delta", min = 0)
   tf_pointwise_loss("huber_loss", labels, predictions, weights, scope, reduction, function(l, p) {
-    abs_error <- tf_abs(tf_subtract(p, l))
+    abs_error <- tf_elementwise$tf$abs(tf_subtract(p, l))
     quadratic <- tf_minimum(abs_error, delta)
     linear <- tf_subtract(abs_error, quadratic)
     tf_add(tf_multiply(0.5, tf_multiply(quadratic, quadratic)), tf_multiply(delta, linear))
@@ -122,7 +122,7 @@ tf_losses_log_loss <- function(labels, predictions, weights = 1.0, epsilon = 1e-
                                loss_collection = NULL, reduction = "weighted_sum_by_nonzero_weights") {
   check_number(epsilon, "epsilon", min = 0)
   tf_pointwise_loss("log_loss", labels, predictions, weights, scope, reduction, function(l, p) {
-    -tf_multiply(l, tf_log(p + epsilon)) - tf_multiply(1 - l, tf_log(1 - p + epsilon))
+    -tf_multiply(l, tf_elementwise$tf$log(p + epsilon)) - tf_multiply(1 - l, tf_elementwise$tf$log(1 - p + epsilon))
   })
 }
 
@@ -159,7 +159,7 @@ tf_losses_softmax_cross_entropy <- function(onehot_labels, logits, weights = 1.0
       num_classes <- labels$shape[length(labels$shape)]
       labels <- labels * (1 - label_smoothing) + label_smoothing / num_classes
     }
-    labels <- tf_stop_gradient(labels, name = "labels_stop_gradient")
+    labels <- tf_elementwise$tf$stop_gradient(labels, name = "labels_stop_gradient")
     losses <- tf_nn_softmax_cross_entropy_with_logits_v2(labels = labels, logits = logits, name = "xentropy")
     tf_weighted_loss(losses, weights, reduction)
   })

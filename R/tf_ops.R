@@ -5,28 +5,10 @@
 
 # Unary ops ----------------------------------------------------------------------
 
-tf_nn_relu <- function(features, name = NULL) tf_unary(features, "relu", "Relu", name)
-tf_nn_relu6 <- function(features, name = NULL) tf_unary(features, "relu6", "Relu6", name)
-tf_nn_elu <- function(features, name = NULL) tf_unary(features, "elu", "Elu", name)
-tf_nn_selu <- function(features, name = NULL) tf_unary(features, "selu", "Selu", name)
-tf_nn_softplus <- function(features, name = NULL) tf_unary(features, "softplus", "Softplus", name)
-tf_nn_softsign <- function(features, name = NULL) tf_unary(features, "softsign", "Softsign", name)
+# (the element-wise ones of one argument are R/tf_elementwise.R's table)
 tf_nn_leaky_relu <- function(features, alpha = 0.2, name = NULL) {
   check_number(alpha, "alpha")
   tf_unary(features, "leaky_relu", "LeakyRelu", name, alpha = alpha)
-}
-tf_sigmoid <- function(x, name = NULL) tf_unary(x, "sigmoid", "Sigmoid", name)
-tf_tanh <- function(x, name = NULL) tf_unary(x, "tanh", "Tanh", name)
-tf_exp <- function(x, name = NULL) tf_unary(x, "exp", "Exp", name)
-tf_log <- function(x, name = NULL) tf_unary(x, "log", "Log", name)
-tf_sqrt <- function(x, name = NULL) tf_unary(x, "sqrt", "Sqrt", name)
-tf_square <- function(x, name = NULL) tf_unary(x, "square", "Square", name, float = FALSE)
-tf_abs <- function(x, name = NULL) tf_unary(x, "abs", "Abs", name, float = FALSE)
-tf_negative <- function(x, name = NULL) tf_unary(x, "neg", "Neg", name, float = FALSE)
-tf_sign <- function(x, name = NULL) tf_unary(x, "sign", "Sign", name, float = FALSE)
-tf_identity <- function(input, name = NULL) tf_unary(input, "identity", "Identity", name, float = FALSE)
-tf_stop_gradient <- function(input, name = NULL) {
-  tf_unary(input, "stop_gradient", "StopGradient", name, float = FALSE)
 }
 
 # Binary ops -----------------------------------------------------------------------
@@ -214,7 +196,7 @@ tf_concat <- function(values, axis, name = "concat") {
   if (is_tf_tensor(values)) values <- list(values)
   g <- do.call(tf_graph_of, values)
   values <- lapply(values, as_tf_tensor, g = g, arg = "values")
-  if (length(values) == 1L) return(tf_identity(values[[1]], name = name))
+  if (length(values) == 1L) return(tf_elementwise$tf$identity(values[[1]], name = name))
   first <- values[[1]]
   rank <- length(first$shape)
   a <- tf_axes(axis, rank, "tf$concat()")
@@ -349,7 +331,7 @@ tf_nn_softmax_cross_entropy_with_logits_v2 <- function(labels = NULL, logits = N
 # TF 1.x's deprecated version: the labels get no gradient.
 tf_nn_softmax_cross_entropy_with_logits <- function(labels = NULL, logits = NULL, dim = -1, name = NULL,
                                                     axis = NULL) {
-  if (is_tf_tensor(labels)) labels <- tf_stop_gradient(labels)
+  if (is_tf_tensor(labels)) labels <- tf_elementwise$tf$stop_gradient(labels)
   tf_nn_softmax_cross_entropy_with_logits_v2(labels, logits, axis = axis %||% dim, name = name)
 }
 

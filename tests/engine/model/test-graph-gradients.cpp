@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,6 +19,7 @@
 #include <cppestimators/math/gemm.h>
 #include <cppestimators/model/graph/graph.h>
 #include <cppestimators/model/graph/graph_exec.h>
+#include <cppestimators/model/layers/activation.h>
 
 #include "test-helpers.h"
 
@@ -812,6 +815,48 @@ context("graph op values") {
         expect_true((t.value(node) == Values{7}));
         expect_true((t.gradient(a) == Values{0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
       }
+    }
+  }
+}
+
+context("graph ops and the dense layers' activations") {
+  test_that("every activation of the DNN is its graph op, bit for bit, value and gradient") {
+    // float32 inputs over the kinks, the saturations and beyond softplus's
+    // and sigmoid's overflow points, and the gradients they pass back
+    Draws d(5);
+    const Values x = d.uniform(kRows * 64, -40.0, 40.0);
+    Values small = d.uniform(kRows * 64, -3.0, 3.0);
+    Values in(x.begin(), x.begin() + kRows * 32);
+    in.insert(in.end(), small.begin(), small.begin() + kRows * 32);
+    in[0] = 0.0;
+    in[1] = 6.0;
+    const Values w = d.uniform(in.size(), -1.0, 1.0);
+    for (const std::string& name : Activation::names()) {
+      if (name == "crelu") continue;  // (two outputs per unit: no graph op)
+      Builder b;
+      const int leaf = b.input({-1, 64}, in, DType::Float32);
+      const int out = b.add(graph::op_of(name), {leaf}, {-1, 64}, DType::Float32);
+      b.at(out).alpha = 0.2;  // leaky_relu's slope, the DNN's
+      Run<float> run(b);
+      run.forward(b.leaf);
+      run.backward(out, w);
+      std::vector<float> z(in.begin(), in.end()), a(in.size()), da(w.begin(), w.end()),
+          dz(in.size());
+      const Activation act(name);
+      act.forward(z.data(), kRows, 64, a.data());
+      act.backward(z.data(), a.data(), da.data(), kRows, 64, dz.data());
+      bool values = true, grads = true;
+      const std::vector<float>& gv = run.t.val[static_cast<std::size_t>(out)];
+      const std::vector<float>& gg = run.t.grad[static_cast<std::size_t>(leaf)];
+      for (std::size_t e = 0; e < in.size(); ++e) {
+        values = values && std::memcmp(&gv[e], &a[e], sizeof(float)) == 0;
+        // (equal numbers: the graph adds each gradient into a zero, which
+        // turns a -0 into 0)
+        grads = grads && gg[e] == dz[e];
+      }
+      expect_true(values);
+      expect_true(grads);
+      if (!values || !grads) std::printf("activation %s differs\n", name.c_str());
     }
   }
 }

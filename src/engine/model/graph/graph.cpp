@@ -9,96 +9,25 @@ namespace graph {
 
 namespace {
 
-struct OpName {
-  Op op;
+// What ops.h says of each op, in the enum's order.
+struct OpFacts {
   const char* name;
+  int arity;
+  bool differentiable;
+  char family;  // 'o' other, 'u' unary, 'b' binary
 };
 
-constexpr OpName kOps[] = {{Op::Input, "input"},
-                           {Op::Labels, "labels"},
-                           {Op::Constant, "constant"},
-                           {Op::Variable, "variable"},
-                           {Op::Relu, "relu"},
-                           {Op::Relu6, "relu6"},
-                           {Op::Elu, "elu"},
-                           {Op::Selu, "selu"},
-                           {Op::Sigmoid, "sigmoid"},
-                           {Op::Tanh, "tanh"},
-                           {Op::Softplus, "softplus"},
-                           {Op::Softsign, "softsign"},
-                           {Op::Exp, "exp"},
-                           {Op::Log, "log"},
-                           {Op::Neg, "neg"},
-                           {Op::Square, "square"},
-                           {Op::Sqrt, "sqrt"},
-                           {Op::Abs, "abs"},
-                           {Op::Identity, "identity"},
-                           {Op::StopGradient, "stop_gradient"},
-                           {Op::Sign, "sign"},
-                           {Op::LeakyRelu, "leaky_relu"},
-                           {Op::Add, "add"},
-                           {Op::Sub, "sub"},
-                           {Op::Mul, "mul"},
-                           {Op::Div, "div"},
-                           {Op::Maximum, "maximum"},
-                           {Op::Minimum, "minimum"},
-                           {Op::Pow, "pow"},
-                           {Op::Equal, "equal"},
-                           {Op::NotEqual, "not_equal"},
-                           {Op::Greater, "greater"},
-                           {Op::GreaterEqual, "greater_equal"},
-                           {Op::Less, "less"},
-                           {Op::LessEqual, "less_equal"},
-                           {Op::MatMul, "matmul"},
-                           {Op::Softmax, "softmax"},
-                           {Op::LogSoftmax, "log_softmax"},
-                           {Op::ReduceSum, "reduce_sum"},
-                           {Op::ReduceMean, "reduce_mean"},
-                           {Op::ReduceMax, "reduce_max"},
-                           {Op::ReduceMin, "reduce_min"},
-                           {Op::Reshape, "reshape"},
-                           {Op::Cast, "cast"},
-                           {Op::Concat, "concat"},
-                           {Op::ArgMax, "argmax"},
-                           {Op::ArgMin, "argmin"},
-                           {Op::OneHot, "one_hot"},
-                           {Op::Dropout, "dropout"},
-                           {Op::SigmoidXent, "sigmoid_xent"},
-                           {Op::SoftmaxXent, "softmax_xent"},
-                           {Op::SparseSoftmaxXent, "sparse_softmax_xent"}};
+#define CPPESTIMATORS_OP_FACTS(E, name, arity, diff) {name, arity, diff, 'o'},
+#define CPPESTIMATORS_UNARY_FACTS(E, name, F, diff) {name, 1, diff, 'u'},
+#define CPPESTIMATORS_BINARY_FACTS(E, name, F, diff) {name, 2, diff, 'b'},
+constexpr OpFacts kOps[] = {CPPESTIMATORS_GRAPH_OPS(
+    CPPESTIMATORS_OP_FACTS, CPPESTIMATORS_UNARY_FACTS, CPPESTIMATORS_BINARY_FACTS)};
+#undef CPPESTIMATORS_OP_FACTS
+#undef CPPESTIMATORS_UNARY_FACTS
+#undef CPPESTIMATORS_BINARY_FACTS
+constexpr std::size_t kOpCount = sizeof(kOps) / sizeof(kOps[0]);
 
-// How many inputs an op takes (-1: one or more).
-int arity(Op op) {
-  switch (op) {
-    case Op::Input:
-    case Op::Labels:
-    case Op::Constant:
-    case Op::Variable:
-      return 0;
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Maximum:
-    case Op::Minimum:
-    case Op::Pow:
-    case Op::Equal:
-    case Op::NotEqual:
-    case Op::Greater:
-    case Op::GreaterEqual:
-    case Op::Less:
-    case Op::LessEqual:
-    case Op::MatMul:
-    case Op::SigmoidXent:
-    case Op::SoftmaxXent:
-    case Op::SparseSoftmaxXent:
-      return 2;
-    case Op::Concat:
-      return -1;
-    default:
-      return 1;
-  }
-}
+const OpFacts& facts(Op op) { return kOps[static_cast<std::size_t>(op)]; }
 
 std::string where(const Node& n, std::size_t i) {
   return "graph node " + std::to_string(i) + " ('" + n.name + "', " + op_name(n.op) + ")";
@@ -115,16 +44,20 @@ std::vector<int> ints(const Spec& s, const char* field) {
 }  // namespace
 
 Op op_of(const std::string& kind) {
-  for (const OpName& o : kOps)
-    if (kind == o.name) return o.op;
+  for (std::size_t i = 0; i < kOpCount; ++i)
+    if (kind == kOps[i].name) return static_cast<Op>(i);
   throw std::invalid_argument("the engine has no graph op '" + kind + "'");
 }
 
 const char* op_name(Op op) {
-  for (const OpName& o : kOps)
-    if (o.op == op) return o.name;
-  return "?";
+  return static_cast<std::size_t>(op) < kOpCount ? facts(op).name : "?";
 }
+
+int arity(Op op) { return facts(op).arity; }
+
+bool is_unary(Op op) { return facts(op).family == 'u'; }
+
+bool is_binary(Op op) { return facts(op).family == 'b'; }
 
 DType dtype_of(const std::string& name) {
   if (name == "float32") return DType::Float32;
@@ -137,28 +70,7 @@ DType dtype_of(const std::string& name) {
 
 bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
-bool differentiable(Op op) {
-  switch (op) {
-    case Op::Input:
-    case Op::Labels:
-    case Op::Constant:
-    case Op::Variable:
-    case Op::StopGradient:
-    case Op::Sign:
-    case Op::Equal:
-    case Op::NotEqual:
-    case Op::Greater:
-    case Op::GreaterEqual:
-    case Op::Less:
-    case Op::LessEqual:
-    case Op::ArgMax:
-    case Op::ArgMin:
-    case Op::OneHot:
-      return false;
-    default:
-      return true;
-  }
-}
+bool differentiable(Op op) { return facts(op).differentiable; }
 
 std::int64_t Node::per_row() const {
   std::int64_t n = 1;

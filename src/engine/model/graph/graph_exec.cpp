@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 
+#include <cppestimators/math/elementwise.h>
 #include <cppestimators/parallel.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace cppestimators {
 namespace graph {
@@ -117,143 +119,12 @@ AxisSplit split_at(const Dims& d, int axis) {
   return s;
 }
 
+// Integer division is TF 1.x's Python 2 division, floor_div (an error when
+// dividing by zero, as TensorFlow's: zeros are refused before); float
+// division is exact.
 template <class T>
-T sigmoid(T x) {
-  if (x >= 0) {
-    const T e = std::exp(-x);
-    return T(1) / (T(1) + e);
-  }
-  const T e = std::exp(x);
-  return e / (T(1) + e);
-}
-
-constexpr double kSeluScale = 1.0507009873554804934193349852946;
-constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
-
-template <class T>
-T unary(Op op, T x, double alpha) {
-  switch (op) {
-    case Op::Relu:
-      return std::max(x, T(0));  // branch-free (and NaN stays NaN)
-    case Op::Relu6:
-      return std::min(std::max(x, T(0)), T(6));
-    case Op::Elu:
-      return x > 0 ? x : std::expm1(x);
-    case Op::Selu:
-      return x > 0 ? T(kSeluScale) * x : T(kSeluScale * kSeluAlpha) * std::expm1(x);
-    case Op::Sigmoid:
-      return sigmoid(x);
-    case Op::Tanh:
-      return std::tanh(x);
-    case Op::Softplus:
-      return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x)));
-    case Op::Softsign:
-      return x / (T(1) + std::abs(x));
-    case Op::Exp:
-      return std::exp(x);
-    case Op::Log:
-      return std::log(x);
-    case Op::Neg:
-      return -x;
-    case Op::Square:
-      return x * x;
-    case Op::Sqrt:
-      return std::sqrt(x);
-    case Op::Abs:
-      return std::abs(x);
-    case Op::Sign:
-      return x > 0 ? T(1) : x < 0 ? T(-1) : T(0);
-    case Op::LeakyRelu:
-      return x > 0 ? x : static_cast<T>(alpha) * x;
-    default:  // identity, stop_gradient
-      return x;
-  }
-}
-
-// d(unary)/dx at x, with y = unary(x).
-template <class T>
-T unary_grad(Op op, T x, T y, double alpha) {
-  switch (op) {
-    case Op::Relu:
-      return x > 0 ? T(1) : T(0);
-    case Op::Relu6:
-      return x > 0 && x < 6 ? T(1) : T(0);
-    case Op::Elu:
-      return x > 0 ? T(1) : y + T(1);
-    case Op::Selu:
-      return x > 0 ? T(kSeluScale) : y + T(kSeluScale * kSeluAlpha);
-    case Op::Sigmoid:
-      return y * (T(1) - y);
-    case Op::Tanh:
-      return T(1) - y * y;
-    case Op::Softplus:
-      return sigmoid(x);
-    case Op::Softsign: {
-      const T d = T(1) + std::abs(x);
-      return T(1) / (d * d);
-    }
-    case Op::Exp:
-      return y;
-    case Op::Log:
-      return T(1) / x;
-    case Op::Neg:
-      return T(-1);
-    case Op::Square:
-      return T(2) * x;
-    case Op::Sqrt:
-      return T(0.5) / y;
-    case Op::Abs:
-      return x > 0 ? T(1) : x < 0 ? T(-1) : T(0);
-    case Op::LeakyRelu:
-      return x > 0 ? T(1) : static_cast<T>(alpha);
-    case Op::Identity:
-      return T(1);
-    default:
-      return T(0);
-  }
-}
-
-template <class T>
-T binary(Op op, T a, T b) {
-  switch (op) {
-    case Op::Add:
-      return a + b;
-    case Op::Sub:
-      return a - b;
-    case Op::Mul:
-      return a * b;
-    case Op::Div:
-      return a / b;
-    case Op::Maximum:
-      return std::max(a, b);
-    case Op::Minimum:
-      return std::min(a, b);
-    case Op::Pow:
-      return std::pow(a, b);
-    case Op::Equal:
-      return a == b ? T(1) : T(0);
-    case Op::NotEqual:
-      return a != b ? T(1) : T(0);
-    case Op::Greater:
-      return a > b ? T(1) : T(0);
-    case Op::GreaterEqual:
-      return a >= b ? T(1) : T(0);
-    case Op::Less:
-      return a < b ? T(1) : T(0);
-    case Op::LessEqual:
-      return a <= b ? T(1) : T(0);
-    default:
-      return T(0);
-  }
-}
-
-// tf$div of integer tensors is TF 1.x's Python 2 division, floor_div (an
-// error when dividing by zero, as TensorFlow's); float division is exact.
-template <class T>
-T binary_typed(Op op, T a, T b, DType t) {
-  if (op == Op::Div && !is_float(t))
-    return b == 0 ? T(0) : std::floor(a / b);  // zeros refused before
-  return binary(op, a, b);
+T floor_div(T a, T b) {
+  return b == 0 ? T(0) : std::floor(a / b);
 }
 
 template <class T>
@@ -341,53 +212,6 @@ T log_sum_exp(const T* x, std::int64_t c) {
   return mx + std::log(sum);
 }
 
-bool is_unary(Op op) {
-  switch (op) {
-    case Op::Relu:
-    case Op::Relu6:
-    case Op::Elu:
-    case Op::Selu:
-    case Op::Sigmoid:
-    case Op::Tanh:
-    case Op::Softplus:
-    case Op::Softsign:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Neg:
-    case Op::Square:
-    case Op::Sqrt:
-    case Op::Abs:
-    case Op::Identity:
-    case Op::StopGradient:
-    case Op::Sign:
-    case Op::LeakyRelu:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_binary(Op op) {
-  switch (op) {
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Maximum:
-    case Op::Minimum:
-    case Op::Pow:
-    case Op::Equal:
-    case Op::NotEqual:
-    case Op::Greater:
-    case Op::GreaterEqual:
-    case Op::Less:
-    case Op::LessEqual:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // How a binary op's operand lies over the output: the same shape, one
 // value, or the output's trailing dimensions (a bias over a batch); the
 // rest takes the general broadcast.
@@ -436,17 +260,17 @@ void each_mapped(const Dims& out, const Dims& da, const Dims& db, F f) {
   }
 }
 
-// The ops' loops, one instance per op: the op is a constant inside them,
-// so the compiler drops the switches of unary() and binary().
-template <Op O, class T>
+// The ops' loops, one instance per functor (math/elementwise.h): the
+// function is known inside them, so they compile to straight code.
+template <class F, class T>
 void unary_forward(const T* a, T* y, std::int64_t n, double alpha) {
 #pragma omp simd
-  for (std::int64_t e = 0; e < n; ++e) y[e] = unary(O, a[e], alpha);
+  for (std::int64_t e = 0; e < n; ++e) y[e] = F::f(a[e], alpha);
 }
 
-template <Op O, class T>
+template <class F, class T>
 void unary_backward(const T* a, const T* y, const T* gy, T* ga, std::int64_t n, double alpha) {
-  if constexpr (O == Op::Relu) {
+  if constexpr (std::is_same<F, elementwise::Relu>::value) {
     // a select the compiler vectorizes (a branch on the sign mispredicts)
 #pragma omp simd
     for (std::int64_t e = 0; e < n; ++e) {
@@ -455,234 +279,102 @@ void unary_backward(const T* a, const T* y, const T* gy, T* ga, std::int64_t n, 
     }
   } else {
 #pragma omp simd
-    for (std::int64_t e = 0; e < n; ++e) ga[e] += gy[e] * unary_grad(O, a[e], y[e], alpha);
+    for (std::int64_t e = 0; e < n; ++e) ga[e] += gy[e] * F::df(a[e], y[e], alpha);
   }
 }
 
-template <Op O, class T>
+template <class F, class T>
 void binary_forward(const Dims& out, const Dims& da, const Dims& db, const T* a, const T* b, T* y,
                     DType operand) {
-  if (O == Op::Div && !is_float(operand)) {
+  if (std::is_same<F, elementwise::Div>::value && !is_float(operand)) {
     // checked here: nothing may throw inside the (vectorized) loops
     for (std::int64_t e = 0; e < db.size(); ++e)
       if (b[e] == 0) throw std::invalid_argument("Integer division by zero");
     each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
-      y[o] = binary_typed(O, a[ia], b[ib], operand);
+      y[o] = floor_div(a[ia], b[ib]);
     });
     return;
   }
   each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
-    y[o] = binary(O, a[ia], b[ib]);
+    y[o] = F::f(a[ia], b[ib]);
   });
 }
 
-// d(a op b)/da and /db at (a, b), y = a op b.
-template <Op O, class T>
-inline void binary_grad(T av, T bv, T yv, T& d0, T& d1) {
-  switch (O) {
-    case Op::Add:
-      d0 = T(1), d1 = T(1);
-      break;
-    case Op::Sub:
-      d0 = T(1), d1 = T(-1);
-      break;
-    case Op::Mul:
-      d0 = bv, d1 = av;
-      break;
-    case Op::Div:
-      d0 = T(1) / bv, d1 = -av / (bv * bv);
-      break;
-    case Op::Maximum:
-      d0 = av >= bv ? T(1) : T(0), d1 = av >= bv ? T(0) : T(1);
-      break;
-    case Op::Minimum:
-      d0 = av <= bv ? T(1) : T(0), d1 = av <= bv ? T(0) : T(1);
-      break;
-    case Op::Pow:
-      d0 = bv * std::pow(av, bv - T(1));
-      d1 = av > 0 ? yv * std::log(av) : T(0);
-      break;
-    default:
-      d0 = T(0), d1 = T(0);
-  }
-}
-
-template <Op O, class T>
+template <class F, class T>
 void binary_backward(const Dims& out, const Dims& da, const Dims& db, const T* a, const T* b,
                      const T* y, const T* gy, T* ga, T* gb) {
   if (ga != nullptr)
     each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
       T d0, d1;
-      binary_grad<O>(a[ia], b[ib], y[o], d0, d1);
+      F::df(a[ia], b[ib], y[o], d0, d1);
       ga[ia] += gy[o] * d0;
     });
   if (gb != nullptr)
     each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
       T d0, d1;
-      binary_grad<O>(a[ia], b[ib], y[o], d0, d1);
+      F::df(a[ia], b[ib], y[o], d0, d1);
       gb[ib] += gy[o] * d1;
     });
 }
 
-// The ops' dispatch: one instance of the loops per op.
+// The element-wise ops' dispatch, from ops.h: one instance of the loops
+// per op.
+#define CPPESTIMATORS_NO_CASE(...)
 template <class T>
 void run_unary_forward(Op op, const T* a, T* y, std::int64_t n, double alpha) {
+#define CPPESTIMATORS_CASE(E, name, F, diff) \
+  case Op::E:                                \
+    return unary_forward<elementwise::F>(a, y, n, alpha);
   switch (op) {
-    case Op::Relu:
-      return unary_forward<Op::Relu>(a, y, n, alpha);
-    case Op::Relu6:
-      return unary_forward<Op::Relu6>(a, y, n, alpha);
-    case Op::Elu:
-      return unary_forward<Op::Elu>(a, y, n, alpha);
-    case Op::Selu:
-      return unary_forward<Op::Selu>(a, y, n, alpha);
-    case Op::Sigmoid:
-      return unary_forward<Op::Sigmoid>(a, y, n, alpha);
-    case Op::Tanh:
-      return unary_forward<Op::Tanh>(a, y, n, alpha);
-    case Op::Softplus:
-      return unary_forward<Op::Softplus>(a, y, n, alpha);
-    case Op::Softsign:
-      return unary_forward<Op::Softsign>(a, y, n, alpha);
-    case Op::Exp:
-      return unary_forward<Op::Exp>(a, y, n, alpha);
-    case Op::Log:
-      return unary_forward<Op::Log>(a, y, n, alpha);
-    case Op::Neg:
-      return unary_forward<Op::Neg>(a, y, n, alpha);
-    case Op::Square:
-      return unary_forward<Op::Square>(a, y, n, alpha);
-    case Op::Sqrt:
-      return unary_forward<Op::Sqrt>(a, y, n, alpha);
-    case Op::Abs:
-      return unary_forward<Op::Abs>(a, y, n, alpha);
-    case Op::Identity:
-      return unary_forward<Op::Identity>(a, y, n, alpha);
-    case Op::StopGradient:
-      return unary_forward<Op::StopGradient>(a, y, n, alpha);
-    case Op::Sign:
-      return unary_forward<Op::Sign>(a, y, n, alpha);
-    case Op::LeakyRelu:
-      return unary_forward<Op::LeakyRelu>(a, y, n, alpha);
+    CPPESTIMATORS_GRAPH_OPS(CPPESTIMATORS_NO_CASE, CPPESTIMATORS_CASE, CPPESTIMATORS_NO_CASE)
     default:
       return;
   }
+#undef CPPESTIMATORS_CASE
 }
 
 template <class T>
 void run_unary_backward(Op op, const T* a, const T* y, const T* gy, T* ga, std::int64_t n,
                         double alpha) {
+#define CPPESTIMATORS_CASE(E, name, F, diff) \
+  case Op::E:                                \
+    return unary_backward<elementwise::F>(a, y, gy, ga, n, alpha);
   switch (op) {
-    case Op::Relu:
-      return unary_backward<Op::Relu>(a, y, gy, ga, n, alpha);
-    case Op::Relu6:
-      return unary_backward<Op::Relu6>(a, y, gy, ga, n, alpha);
-    case Op::Elu:
-      return unary_backward<Op::Elu>(a, y, gy, ga, n, alpha);
-    case Op::Selu:
-      return unary_backward<Op::Selu>(a, y, gy, ga, n, alpha);
-    case Op::Sigmoid:
-      return unary_backward<Op::Sigmoid>(a, y, gy, ga, n, alpha);
-    case Op::Tanh:
-      return unary_backward<Op::Tanh>(a, y, gy, ga, n, alpha);
-    case Op::Softplus:
-      return unary_backward<Op::Softplus>(a, y, gy, ga, n, alpha);
-    case Op::Softsign:
-      return unary_backward<Op::Softsign>(a, y, gy, ga, n, alpha);
-    case Op::Exp:
-      return unary_backward<Op::Exp>(a, y, gy, ga, n, alpha);
-    case Op::Log:
-      return unary_backward<Op::Log>(a, y, gy, ga, n, alpha);
-    case Op::Neg:
-      return unary_backward<Op::Neg>(a, y, gy, ga, n, alpha);
-    case Op::Square:
-      return unary_backward<Op::Square>(a, y, gy, ga, n, alpha);
-    case Op::Sqrt:
-      return unary_backward<Op::Sqrt>(a, y, gy, ga, n, alpha);
-    case Op::Abs:
-      return unary_backward<Op::Abs>(a, y, gy, ga, n, alpha);
-    case Op::Identity:
-      return unary_backward<Op::Identity>(a, y, gy, ga, n, alpha);
-    case Op::StopGradient:
-      return unary_backward<Op::StopGradient>(a, y, gy, ga, n, alpha);
-    case Op::Sign:
-      return unary_backward<Op::Sign>(a, y, gy, ga, n, alpha);
-    case Op::LeakyRelu:
-      return unary_backward<Op::LeakyRelu>(a, y, gy, ga, n, alpha);
+    CPPESTIMATORS_GRAPH_OPS(CPPESTIMATORS_NO_CASE, CPPESTIMATORS_CASE, CPPESTIMATORS_NO_CASE)
     default:
       return;
   }
+#undef CPPESTIMATORS_CASE
 }
 
 template <class T>
 void run_binary_forward(Op op, const Dims& out, const Dims& da, const Dims& db, const T* a,
                         const T* b, T* y, DType operand) {
+#define CPPESTIMATORS_CASE(E, name, F, diff) \
+  case Op::E:                                \
+    return binary_forward<elementwise::F>(out, da, db, a, b, y, operand);
   switch (op) {
-    case Op::Add:
-      return binary_forward<Op::Add>(out, da, db, a, b, y, operand);
-    case Op::Sub:
-      return binary_forward<Op::Sub>(out, da, db, a, b, y, operand);
-    case Op::Mul:
-      return binary_forward<Op::Mul>(out, da, db, a, b, y, operand);
-    case Op::Div:
-      return binary_forward<Op::Div>(out, da, db, a, b, y, operand);
-    case Op::Maximum:
-      return binary_forward<Op::Maximum>(out, da, db, a, b, y, operand);
-    case Op::Minimum:
-      return binary_forward<Op::Minimum>(out, da, db, a, b, y, operand);
-    case Op::Pow:
-      return binary_forward<Op::Pow>(out, da, db, a, b, y, operand);
-    case Op::Equal:
-      return binary_forward<Op::Equal>(out, da, db, a, b, y, operand);
-    case Op::NotEqual:
-      return binary_forward<Op::NotEqual>(out, da, db, a, b, y, operand);
-    case Op::Greater:
-      return binary_forward<Op::Greater>(out, da, db, a, b, y, operand);
-    case Op::GreaterEqual:
-      return binary_forward<Op::GreaterEqual>(out, da, db, a, b, y, operand);
-    case Op::Less:
-      return binary_forward<Op::Less>(out, da, db, a, b, y, operand);
-    case Op::LessEqual:
-      return binary_forward<Op::LessEqual>(out, da, db, a, b, y, operand);
+    CPPESTIMATORS_GRAPH_OPS(CPPESTIMATORS_NO_CASE, CPPESTIMATORS_NO_CASE, CPPESTIMATORS_CASE)
     default:
       return;
   }
+#undef CPPESTIMATORS_CASE
 }
 
 template <class T>
 void run_binary_backward(Op op, const Dims& out, const Dims& da, const Dims& db, const T* a,
                          const T* b, const T* y, const T* gy, T* ga, T* gb) {
+#define CPPESTIMATORS_CASE(E, name, F, diff) \
+  case Op::E:                                \
+    return binary_backward<elementwise::F>(out, da, db, a, b, y, gy, ga, gb);
   switch (op) {
-    case Op::Add:
-      return binary_backward<Op::Add>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Sub:
-      return binary_backward<Op::Sub>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Mul:
-      return binary_backward<Op::Mul>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Div:
-      return binary_backward<Op::Div>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Maximum:
-      return binary_backward<Op::Maximum>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Minimum:
-      return binary_backward<Op::Minimum>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Pow:
-      return binary_backward<Op::Pow>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Equal:
-      return binary_backward<Op::Equal>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::NotEqual:
-      return binary_backward<Op::NotEqual>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Greater:
-      return binary_backward<Op::Greater>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::GreaterEqual:
-      return binary_backward<Op::GreaterEqual>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::Less:
-      return binary_backward<Op::Less>(out, da, db, a, b, y, gy, ga, gb);
-    case Op::LessEqual:
-      return binary_backward<Op::LessEqual>(out, da, db, a, b, y, gy, ga, gb);
+    CPPESTIMATORS_GRAPH_OPS(CPPESTIMATORS_NO_CASE, CPPESTIMATORS_NO_CASE, CPPESTIMATORS_CASE)
     default:
       return;
   }
+#undef CPPESTIMATORS_CASE
 }
+#undef CPPESTIMATORS_NO_CASE
 
 // Runs f(first, count) over [0, n): large element-wise ops split into one
 // piece per thread (each value computed as on one thread).
@@ -1057,7 +749,7 @@ void backward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows,
       const T* l = in_val(1);
       for (std::int64_t e = 0; e < n; ++e) {
         if (wants(0)) in_grad(0)[e] += -gy[e] * l[e];
-        if (wants(1)) in_grad(1)[e] += gy[e] * (sigmoid(l[e]) - z[e]);
+        if (wants(1)) in_grad(1)[e] += gy[e] * (elementwise::Sigmoid::f(l[e], 0.0) - z[e]);
       }
       return;
     }

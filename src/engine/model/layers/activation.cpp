@@ -5,93 +5,39 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
+
+#include <cppestimators/math/elementwise.h>
 
 namespace cppestimators {
 
-// The member templates first: forward() and backward() instantiate them.
+// The member template first: forward() and backward() instantiate it.
 template <class Body>
 void Activation::dispatch(Body&& body) const {
+  namespace e = elementwise;
   using K = ActivationKind;
   switch (kind_) {
     case K::Relu:
-      return body(std::integral_constant<K, K::Relu>());
+      return body(e::Relu());
     case K::Relu6:
-      return body(std::integral_constant<K, K::Relu6>());
+      return body(e::Relu6());
     case K::Elu:
-      return body(std::integral_constant<K, K::Elu>());
+      return body(e::Elu());
     case K::Selu:
-      return body(std::integral_constant<K, K::Selu>());
+      return body(e::Selu());
     case K::Sigmoid:
-      return body(std::integral_constant<K, K::Sigmoid>());
+      return body(e::Sigmoid());
     case K::Tanh:
-      return body(std::integral_constant<K, K::Tanh>());
+      return body(e::Tanh());
     case K::Softplus:
-      return body(std::integral_constant<K, K::Softplus>());
+      return body(e::Softplus());
     case K::Softsign:
-      return body(std::integral_constant<K, K::Softsign>());
+      return body(e::Softsign());
     case K::LeakyRelu:
-      return body(std::integral_constant<K, K::LeakyRelu>());
+      return body(e::LeakyRelu());
     case K::Crelu:
       return;
   }
-}
-
-template <ActivationKind Kind>
-float Activation::f(float v) {
-  switch (Kind) {
-    case ActivationKind::Relu:
-      return std::max(v, 0.0f);
-    case ActivationKind::Relu6:
-      return std::min(std::max(v, 0.0f), 6.0f);
-    case ActivationKind::Elu:
-      return v > 0.0f ? v : std::expm1(v);
-    case ActivationKind::Selu:
-      return kSeluScale * (v > 0.0f ? v : kSeluAlpha * std::expm1(v));
-    case ActivationKind::Sigmoid:
-      return 1.0f / (1.0f + std::exp(-v));
-    case ActivationKind::Tanh:
-      return std::tanh(v);
-    case ActivationKind::Softplus:
-      return v > 20.0f ? v : std::log1p(std::exp(v));
-    case ActivationKind::Softsign:
-      return v / (1.0f + std::fabs(v));
-    case ActivationKind::LeakyRelu:
-      return v > 0.0f ? v : 0.2f * v;
-    case ActivationKind::Crelu:
-      break;
-  }
-  return v;
-}
-
-template <ActivationKind Kind>
-float Activation::df(float v, float a) {
-  switch (Kind) {
-    case ActivationKind::Relu:
-      return v > 0.0f ? 1.0f : 0.0f;
-    case ActivationKind::Relu6:
-      return (v > 0.0f && v < 6.0f) ? 1.0f : 0.0f;
-    case ActivationKind::Elu:
-      return v > 0.0f ? 1.0f : a + 1.0f;
-    case ActivationKind::Selu:
-      return v > 0.0f ? kSeluScale : a + kSeluScale * kSeluAlpha;
-    case ActivationKind::Sigmoid:
-      return a * (1.0f - a);
-    case ActivationKind::Tanh:
-      return 1.0f - a * a;
-    case ActivationKind::Softplus:
-      return 1.0f / (1.0f + std::exp(-v));
-    case ActivationKind::Softsign: {
-      const float d = 1.0f + std::fabs(v);
-      return 1.0f / (d * d);
-    }
-    case ActivationKind::LeakyRelu:
-      return v > 0.0f ? 1.0f : 0.2f;
-    case ActivationKind::Crelu:
-      break;
-  }
-  return 1.0f;
 }
 
 const std::vector<std::string>& Activation::names() {
@@ -125,9 +71,10 @@ void Activation::forward(const float* z, int rows, int units, float* a) const {
     return;
   }
   const std::size_t m = static_cast<std::size_t>(rows) * units;
-  dispatch([&](auto kind) {
+  dispatch([&](auto fn) {
+    using F = decltype(fn);
 #pragma omp simd
-    for (std::size_t i = 0; i < m; ++i) a[i] = f<decltype(kind)::value>(z[i]);
+    for (std::size_t i = 0; i < m; ++i) a[i] = F::f(z[i], kLeakySlope);
   });
 }
 
@@ -153,9 +100,10 @@ void Activation::backward(const float* z, const float* a, const float* da, int r
     }
     return;
   }
-  dispatch([&](auto kind) {
+  dispatch([&](auto fn) {
+    using F = decltype(fn);
 #pragma omp simd
-    for (std::size_t i = 0; i < m; ++i) dz[i] = da[i] * df<decltype(kind)::value>(z[i], a[i]);
+    for (std::size_t i = 0; i < m; ++i) dz[i] = da[i] * F::df(z[i], a[i], kLeakySlope);
   });
 }
 

@@ -60,67 +60,17 @@
 #include <vector>
 
 #include "../../spec.h"
+#include "ops.h"
 
 namespace cppestimators {
 namespace graph {
 
+// The ops, from their table (ops.h).
+#define CPPESTIMATORS_OP_ENUM(E, ...) E,
 enum class Op {
-  Input,
-  Labels,
-  Constant,
-  Variable,
-  // unary
-  Relu,
-  Relu6,
-  Elu,
-  Selu,
-  Sigmoid,
-  Tanh,
-  Softplus,
-  Softsign,
-  Exp,
-  Log,
-  Neg,
-  Square,
-  Sqrt,
-  Abs,
-  Identity,
-  StopGradient,
-  Sign,
-  LeakyRelu,
-  // binary
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Maximum,
-  Minimum,
-  Pow,
-  Equal,
-  NotEqual,
-  Greater,
-  GreaterEqual,
-  Less,
-  LessEqual,
-  // others
-  MatMul,
-  Softmax,
-  LogSoftmax,
-  ReduceSum,
-  ReduceMean,
-  ReduceMax,
-  ReduceMin,
-  Reshape,
-  Cast,
-  Concat,
-  ArgMax,
-  ArgMin,
-  OneHot,
-  Dropout,
-  SigmoidXent,
-  SoftmaxXent,
-  SparseSoftmaxXent
+  CPPESTIMATORS_GRAPH_OPS(CPPESTIMATORS_OP_ENUM, CPPESTIMATORS_OP_ENUM, CPPESTIMATORS_OP_ENUM)
 };
+#undef CPPESTIMATORS_OP_ENUM
 
 enum class DType { Float32, Float64, Int32, Int64, Bool };
 
@@ -132,6 +82,12 @@ DType dtype_of(const std::string& name);
 bool is_float(DType t);
 // Whether the op passes gradients to its inputs.
 bool differentiable(Op op);
+// How many inputs it takes (-1: one or more).
+int arity(Op op);
+// Whether it is applied element by element to one input, or to two with
+// broadcasting (ops.h's UNARY and BINARY).
+bool is_unary(Op op);
+bool is_binary(Op op);
 
 struct Node {
   Op op = Op::Identity;

@@ -1,4 +1,5 @@
-// Activation functions of dense layers, by TF's names. Each maps a
+// Activation functions of dense layers, by TF's names, computed by the
+// functors the graph's ops use (math/elementwise.h). Each maps a
 // pre-activation block z (rows x units) to its output (rows x width, where
 // width is 2 * units for crelu and units otherwise), and a gradient of the
 // output back to one of z.
@@ -36,18 +37,14 @@ class Activation {
                 float* dz) const;
 
  private:
-  static constexpr float kSeluScale = 1.0507009873554805f, kSeluAlpha = 1.6732632423543772f;
-  // Calls body(std::integral_constant<ActivationKind, kind_>()), so that each
-  // loop is compiled for one activation (no branch per value).
-  // (Member templates defined in activation.cpp, where forward() and
-  // backward() instantiate them inside their loops.)
+  // leaky_relu's slope (TensorFlow's default; the canned DNN has no other)
+  static constexpr double kLeakySlope = 0.2;
+  // Calls body(F()) with F the activation's functor (math/elementwise.h,
+  // shared with the graph's ops), so that each loop is compiled for one
+  // activation (no branch per value). (Defined in activation.cpp, where
+  // forward() and backward() instantiate it.)
   template <class Body>
   void dispatch(Body&& body) const;
-  template <ActivationKind Kind>
-  static float f(float v);
-  // Derivative at z = v with output a.
-  template <ActivationKind Kind>
-  static float df(float v, float a);
   ActivationKind kind_ = ActivationKind::Relu;
 };
 
