@@ -24,11 +24,9 @@
 //     tables the model holds and trains); [rows, width]
 //   labels: the batch's labels, [rows] or [rows, k]
 //   constant [value: row-major values]; variable [var: its name]
-//   unary: relu relu6 elu selu sigmoid tanh softplus softsign exp log neg
-//     square sqrt abs identity stop_gradient sign, leaky_relu [alpha]
-//   binary, with numpy broadcasting: add sub mul div maximum minimum pow;
-//     comparisons (bool, no gradient): equal not_equal greater
-//     greater_equal less less_equal
+//   element-wise, the table of ops.h: unary (relu, exp, ...; leaky_relu
+//     [alpha]) and binary with numpy broadcasting (add, ..., pow; the
+//     comparisons give bools and no gradient)
 //   matmul [transpose_a, transpose_b]: 2-D only
 //   softmax, log_softmax: over the last axis
 //   reduce_sum reduce_mean reduce_max reduce_min [axes: none = all,
