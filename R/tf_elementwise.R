@@ -16,6 +16,7 @@ tf_elementwise_ops <- utils::read.table(header = TRUE, stringsAsFactors = FALSE,
   nn     tanh          x         tanh          Tanh         TRUE
   nn     softplus      features  softplus      Softplus     TRUE
   nn     softsign      features  softsign      Softsign     TRUE
+  nn     swish         features  swish         swish        TRUE
   tf     sigmoid       x         sigmoid       Sigmoid      TRUE
   tf     tanh          x         tanh          Tanh         TRUE
   tf     exp           x         exp           Exp          TRUE

@@ -173,6 +173,37 @@ test_that("the abalone model of the vignette runs unchanged (float64 features, r
   expect_equal(dim(variable_value(model, "dense/kernel")[[1]]), c(7L, 10L))
 })
 
+test_that("tf$nn$swish is x * sigmoid(x), with its gradient, as a plain-R computation", {
+  x <- as.matrix(mtcars[c("drat", "wt", "qsec")])
+  y <- mtcars$mpg
+  fn <- function(features, labels, mode, params) {
+    h <- tf$layers$dense(features, 3L, activation = tf$nn$swish, name = "h")
+    pred <- tf$reshape(tf$layers$dense(h, 1L, name = "out"), list(-1L))
+    if (mode == "infer") return(estimator_spec(mode, predictions = list(h = h)))
+    loss <- tf$losses$mean_squared_error(labels, pred)
+    train_op <- tf$train$GradientDescentOptimizer(0.01)$minimize(loss)
+    estimator_spec(mode, loss = loss, train_op = train_op)
+  }
+  est <- estimator(fn, model_dir = tempfile())
+  input <- input_fn(mtcars, response = "mpg", features = c("drat", "wt", "qsec"), batch_size = 32L,
+                    shuffle = FALSE, num_epochs = NULL)
+  quietly(train(est, input, steps = 1))
+  v <- variable_value(est)
+  W1 <- v[["h/kernel"]]
+  b1 <- as.numeric(v[["h/bias"]])
+  W2 <- v[["out/kernel"]]
+  b2 <- as.numeric(v[["out/bias"]])
+  z <- sweep(x %*% W1, 2, b1, "+")
+  s <- 1 / (1 + exp(-z))
+  h <- z * s
+  p <- predict(est, input_fn(mtcars, features = c("drat", "wt", "qsec"), batch_size = 32L))
+  expect_equal(unname(do.call(rbind, p$h)), unname(h), tolerance = 1e-5)
+  r <- as.numeric(h %*% W2 + b2) - y
+  dz <- (2 * r / length(y)) %*% t(W2) * (s * (1 + z * (1 - s)))
+  quietly(train(est, input, steps = 1))
+  expect_equal(variable_value(est)[["h/kernel"]], W1 - 0.01 * t(x) %*% dz, tolerance = 1e-5, ignore_attr = TRUE)
+})
+
 test_that("a gradient step equals a plain-R computation of the same network", {
   x <- as.matrix(mtcars[c("drat", "wt", "qsec")])
   y <- mtcars$mpg

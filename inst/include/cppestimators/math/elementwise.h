@@ -122,6 +122,19 @@ struct LeakyRelu {
   }
 };
 
+// x * sigmoid(x) (Ramachandran et al. 2017), TensorFlow's tf.nn.swish.
+struct Swish {
+  template <class T>
+  static T f(T x, double a) {
+    return x * Sigmoid::f(x, a);
+  }
+  template <class T>
+  static T df(T x, T, double a) {
+    const T s = Sigmoid::f(x, a);
+    return s * (T(1) + x * (T(1) - s));
+  }
+};
+
 struct Exp {
   template <class T>
   static T f(T x, double) {

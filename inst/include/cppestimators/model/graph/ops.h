@@ -38,6 +38,7 @@
   UNARY(StopGradient, "stop_gradient", StopGradient, false)         \
   UNARY(Sign, "sign", Sign, false)                                  \
   UNARY(LeakyRelu, "leaky_relu", LeakyRelu, true)                   \
+  UNARY(Swish, "swish", Swish, true)                                \
   BINARY(Add, "add", Add, true)                                     \
   BINARY(Sub, "sub", Sub, true)                                     \
   BINARY(Mul, "mul", Mul, true)                                     \
