@@ -3,7 +3,7 @@
 #   make test  - installs what is missing (the tidymodels packages too), then R CMD build + R CMD check (all tests)
 #   make lint  - installs lintr if missing, then lints the package (.lintr); fails on any lint
 #   make test-engine - the engine's C++ tests alone, built by CMake without R's headers
-.PHONY: deps deps-test demo test test-engine lint format format-check install document bench bench-peer clean
+.PHONY: deps deps-test demo test test-engine layers lint format format-check install document bench bench-peer clean
 
 # where `make test-engine` configures and builds (default: a temporary directory, removed after)
 ENGINE_BUILD ?=
@@ -21,12 +21,16 @@ install: deps
 demo: install
 	Rscript inst/examples/seeds.R
 
-test: deps-test format-check test-engine
+test: deps-test format-check layers test-engine
 	bash .ci/check.sh
 
-lint:
+lint: layers
 	bash .ci/deps.sh lint
 	Rscript -e 'lints <- lintr::lint_package(); print(lints); quit(status = if (length(lints)) 1L else 0L)'
+
+# The engine's folders include each other in no cycle (tools/check_layers.R).
+layers:
+	Rscript tools/check_layers.R
 
 test-engine: deps
 	@dir="$(ENGINE_BUILD)"; tmp=""; \

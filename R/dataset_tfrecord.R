@@ -1,6 +1,6 @@
 # TFRecord files of tf.train.Example records: write_tfrecord() writes a data
 # frame, tfrecord_dataset() describes files to stream back through the engine
-# (io/example_reader.h) with a parse spec.
+# (data/example_reader.h) with a parse spec.
 
 #' Write a data frame as TFRecord examples
 #'

@@ -1,6 +1,6 @@
 # Training across processes: one estimator trained by several R processes,
 # each step a round in which every process's batch statistics are combined
-# (the engine's distributed/step_exchange.h) and every process applies the
+# (the engine's session/step_exchange.h) and every process applies the
 # same update. Two transports, both existing ones:
 # - a socket cluster (parallel::makePSOCKcluster(), parallelly's
 #   makeClusterPSOCK()): the session calling train() is the chief (rank 0);

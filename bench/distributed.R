@@ -14,7 +14,7 @@ options(cppestimators.progress = FALSE)
 args <- commandArgs(trailingOnly = TRUE)
 
 # A worker's part of a round: a dense gradient of n float32 values, in the
-# engine's layout (src/engine/distributed/step_exchange.cpp).
+# engine's layout (src/engine/session/step_exchange.cpp).
 part_bytes <- function(n, observer = FALSE) {
   con <- rawConnection(raw(), "wb")
   on.exit(close(con))

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <cppestimators/distributed/collective.h>
-#include <cppestimators/distributed/step_exchange.h>
+#include <cppestimators/session/step_exchange.h>
 
 #include "glue.h"
 

@@ -9,7 +9,7 @@
 #include <cppestimators/data/row_stream.h>
 #include <cppestimators/data/source_env.h>
 #include <cppestimators/data/stream_feed.h>
-#include <cppestimators/io/example_parse.h>
+#include <cppestimators/data/example_parse.h>
 #include <cppestimators/spec.h>
 
 #include <algorithm>

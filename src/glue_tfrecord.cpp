@@ -5,7 +5,7 @@
 #include <cppestimators/data/chunk.h>
 #include <cppestimators/io/atomic_file.h>
 #include <cppestimators/io/example_proto.h>
-#include <cppestimators/io/example_reader.h>
+#include <cppestimators/data/example_reader.h>
 #include <cppestimators/io/tfrecord.h>
 
 #include <cmath>

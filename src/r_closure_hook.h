@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include <cppestimators/hooks/hook.h>
+#include <cppestimators/session/hook.h>
 #include <cppestimators/session/session.h>
 
 #include "fetch.h"

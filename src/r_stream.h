@@ -8,7 +8,7 @@
 #include <cppestimators/data/pipeline.h>
 #include <cppestimators/data/row_stream.h>
 #include <cppestimators/data/stream_feed.h>
-#include <cppestimators/io/example_parse.h>
+#include <cppestimators/data/example_parse.h>
 
 #include <cstdint>
 #include <memory>

@@ -17,6 +17,8 @@
 #include "data/column.cpp"
 #include "data/csv_reader.cpp"
 #include "data/dataset.cpp"
+#include "data/example_parse.cpp"
+#include "data/example_reader.cpp"
 #include "data/pipeline.cpp"
 #include "data/prefetch_stream.cpp"
 #include "data/registry.cpp"
@@ -28,7 +30,6 @@
 
 // distributed
 #include "distributed/collective.cpp"
-#include "distributed/step_exchange.cpp"
 
 // features
 #include "features/cell_ids.cpp"
@@ -50,7 +51,6 @@
 #include "hooks/eval_records.cpp"
 #include "hooks/global_step_waiter.cpp"
 #include "hooks/history_saver.cpp"
-#include "hooks/hook.cpp"
 #include "hooks/hook_env.cpp"
 #include "hooks/in_memory_evaluator.cpp"
 #include "hooks/logging_tensor.cpp"
@@ -71,9 +71,7 @@
 #include "io/crc32c.cpp"
 #include "io/event_file.cpp"
 #include "io/event_proto.cpp"
-#include "io/example_parse.cpp"
 #include "io/example_proto.cpp"
-#include "io/example_reader.cpp"
 #include "io/little_endian.cpp"
 #include "io/protobuf_wire.cpp"
 #include "io/summary_writers.cpp"
@@ -127,8 +125,10 @@
 #include "model/trees/split.cpp"
 
 // session
+#include "session/hook.cpp"
 #include "session/monitored_loop.cpp"
 #include "session/session.cpp"
+#include "session/step_exchange.cpp"
 #include "session/tensors.cpp"
 
 // threads

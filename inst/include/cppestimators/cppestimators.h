@@ -14,7 +14,7 @@
 #include "features/feature_set.h"
 #include "model/estimator.h"
 #include "session/session.h"
-#include "hooks/hook.h"
+#include "session/hook.h"
 #include "hooks/registry.h"
 #include "session/monitored_loop.h"
 #include "hooks/progress_bar.h"

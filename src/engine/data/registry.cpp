@@ -16,8 +16,8 @@
 #include <cppestimators/data/source_env.h>
 #include <cppestimators/data/stream_sources.h>
 #include <cppestimators/data/stream_transforms.h>
-#include <cppestimators/io/example_parse.h>
-#include <cppestimators/io/example_reader.h>
+#include <cppestimators/data/example_parse.h>
+#include <cppestimators/data/example_reader.h>
 
 namespace cppestimators {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include <cppestimators/hooks/hook_env.h>
-#include <cppestimators/hooks/summary_sink.h>
+#include <cppestimators/io/summary_sink.h>
 #include <cppestimators/services.h>
 #include <cppestimators/session/session.h>
 #include <cppestimators/spec.h>

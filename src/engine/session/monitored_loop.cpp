@@ -1,6 +1,6 @@
 #include <cppestimators/session/monitored_loop.h>
 
-#include <cppestimators/hooks/hook.h>
+#include <cppestimators/session/hook.h>
 #include <cppestimators/services.h>
 #include <cppestimators/session/session.h>
 

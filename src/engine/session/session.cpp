@@ -1,4 +1,5 @@
 #include <cppestimators/session/session.h>
+#include <cppestimators/session/tensors.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +13,7 @@
 
 #include <cppestimators/data/stream_feed.h>
 #include <cppestimators/distributed/collective.h>
-#include <cppestimators/hooks/history_saver.h>
-#include <cppestimators/distributed/step_exchange.h>
+#include <cppestimators/session/step_exchange.h>
 #include <cppestimators/parallel.h>
 #include <cppestimators/services.h>
 

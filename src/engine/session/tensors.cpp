@@ -221,4 +221,30 @@ std::string format_tensor(const TensorValue& t) {
   return s + "]";
 }
 
+BatchLosses batch_losses(const Session& s) {
+  if (!s.distributed()) return local_batch_losses(s);
+  const RoundHead& r = s.round();
+  return BatchLosses{r.pe_weight > 0 ? r.pe_total / r.pe_weight : 0.0, r.pe_total, r.pe_weight};
+}
+
+BatchLosses local_batch_losses(const Session& s) {
+  // a custom estimator's losses are its model_fn's one loss (TF's losses
+  // collection holds that tensor)
+  if (s.head().scalar_loss()) return BatchLosses{s.loss(), s.loss(), 1.0};
+  const int d = s.head().per_example_dim(), m = s.local_rows() * d;
+  const float* pe = s.local_per_example_losses();
+  const float* w = s.weights();
+  double sum = 0.0, weights = m;
+  if (w == nullptr) {
+    for (int i = 0; i < m; ++i) sum += pe[i];
+  } else {
+    weights = 0.0;
+    for (int i = 0; i < m; ++i) {
+      sum += static_cast<double>(w[i / d]) * pe[i];
+      weights += w[i / d];
+    }
+  }
+  return BatchLosses{weights > 0 ? sum / weights : 0.0, sum, weights};
+}
+
 }  // namespace cppestimators

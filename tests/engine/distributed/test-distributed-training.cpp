@@ -16,8 +16,8 @@
 #include <vector>
 
 #include <cppestimators/distributed/collective.h>
-#include <cppestimators/distributed/step_exchange.h>
-#include <cppestimators/hooks/hook.h>
+#include <cppestimators/session/step_exchange.h>
+#include <cppestimators/session/hook.h>
 #include <cppestimators/model/boosted_trees.h>
 #include <cppestimators/session/monitored_loop.h>
 

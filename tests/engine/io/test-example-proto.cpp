@@ -1,6 +1,6 @@
 // Engine unit tests: tf.train.Example encoding (io/example_proto.h), parsing
-// with a spec into chunks (io/example_parse.h) and streaming from TFRecord
-// files (io/example_reader.h).
+// with a spec into chunks (data/example_parse.h) and streaming from TFRecord
+// files (data/example_reader.h).
 #include <testthat.h>
 
 #include <cstdint>
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <cppestimators/io/example_parse.h>
+#include <cppestimators/data/example_parse.h>
 #include <cppestimators/io/example_proto.h>
-#include <cppestimators/io/example_reader.h>
+#include <cppestimators/data/example_reader.h>
 #include <cppestimators/io/tfrecord.h>
 
 #include "test-helpers.h"

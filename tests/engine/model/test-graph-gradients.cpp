@@ -345,10 +345,9 @@ context("graph op gradients") {
   test_that("every unary op's gradient matches central differences") {
     std::vector<Case> cases;
     std::uint64_t seed = 1;
-    for (Op op :
-         {Op::Relu, Op::Relu6, Op::Elu, Op::Selu, Op::Sigmoid, Op::Tanh, Op::Softplus, Op::Softsign,
-          Op::Exp, Op::Log, Op::Neg, Op::Square, Op::Sqrt, Op::Abs, Op::Identity, Op::LeakyRelu,
-          Op::Swish})
+    for (Op op : {Op::Relu, Op::Relu6, Op::Elu, Op::Selu, Op::Sigmoid, Op::Tanh, Op::Softplus,
+                  Op::Softsign, Op::Exp, Op::Log, Op::Neg, Op::Square, Op::Sqrt, Op::Abs,
+                  Op::Identity, Op::LeakyRelu, Op::Swish})
       cases.push_back(unary_case(op, seed++));
     check_gradients(cases);
   }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <cppestimators/hooks/hook.h>
+#include <cppestimators/session/hook.h>
 #include <cppestimators/session/monitored_loop.h>
 
 #include "test-helpers.h"

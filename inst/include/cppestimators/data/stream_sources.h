@@ -1,13 +1,13 @@
 // The file sources of streaming datasets as RowStreams: delimited text
 // (data/csv_reader.h) and TFRecord files of tf.train.Example records
-// (io/example_reader.h).
+// (data/example_reader.h).
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "../io/example_reader.h"
+#include "example_reader.h"
 #include "chunk.h"
 #include "csv_reader.h"
 #include "row_stream.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../io/checkpoint.h"
-#include "hook.h"
+#include "../session/hook.h"
 #include "timer.h"
 
 namespace cppestimators {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "eval_records.h"
-#include "hook.h"
+#include "../session/hook.h"
 #include "hook_env.h"
 
 namespace cppestimators {

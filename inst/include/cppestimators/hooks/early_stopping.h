@@ -15,7 +15,7 @@
 
 #include "../io/checkpoint.h"
 #include "eval_records.h"
-#include "hook.h"
+#include "../session/hook.h"
 #include "timer.h"
 
 namespace cppestimators {

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "hook.h"
+#include "../session/hook.h"
 
 namespace cppestimators {
 

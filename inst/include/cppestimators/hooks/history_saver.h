@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "hook.h"
+#include "../session/hook.h"
+#include "../session/tensors.h"
 
 namespace cppestimators {
 
@@ -20,18 +21,6 @@ struct History {
   std::vector<double> mean_losses, total_losses;
   std::vector<std::int64_t> steps;
 };
-
-// The mean and the sum of the last batch's per-example losses (weighted by
-// the examples' weights when the input has a weight column), and the sum
-// of their weights. Across ranks: every rank's batch of the last round.
-struct BatchLosses {
-  double mean, total, weights;
-};
-
-BatchLosses batch_losses(const Session& s);
-
-// This rank's batch alone.
-BatchLosses local_batch_losses(const Session& s);
 
 class HistorySaverHook : public Hook {
  public:

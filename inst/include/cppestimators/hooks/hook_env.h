@@ -13,7 +13,7 @@
 #include "../io/summary_writers.h"
 #include "../model/heads/metric_accumulator.h"
 #include "../spec.h"
-#include "hook.h"
+#include "../session/hook.h"
 
 namespace cppestimators {
 

@@ -11,7 +11,7 @@
 
 #include "../model/heads/metric_accumulator.h"
 #include "eval_records.h"
-#include "hook.h"
+#include "../session/hook.h"
 
 namespace cppestimators {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../session/tensors.h"
-#include "hook.h"
+#include "../session/hook.h"
 #include "hook_env.h"
 #include "timer.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "../session/tensors.h"
-#include "hook.h"
+#include "../session/hook.h"
 
 namespace cppestimators {
 

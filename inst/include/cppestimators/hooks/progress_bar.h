@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hook.h"
+#include "../session/hook.h"
 
 namespace cppestimators {
 

@@ -12,7 +12,7 @@
 
 #include "../session/tensors.h"
 #include "eval_records.h"
-#include "hook.h"
+#include "../session/hook.h"
 #include "timer.h"
 
 namespace cppestimators {

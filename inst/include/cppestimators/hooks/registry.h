@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../registry.h"
-#include "hook.h"
+#include "../session/hook.h"
 
 namespace cppestimators {
 

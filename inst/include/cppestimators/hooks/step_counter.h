@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hook.h"
+#include "../session/hook.h"
 #include "timer.h"
 
 namespace cppestimators {

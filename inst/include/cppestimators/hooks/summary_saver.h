@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../session/tensors.h"
-#include "hook.h"
+#include "../session/hook.h"
 #include "timer.h"
 
 namespace cppestimators {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "../hooks/summary_sink.h"
+#include "summary_sink.h"
 #include "event_file.h"
 
 namespace cppestimators {

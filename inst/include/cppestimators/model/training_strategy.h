@@ -39,7 +39,7 @@ struct StepStats {
   double* sums = nullptr;
   std::size_t sum_count = 0;
   // How many batches the statistics add up (more than one when they are
-  // several ranks' combined, distributed/step_exchange.h).
+  // several ranks' combined, session/step_exchange.h).
   int batches = 1;
   // Whether there is anything to apply (not when training had finished).
   bool empty() const { return gradients == nullptr && sums == nullptr; }

@@ -13,7 +13,7 @@
 
 #include "../data/batcher.h"
 #include "../data/dataset.h"
-#include "../distributed/step_exchange.h"
+#include "step_exchange.h"
 #include "../features/feature_batch.h"
 #include "../features/feature_set.h"
 #include "../math/gemm.h"

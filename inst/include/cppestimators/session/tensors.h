@@ -56,4 +56,16 @@ namespace detail {
 std::size_t edit_distance(std::string_view a, std::string_view b);
 }  // namespace detail
 
+// The mean and the sum of the last batch's per-example losses (weighted by
+// the examples' weights when the input has a weight column), and the sum
+// of their weights. Across ranks: every rank's batch of the last round.
+struct BatchLosses {
+  double mean, total, weights;
+};
+
+BatchLosses batch_losses(const Session& s);
+
+// This rank's batch alone.
+BatchLosses local_batch_losses(const Session& s);
+
 }  // namespace cppestimators

@@ -295,9 +295,8 @@ void binary_forward(const Dims& out, const Dims& da, const Dims& db, const T* a,
     });
     return;
   }
-  each_mapped(out, da, db, [&](std::int64_t o, std::int64_t ia, std::int64_t ib) {
-    y[o] = F::f(a[ia], b[ib]);
-  });
+  each_mapped(out, da, db,
+              [&](std::int64_t o, std::int64_t ia, std::int64_t ib) { y[o] = F::f(a[ia], b[ib]); });
 }
 
 template <class F, class T>

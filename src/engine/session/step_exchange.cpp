@@ -6,7 +6,7 @@
 //     u64 n (dense: values; sparse: rows), u64 width (sparse: floats per row),
 //     then dense: n f32; sparse: n i64 rows, n x width f32
 //   sums: u64 n, n f64
-#include <cppestimators/distributed/step_exchange.h>
+#include <cppestimators/session/step_exchange.h>
 
 #include <algorithm>
 #include <cstddef>

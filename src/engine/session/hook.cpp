@@ -1,4 +1,4 @@
-#include <cppestimators/hooks/hook.h>
+#include <cppestimators/session/hook.h>
 
 namespace cppestimators {
 

@@ -1,4 +1,4 @@
-#include <cppestimators/io/example_reader.h>
+#include <cppestimators/data/example_reader.h>
 
 #include <cerrno>
 #include <cstring>

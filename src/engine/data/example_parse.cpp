@@ -1,4 +1,4 @@
-#include <cppestimators/io/example_parse.h>
+#include <cppestimators/data/example_parse.h>
 
 #include <limits>
 #include <string_view>

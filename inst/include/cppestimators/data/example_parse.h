@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "../data/chunk.h"
-#include "example_proto.h"
-#include "protobuf_wire.h"
+#include "chunk.h"
+#include "../io/example_proto.h"
+#include "../io/protobuf_wire.h"
 
 namespace cppestimators {
 
