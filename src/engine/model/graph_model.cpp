@@ -644,7 +644,7 @@ GraphMetrics::GraphMetrics(const GraphHead& head, const Graph* g)
   if (g != nullptr) states_.resize(g->metrics.size());
   if (g != nullptr)
     for (const graph::MetricSpec& m : g->metrics)
-      if (m.kind == "auc" && m.num_thresholds != ThresholdAuc::kThresholds)
+      if (m.kind == graph::MetricKind::Auc && m.num_thresholds != ThresholdAuc::kThresholds)
         throw std::invalid_argument(
             "tf$metrics$auc(): num_thresholds must be 200 (TensorFlow's "
             "default), the one the engine computes");
@@ -682,30 +682,51 @@ void GraphMetrics::accumulate(const float* logits, const float* labels, const fl
       const std::size_t per = count / static_cast<std::size_t>(rows);
       return w[e / std::max<std::size_t>(per, 1)];  // one weight per row
     };
-    for (std::size_t e = 0; e < count; ++e) {
-      const double we = weight(e), pv = p[e], lv = l.empty() ? 0.0 : l[e];
-      if (m.kind == "accuracy") {
-        s.num += we * (pv == lv ? 1.0 : 0.0);
-        s.den += we;
-      } else if (m.kind == "mean") {
-        s.num += we * pv;
-        s.den += we;
-      } else if (m.kind == "mean_squared_error" || m.kind == "root_mean_squared_error") {
-        s.num += we * (pv - lv) * (pv - lv);
-        s.den += we;
-      } else if (m.kind == "mean_absolute_error") {
-        s.num += we * std::abs(pv - lv);
-        s.den += we;
-      } else if (m.kind == "precision" || m.kind == "recall") {
-        const bool pp = pv != 0.0, ll = lv != 0.0;
-        if (pp && ll) s.tp += we;
-        if (pp && !ll) s.fp += we;
-        if (!pp && ll) s.fn += we;
-      } else if (m.kind == "auc") {
-        s.auc.add(static_cast<float>(pv), lv != 0.0, we);
-      } else {
-        throw std::invalid_argument("unknown metric kind '" + m.kind + "'");
-      }
+    // (the kind chosen once, each loop over the values plain)
+    const auto each = [&](auto add) {
+      for (std::size_t e = 0; e < count; ++e) add(weight(e), p[e], l.empty() ? 0.0 : l[e]);
+    };
+    using K = graph::MetricKind;
+    switch (m.kind) {
+      case K::Accuracy:
+        each([&](double we, double pv, double lv) {
+          s.num += we * (pv == lv ? 1.0 : 0.0);
+          s.den += we;
+        });
+        break;
+      case K::Mean:
+        each([&](double we, double pv, double) {
+          s.num += we * pv;
+          s.den += we;
+        });
+        break;
+      case K::MeanSquaredError:
+      case K::RootMeanSquaredError:
+        each([&](double we, double pv, double lv) {
+          s.num += we * (pv - lv) * (pv - lv);
+          s.den += we;
+        });
+        break;
+      case K::MeanAbsoluteError:
+        each([&](double we, double pv, double lv) {
+          s.num += we * std::abs(pv - lv);
+          s.den += we;
+        });
+        break;
+      case K::Precision:
+      case K::Recall:
+        each([&](double we, double pv, double lv) {
+          const bool pp = pv != 0.0, ll = lv != 0.0;
+          if (pp && ll) s.tp += we;
+          if (pp && !ll) s.fp += we;
+          if (!pp && ll) s.fn += we;
+        });
+        break;
+      case K::Auc:
+        each([&](double we, double pv, double lv) {
+          s.auc.add(static_cast<float>(pv), lv != 0.0, we);
+        });
+        break;
     }
   }
 }
@@ -716,15 +737,23 @@ void GraphMetrics::append(MetricList& out) const {
     const graph::MetricSpec& m = graph_->metrics[k];
     const State& s = states_[k];
     double v = 0.0;
-    if (m.kind == "precision")
-      v = s.tp + s.fp > 0 ? s.tp / (s.tp + s.fp) : 0.0;
-    else if (m.kind == "recall")
-      v = s.tp + s.fn > 0 ? s.tp / (s.tp + s.fn) : 0.0;
-    else if (m.kind == "auc")
-      v = s.auc.value(false);
-    else
-      v = mean(s.num, s.den);
-    if (m.kind == "root_mean_squared_error") v = std::sqrt(v);
+    using K = graph::MetricKind;
+    switch (m.kind) {
+      case K::Precision:
+        v = s.tp + s.fp > 0 ? s.tp / (s.tp + s.fp) : 0.0;
+        break;
+      case K::Recall:
+        v = s.tp + s.fn > 0 ? s.tp / (s.tp + s.fn) : 0.0;
+        break;
+      case K::Auc:
+        v = s.auc.value(false);
+        break;
+      case K::RootMeanSquaredError:
+        v = std::sqrt(mean(s.num, s.den));
+        break;
+      default:
+        v = mean(s.num, s.den);
+    }
     out.emplace_back(m.name, v);
   }
 }

@@ -59,6 +59,21 @@ bool is_unary(Op op) { return facts(op).family == 'u'; }
 
 bool is_binary(Op op) { return facts(op).family == 'b'; }
 
+MetricKind metric_of(const std::string& kind) {
+  static const std::pair<const char*, MetricKind> kinds[] = {
+      {"accuracy", MetricKind::Accuracy},
+      {"mean", MetricKind::Mean},
+      {"mean_squared_error", MetricKind::MeanSquaredError},
+      {"root_mean_squared_error", MetricKind::RootMeanSquaredError},
+      {"mean_absolute_error", MetricKind::MeanAbsoluteError},
+      {"precision", MetricKind::Precision},
+      {"recall", MetricKind::Recall},
+      {"auc", MetricKind::Auc}};
+  for (const auto& k : kinds)
+    if (kind == k.first) return k.second;
+  throw std::invalid_argument("unknown metric kind '" + kind + "'");
+}
+
 DType dtype_of(const std::string& name) {
   if (name == "float32") return DType::Float32;
   if (name == "float64") return DType::Float64;
@@ -171,7 +186,7 @@ Graph parse_graph(const Spec& spec, int n_columns) {
     if (p < 0 || p >= count) throw std::invalid_argument("a prediction is not a node of the graph");
   for (const Spec& m : spec.children("metrics")) {
     MetricSpec ms;
-    ms.kind = m.kind;
+    ms.kind = metric_of(m.kind);
     ms.name = m.str_or("name", m.kind);
     ms.labels = static_cast<int>(m.num_or("labels", -1));
     ms.predictions = static_cast<int>(m.num_or("predictions", -1));

@@ -111,8 +111,24 @@ struct Node {
   std::int64_t size(int rows) const { return batched() ? per_row() * rows : per_row(); }
 };
 
+// The metrics a graph's eval_metric_ops may hold (R's tf$metrics).
+enum class MetricKind {
+  Accuracy,
+  Mean,
+  MeanSquaredError,
+  RootMeanSquaredError,
+  MeanAbsoluteError,
+  Precision,
+  Recall,
+  Auc
+};
+// The kind of a metric's name ("auc"); throws std::invalid_argument naming
+// it when there is none.
+MetricKind metric_of(const std::string& kind);
+
 struct MetricSpec {
-  std::string kind, name;
+  MetricKind kind = MetricKind::Mean;
+  std::string name;
   int labels = -1, predictions = -1, weights = -1;
   int num_thresholds = 200;
 };
