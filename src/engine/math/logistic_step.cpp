@@ -18,9 +18,7 @@ namespace {
 inline float logistic_one(float x, float y, float inv, float& g, float& h) {
   float l, dl, hl;
   logistic_lanes<float, std::int32_t>(x, y, l, dl, hl);
-  const float p = 1.0f / (exp_any<float, std::int32_t>(-x) + 1.0f);
-  g = (p - y) * inv;
-  h = p * (1.0f - p);
+  logistic_grad_hess<float, std::int32_t>(x, y, inv, g, h);
   return l;
 }
 
@@ -32,12 +30,11 @@ double logistic_step_narrow(const float* x, const float* y, const float* w, int 
 #ifdef CPPESTIMATORS_VECTOR_TYPES
   double part[4] = {0.0, 0.0, 0.0, 0.0};  // (four sums: no chain of additions)
   for (; i + 4 <= n; i += 4) {
-    f4 xv, yv, l, dl, hl;
+    f4 xv, yv, l, dl, hl, gv, hv;
     __builtin_memcpy(&xv, x + i, sizeof xv);
     __builtin_memcpy(&yv, y + i, sizeof yv);
     logistic_lanes<f4, i4>(xv, yv, l, dl, hl);
-    const f4 p = 1.0f / (exp_any<f4, i4>(f4{} - xv) + 1.0f);
-    f4 gv = (p - yv) * inv, hv = p * (1.0f - p);
+    logistic_grad_hess<f4, i4>(xv, yv, inv, gv, hv);
     if (w != nullptr) {
       f4 wv;
       __builtin_memcpy(&wv, w + i, sizeof wv);

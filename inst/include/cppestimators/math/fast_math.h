@@ -61,19 +61,28 @@ inline T exp_any(T x) {
   return x < -87.0f ? T{} : (x > 88.72f ? inf : e);
 }
 
-// TensorFlow's closed-form gradients and hessians of the logistic loss, as
-// its boosted trees take them: p = 1 / (e^-x + 1), g = (p - y) inv and
-// h = p (1 - p), each times the example's weight w[i] when w is not null.
+// TensorFlow's closed-form gradient and hessian of the logistic loss, as
+// its boosted trees take them, in lanes of T (float or f4): p = 1 / (e^-x
+// + 1), g = (p - y) inv and h = p (1 - p). (The one formula of
+// logistic_closed_form() and of logistic_step.h's kernels.)
+template <class T, class I>
+inline void logistic_grad_hess(T x, T y, float inv, T& g, T& h) {
+  const T p = 1.0f / (exp_any<T, I>(T{} - x) + 1.0f);
+  g = (p - y) * inv;
+  h = p * (1.0f - p);
+}
+
+// logistic_grad_hess() of n examples, each times the example's weight w[i]
+// when w is not null.
 inline void logistic_closed_form(const float* x, const float* y, const float* w, int n, float inv,
                                  float* g, float* h) {
   int i = 0;
 #ifdef CPPESTIMATORS_VECTOR_TYPES
   for (; i + 4 <= n; i += 4) {
-    f4 xv, yv;
+    f4 xv, yv, gv, hv;
     __builtin_memcpy(&xv, x + i, sizeof xv);
     __builtin_memcpy(&yv, y + i, sizeof yv);
-    const f4 p = 1.0f / (exp_any<f4, i4>(f4{} - xv) + 1.0f);
-    f4 gv = (p - yv) * inv, hv = p * (1.0f - p);
+    logistic_grad_hess<f4, i4>(xv, yv, inv, gv, hv);
     if (w != nullptr) {
       f4 wv;
       __builtin_memcpy(&wv, w + i, sizeof wv);
@@ -85,10 +94,11 @@ inline void logistic_closed_form(const float* x, const float* y, const float* w,
   }
 #endif
   for (; i < n; ++i) {
-    const float p = 1.0f / (exp_any<float, std::int32_t>(-x[i]) + 1.0f);
+    float gi, hi;
+    logistic_grad_hess<float, std::int32_t>(x[i], y[i], inv, gi, hi);
     const float wi = w != nullptr ? w[i] : 1.0f;
-    g[i] = w != nullptr ? wi * ((p - y[i]) * inv) : (p - y[i]) * inv;
-    h[i] = w != nullptr ? wi * (p * (1.0f - p)) : p * (1.0f - p);
+    g[i] = w != nullptr ? wi * gi : gi;
+    h[i] = w != nullptr ? wi * hi : hi;
   }
 }
 
