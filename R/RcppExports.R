@@ -41,8 +41,8 @@ cpp_estimator_global_step <- function(est) {
     .Call(`_cppestimators_cpp_estimator_global_step`, est)
 }
 
-cpp_estimator_variable_names <- function(est) {
-    .Call(`_cppestimators_cpp_estimator_variable_names`, est)
+cpp_estimator_variable_names <- function(est, slots = TRUE) {
+    .Call(`_cppestimators_cpp_estimator_variable_names`, est, slots)
 }
 
 cpp_estimator_importance <- function(est) {

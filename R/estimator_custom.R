@@ -205,15 +205,15 @@ spec_predictions <- function(p) {
 print.tf_custom_estimator <- function(x, ...) {
   spec <- x$spec
   ptr <- live_ptr(x)
-  vars <- if (!is.null(ptr)) setdiff(cpp_estimator_variable_names(ptr), "global_step")
+  # (the model's variables, not the optimizers' slots)
+  vars <- if (!is.null(ptr)) setdiff(cpp_estimator_variable_names(ptr, slots = FALSE), "global_step")
   info <- c(
     `model_fn` = spec$model_fn_label %||% "function",
     `model_dir` = spec$model_dir %||% "<none>",
     `global step` = if (is.null(ptr)) (if (is.null(x$state$weights)) "0" else "saved") else
       format(cpp_estimator_global_step(ptr)),
     variables = if (is.null(ptr)) "(built at the first train(), evaluate() or predict())" else
-      paste(sort(vars[!grepl("/(Adagrad|Adam|Adam_1|Momentum|Ftrl|Ftrl_1|RMSProp|RMSProp_1)$", vars)],
-                 method = "radix"), collapse = ", ")
+      paste(sort(vars, method = "radix"), collapse = ", ")
   )
   cat("<estimator> (custom)\n")
   cat(sprintf("  %-*s %s\n", max(nchar(names(info))) + 1L, paste0(names(info), ":"), info), sep = "")
@@ -477,17 +477,10 @@ predict.tf_custom_estimator <- function(object, input_fn, checkpoint_path = NULL
     m <- run$predictions[[k]]
     if (preds[[k]]$dtype %in% c("int32", "int64")) storage.mode(m) <- "integer"
     if (preds[[k]]$dtype == "bool") m <- m != 0
-    if (!is.matrix(m)) return(as.vector(m))
-    cpp_matrix_rows(m)
+    prediction_column(m)
   })
   names(out) <- keys
-  if (!isTRUE(simplify)) {
-    n <- length(out[[1]])
-    return(lapply(seq_len(n), function(i) lapply(out, function(col) col[[i]])))
-  }
-  df <- data.frame(row.names = seq_along(out[[1]]))
-  for (k in names(out)) df[[k]] <- out[[k]]
-  df
+  prediction_output(out, simplify)
 }
 
 check_custom_input <- function(input_fn, fn) {

@@ -70,18 +70,33 @@ linear_regressor <- function(feature_columns, model_dir = NULL, label_dimension 
 linear_classifier <- function(feature_columns, model_dir = NULL, n_classes = 2L,
                               weight_column = NULL, label_vocabulary = NULL,
                               optimizer = "Ftrl", config = NULL, partitioner = NULL) {
-  if (missing(n_classes) && missing(label_vocabulary) &&
-      !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
-    n_classes <- length(lv)
-    label_vocabulary <- lv
-  }
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
-  check_label_vocabulary(label_vocabulary, n_classes)
+  classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
+                                if (!missing(feature_columns)) feature_columns)
+  n_classes <- classes$n_classes
+  label_vocabulary <- classes$label_vocabulary
+  rm(classes)
   new_estimator("classifier", "linear_classifier", feature_columns, model_dir,
-                head = if (n_classes == 2) "binary" else "multi_class", head_n = n_classes,
+                head = classifier_head(n_classes), head_n = n_classes,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer, config = config, args = as.list(environment()))
 }
+
+# A classifier's n_classes and label_vocabulary, checked. When the call
+# gives neither (`given` FALSE), the levels of the factor response that
+# feature_columns_from_data() recorded in the columns `...` (if any) give
+# both.
+classifier_classes <- function(n_classes, label_vocabulary, given, ..., max = 1e6) {
+  if (!given && !is.null(lv <- recorded_levels(...))) {
+    n_classes <- length(lv)
+    label_vocabulary <- lv
+  }
+  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = max)
+  check_label_vocabulary(label_vocabulary, n_classes)
+  list(n_classes = n_classes, label_vocabulary = label_vocabulary)
+}
+
+# The head of a classifier of n_classes classes.
+classifier_head <- function(n_classes) if (n_classes == 2) "binary" else "multi_class"
 
 check_label_vocabulary <- function(label_vocabulary, n_classes) {
   if (is.null(label_vocabulary)) return(invisible())

@@ -56,15 +56,13 @@ dnn_classifier <- function(hidden_units, feature_columns, model_dir = NULL, n_cl
                            weight_column = NULL, label_vocabulary = NULL, optimizer = "Adagrad",
                            activation_fn = "relu", dropout = NULL, input_layer_partitioner = NULL,
                            config = NULL) {
-  if (missing(n_classes) && missing(label_vocabulary) &&
-      !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
-    n_classes <- length(lv)
-    label_vocabulary <- lv
-  }
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
-  check_label_vocabulary(label_vocabulary, n_classes)
+  classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
+                                if (!missing(feature_columns)) feature_columns)
+  n_classes <- classes$n_classes
+  label_vocabulary <- classes$label_vocabulary
+  rm(classes)
   new_estimator("classifier", "dnn_classifier", feature_columns, model_dir,
-                head = if (n_classes == 2) "binary" else "multi_class", head_n = n_classes,
+                head = classifier_head(n_classes), head_n = n_classes,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer, config = config, args = as.list(environment()),
                 model = dnn_model_spec(hidden_units, activation_fn, dropout), default_lr = 0.05)
@@ -165,15 +163,13 @@ dnn_linear_combined_classifier <- function(model_dir = NULL, linear_feature_colu
                                            n_classes = 2L, weight_column = NULL,
                                            label_vocabulary = NULL, input_layer_partitioner = NULL,
                                            config = NULL) {
-  if (missing(n_classes) && missing(label_vocabulary) &&
-      !is.null(lv <- recorded_levels(linear_feature_columns, dnn_feature_columns))) {
-    n_classes <- length(lv)
-    label_vocabulary <- lv
-  }
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1e6)
-  check_label_vocabulary(label_vocabulary, n_classes)
+  classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
+                                linear_feature_columns, dnn_feature_columns)
+  n_classes <- classes$n_classes
+  label_vocabulary <- classes$label_vocabulary
+  rm(classes)
   new_combined("classifier", "dnn_linear_combined_classifier",
-               if (n_classes == 2) "binary" else "multi_class", n_classes, label_vocabulary,
+               classifier_head(n_classes), n_classes, label_vocabulary,
                model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, weight_column,
                config, as.list(environment()))

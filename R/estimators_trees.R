@@ -263,13 +263,11 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      config = NULL, center_bias = FALSE, pruning_mode = "none",
                                      quantile_sketch_epsilon = 0.01, growth = "tensorflow", max_leaves = NULL,
                                      max_bin = 256L, subsample = 1, colsample = 1) {
-  if (missing(n_classes) && missing(label_vocabulary) &&
-      !is.null(lv <- recorded_levels(if (!missing(feature_columns)) feature_columns))) {
-    n_classes <- length(lv)
-    label_vocabulary <- lv
-  }
-  n_classes <- check_whole(n_classes, "n_classes", min = 2, null_ok = FALSE, max = 1000)
-  check_label_vocabulary(label_vocabulary, n_classes)
+  classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
+                                if (!missing(feature_columns)) feature_columns, max = 1000)
+  n_classes <- classes$n_classes
+  label_vocabulary <- classes$label_vocabulary
+  rm(classes)
   if (n_classes > 2L && isTRUE(center_bias) && identical(growth, "tensorflow")) {
     abort("`center_bias = TRUE` needs one logit: it is not supported with n_classes > 2.")
   }
@@ -287,7 +285,7 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
   }
   if (missing(n_batches_per_layer)) n_batches_per_layer <- NULL
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
-                head = if (n_classes == 2L) "binary" else "multi_class", head_n = n_classes,
+                head = classifier_head(n_classes), head_n = n_classes,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
                 args = as.list(environment()), model = model)

@@ -86,10 +86,18 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
     m <- run$predictions[[k]]
     if (k == "classes") return(class_labels(object, m))
     if (k == "class_ids") return(as.integer(m))
-    if (!is.matrix(m)) return(m)
-    cpp_matrix_rows(m)
+    prediction_column(m)
   })
   names(out) <- names(run$predictions)
+  prediction_output(out, simplify)
+}
+
+# A key's predictions: a matrix as the list of its rows, else a vector.
+prediction_column <- function(m) if (is.matrix(m)) cpp_matrix_rows(m) else as.vector(m)
+
+# predict()'s result from its keys' columns: a data frame, or with
+# `simplify = FALSE` a list of one list of keys per row.
+prediction_output <- function(out, simplify) {
   if (!isTRUE(simplify)) {
     n <- length(out[[1]])
     return(lapply(seq_len(n), function(i) lapply(out, function(col) col[[i]])))

@@ -131,12 +131,13 @@ RcppExport SEXP _cppestimators_cpp_estimator_global_step(SEXP estSEXP) {
   END_RCPP
 }
 // cpp_estimator_variable_names
-Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est);
-RcppExport SEXP _cppestimators_cpp_estimator_variable_names(SEXP estSEXP) {
+Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est, bool slots);
+RcppExport SEXP _cppestimators_cpp_estimator_variable_names(SEXP estSEXP, SEXP slotsSEXP) {
   BEGIN_RCPP
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_estimator_variable_names(est));
+  Rcpp::traits::input_parameter<bool>::type slots(slotsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_variable_names(est, slots));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -900,7 +901,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_global_step", (DL_FUNC)&_cppestimators_cpp_estimator_global_step,
      1},
     {"_cppestimators_cpp_estimator_variable_names",
-     (DL_FUNC)&_cppestimators_cpp_estimator_variable_names, 1},
+     (DL_FUNC)&_cppestimators_cpp_estimator_variable_names, 2},
     {"_cppestimators_cpp_estimator_importance", (DL_FUNC)&_cppestimators_cpp_estimator_importance,
      1},
     {"_cppestimators_cpp_estimator_variable", (DL_FUNC)&_cppestimators_cpp_estimator_variable, 2},

@@ -35,11 +35,12 @@ double cpp_estimator_global_step(SEXP est) {
 }
 
 // [[Rcpp::export(rng = false)]]
-Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est) {
+Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est, bool slots = true) {
   const Estimator& e = estimator_of(est);
   Rcpp::CharacterVector out;
   out.push_back("global_step");
-  for (const auto& v : e.variables()) out.push_back(v.name);
+  for (const auto& v : e.variables())
+    if (slots || !v.slot) out.push_back(v.name);
   return out;
 }
 

@@ -134,8 +134,8 @@ void Estimator::build_variable_table() {
       variables_.push_back(
           {v.name, v.shape, p.value.data() + v.offset, v.size, p.trainable, p.optional});
       for (std::size_t s = 0; s < p.slots.size(); ++s)
-        variables_.push_back(
-            {v.name + "/" + slots[s], v.shape, p.slots[s].data() + v.offset, v.size, false});
+        variables_.push_back({v.name + "/" + slots[s], v.shape, p.slots[s].data() + v.offset,
+                              v.size, false, false, true});
     }
   }
   for (auto& o : optimizers_)

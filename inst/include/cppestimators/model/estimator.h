@@ -43,6 +43,7 @@ struct VariableRef {
   std::size_t size;
   bool trainable;
   bool optional = false;  // see Parameter::optional
+  bool slot = false;      // an optimizer's slot of a parameter ("<variable>/<slot>")
 };
 
 class Estimator {
