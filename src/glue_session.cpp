@@ -67,14 +67,7 @@ SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
     box->data.weight_key = weight_key;
   }
   SessionOptions opt;
-  if (mode == "train")
-    opt.mode = Mode::Train;
-  else if (mode == "eval")
-    opt.mode = Mode::Eval;
-  else if (mode == "infer")
-    opt.mode = Mode::Predict;
-  else
-    Rcpp::stop("unknown session mode '%s'; known modes are 'train', 'eval', 'infer'", mode);
+  opt.mode = mode_of(mode);
   opt.batch_size = batch_size;
   opt.num_epochs = static_cast<std::int64_t>(num_epochs);
   opt.shuffle = shuffle;
@@ -107,21 +100,19 @@ SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::s
                             int threads, std::string kernel, SEXP collective = R_NilValue,
                             bool observer = false, bool share_losses = true) {
   Estimator& e = estimator_of(est);
+  SessionOptions opt;
+  opt.mode = mode_of(mode);
   std::unique_ptr<SessionBox> box(new SessionBox());
   box->estimator_ptr = est;
   Pipeline p = pipeline_from_r(description, static_cast<std::uint64_t>(seed), box->host);
   FeedColumns cols;
   cols.features = std::move(features);
-  if (mode != "infer") cols.response = response;
+  if (opt.mode != Mode::Predict) cols.response = response;
   cols.has_vocabulary = has_vocabulary;
   cols.vocabulary = std::move(vocabulary);
-  if (mode != "infer") cols.weight_key = weight_key;
+  if (opt.mode != Mode::Predict) cols.weight_key = weight_key;
   box->feed = std::make_unique<StreamFeed>(std::move(p.rows), p.plan, batch_size,
                                            static_cast<std::int64_t>(window_rows), std::move(cols));
-  SessionOptions opt;
-  opt.mode = mode == "train" ? Mode::Train : mode == "eval" ? Mode::Eval : Mode::Predict;
-  if (mode != "train" && mode != "eval" && mode != "infer")
-    Rcpp::stop("unknown session mode '%s'; known modes are 'train', 'eval', 'infer'", mode);
   opt.batch_size = box->feed->batch_size();
   opt.num_epochs = 1;
   opt.seed = static_cast<std::uint64_t>(seed);
@@ -236,15 +227,15 @@ SEXP cpp_session_fetch(SEXP ses, SEXP fetches) {
 // [[Rcpp::export(rng = false)]]
 void cpp_session_request_stop(SEXP ses) {
   Session& s = *box_of(ses).session;
-  if (s.current_context == nullptr)
+  if (s.current_context() == nullptr)
     Rcpp::stop("request_stop() can only be called from before_run() or after_run()");
-  s.current_context->request_stop();
+  s.current_context()->request_stop();
 }
 
 // [[Rcpp::export(rng = false)]]
 bool cpp_session_stop_requested(SEXP ses) {
   Session& s = *box_of(ses).session;
-  return s.current_context != nullptr && s.current_context->stop_requested;
+  return s.current_context() != nullptr && s.current_context()->stop_requested;
 }
 
 // Where the last failure happened: hook position (1-based, NA if none) and phase.
@@ -252,9 +243,9 @@ bool cpp_session_stop_requested(SEXP ses) {
 Rcpp::List cpp_session_error_origin(SEXP ses) {
   Session& s = *box_of(ses).session;
   return Rcpp::List::create(
-      Rcpp::Named("hook") = s.current_hook < 0 ? NA_INTEGER : s.current_hook + 1,
-      Rcpp::Named("phase") = s.current_phase
-                                 ? Rcpp::RObject(Rcpp::wrap(std::string(s.current_phase)))
+      Rcpp::Named("hook") = s.current_hook() < 0 ? NA_INTEGER : s.current_hook() + 1,
+      Rcpp::Named("phase") = s.current_phase()
+                                 ? Rcpp::RObject(Rcpp::wrap(std::string(s.current_phase())))
                                  : Rcpp::RObject(R_NilValue));
 }
 

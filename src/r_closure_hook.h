@@ -9,7 +9,7 @@
 // An R error in a callback unwinds through here as a C++ exception (Rcpp's
 // LongjumpException, resumed at the R boundary), so the engine's state
 // stays consistent; the R layer names the hook and phase from
-// Session::current_hook / current_phase.
+// Session::current_hook() / current_phase().
 #pragma once
 #include <Rcpp.h>
 

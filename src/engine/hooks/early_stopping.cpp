@@ -171,14 +171,7 @@ bool EarlyStoppingHook::improves(double v) const {
   return lower_is_better() ? v < best_value_ - spec_.min_delta : v > best_value_ + spec_.min_delta;
 }
 
-void EarlyStoppingHook::blame_self(Session& s) const {
-  const std::vector<Hook*>& hooks = s.hooks();
-  for (std::size_t i = 0; i < hooks.size(); ++i)
-    if (hooks[i] == this) {
-      s.current_hook = static_cast<int>(i);
-      s.current_phase = "on_evaluation";
-    }
-}
+void EarlyStoppingHook::blame_self(Session& s) const { s.blame_hook(this, "on_evaluation"); }
 
 bool EarlyStoppingHook::should_stop() {
   char buf[400];

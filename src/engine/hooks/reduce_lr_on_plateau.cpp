@@ -114,12 +114,7 @@ void ReduceLrOnPlateauHook::on_evaluation(const EvalRecord& record, Session& s, 
   std::string names;
   for (const auto& kv : record.metrics) names += (names.empty() ? "" : ", ") + kv.first;
   // the bad argument is this hook's, not the evaluator's calling it
-  const std::vector<Hook*>& hooks = s.hooks();
-  for (std::size_t i = 0; i < hooks.size(); ++i)
-    if (hooks[i] == this) {
-      s.current_hook = static_cast<int>(i);
-      s.current_phase = "on_evaluation";
-    }
+  s.blame_hook(this, "on_evaluation");
   throw std::invalid_argument("hook_reduce_lr_on_plateau(): `metric` '" + metric_ +
                               "' is not among the evaluation's metrics (" + names +
                               "); give one of these");

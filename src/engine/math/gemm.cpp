@@ -1,1 +1,1 @@
-#include <cppestimators/math/gemm_impl.h>
+#include "gemm_impl.h"

@@ -20,14 +20,6 @@ using graph::Tape;
 
 namespace {
 
-Mode graph_mode_of(const std::string& m) {
-  if (m == "train") return Mode::Train;
-  if (m == "eval") return Mode::Eval;
-  if (m == "infer") return Mode::Predict;
-  throw std::invalid_argument("a graph's mode is \"train\", \"eval\" or \"infer\", not \"" + m +
-                              "\"");
-}
-
 Parameter graph_variable(const Spec& v) {
   std::vector<int> shape;
   for (double d : v.numbers("shape")) shape.push_back(static_cast<int>(d));
@@ -181,7 +173,7 @@ void GraphModel::install(const Spec& graph_spec) {
       }
   }
   graph::analyse(*g, trains, double_);
-  graphs_[index(graph_mode_of(g->mode))] = std::move(g);
+  graphs_[index(mode_of(g->mode))] = std::move(g);
 }
 
 const Graph& GraphModel::graph_of(Mode mode) const {

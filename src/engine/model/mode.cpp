@@ -1,5 +1,7 @@
 #include <cppestimators/model/mode.h>
 
+#include <stdexcept>
+
 namespace cppestimators {
 
 const char* mode_name(Mode m) {
@@ -12,6 +14,13 @@ const char* mode_name(Mode m) {
       return "infer";
   }
   return "";
+}
+
+Mode mode_of(const std::string& name) {
+  for (Mode m : {Mode::Train, Mode::Eval, Mode::Predict})
+    if (name == mode_name(m)) return m;
+  throw std::invalid_argument("unknown mode '" + name +
+                              "'; the modes are 'train', 'eval' and 'infer'");
 }
 
 }  // namespace cppestimators

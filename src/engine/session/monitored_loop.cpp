@@ -11,16 +11,14 @@ namespace {
 // record only when the call returns normally.
 template <class F>
 void call_hook(Session& s, int i, const char* phase, F&& f) {
-  s.current_hook = i;
-  s.current_phase = phase;
+  s.enter_hook(i, phase);
   f();
-  s.current_hook = -1;
-  s.current_phase = nullptr;
+  s.leave_hook();
 }
 
 struct ContextGuard {
   Session& s;
-  ~ContextGuard() { s.current_context = nullptr; }
+  ~ContextGuard() { s.set_current_context(nullptr); }
 };
 
 struct HooksGuard {
@@ -68,8 +66,7 @@ LoopOutcome run_loop(Session& s, const std::vector<Hook*>& hooks, Services& svc)
       call_hook(s, i, "after_create_session", [&] { hooks[i]->after_create_session(s); });
   } catch (const Interrupted&) {
     // an interrupt noticed inside a hook's first work (e.g. an evaluation)
-    s.current_hook = -1;
-    s.current_phase = nullptr;
+    s.leave_hook();
     out.interrupted = true;
   }
   if (!out.interrupted) {
@@ -81,7 +78,7 @@ LoopOutcome run_loop(Session& s, const std::vector<Hook*>& hooks, Services& svc)
           break;
         }
         RunContext ctx(&s);
-        s.current_context = &ctx;
+        s.set_current_context(&ctx);
         for (int i = 0; i < n; ++i)
           call_hook(s, i, "before_run", [&] { hooks[i]->before_run(ctx); });
         if (!s.run_step()) {
@@ -94,8 +91,7 @@ LoopOutcome run_loop(Session& s, const std::vector<Hook*>& hooks, Services& svc)
       }
     } catch (const Interrupted&) {
       // an interrupt noticed inside a hook (e.g. while waiting): stop in order
-      s.current_hook = -1;
-      s.current_phase = nullptr;
+      s.leave_hook();
       out.interrupted = true;
     }
   }
@@ -105,8 +101,7 @@ LoopOutcome run_loop(Session& s, const std::vector<Hook*>& hooks, Services& svc)
     } catch (const Interrupted&) {
       // an interrupt inside a hook's last work (e.g. a final evaluation): the
       // other hooks still end (a final checkpoint is saved)
-      s.current_hook = -1;
-      s.current_phase = nullptr;
+      s.leave_hook();
       out.interrupted = true;
     }
   }

@@ -384,6 +384,12 @@ void Session::end_rounds(const std::string& why) noexcept {
   }
 }
 
+void Session::blame_hook(const Hook* h, const char* phase) {
+  const std::vector<Hook*>& all = hooks();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i] == h) enter_hook(static_cast<int>(i), phase);
+}
+
 double Session::memory_limit() {
   double limit = 64.0 * (1ull << 30);
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)

@@ -122,8 +122,8 @@ context("Monitored loop") {
     NullServices svc;
     expect_error_as(run_monitored(s, {&a, &b}, svc), std::runtime_error);
     expect_true(log.back() == "A:after:1");
-    expect_true(s.current_hook == 0);
-    expect_true(std::string(s.current_phase) == "after_run");
+    expect_true(s.current_hook() == 0);
+    expect_true(std::string(s.current_phase()) == "after_run");
     expect_true(s.global_step() == 1);  // the completed step is kept
   }
 

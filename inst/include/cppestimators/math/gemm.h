@@ -4,11 +4,11 @@
 // caller (a session, through its model's workspace) chooses it, and nothing
 // here keeps a choice of its own.
 //
-// This header only declares. The definitions are in gemm_impl.h, which
-// exactly one translation unit of a program includes (the R package's
-// src/gemm.cpp, the standalone test build's as well); the wide kernels there
-// are functions compiled for their own instruction set by target attributes,
-// so the rest of the program keeps the baseline one.
+// This header only declares. The definitions are the engine's own
+// (src/engine/math/gemm.cpp and the gemm_*.h beside it, not installed):
+// the wide kernels there are functions compiled for their own instruction
+// set by target attributes, so the rest of the program keeps the baseline
+// one.
 #pragma once
 
 namespace cppestimators {

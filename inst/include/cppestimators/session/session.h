@@ -193,11 +193,21 @@ class Session {
   const MetricAccumulator& metrics() const { return *metrics_; }
   const std::vector<float>& predictions() const { return predictions_; }
 
-  // Which hook and phase is running, for error messages (-1 / nullptr: none).
-  int current_hook = -1;
-  const char* current_phase = nullptr;
+  // Which hook and phase is running, for error messages (-1 / nullptr:
+  // none): the loop enters and leaves each hook's call.
+  int current_hook() const { return current_hook_; }
+  const char* current_phase() const { return current_phase_; }
+  void enter_hook(int i, const char* phase) {
+    current_hook_ = i;
+    current_phase_ = phase;
+  }
+  void leave_hook() { enter_hook(-1, nullptr); }
+  // Names hook `h` (one of hooks()) in phase `phase` as the one running: a
+  // hook whose error arises in another's call (an evaluation it watches).
+  void blame_hook(const Hook* h, const char* phase);
   // The context of the step in progress (null between steps).
-  RunContext* current_context = nullptr;
+  RunContext* current_context() const { return current_context_; }
+  void set_current_context(RunContext* c) { current_context_ = c; }
   // The hooks of the loop running this session, in order (empty outside
   // one): cooperating hooks find each other here at begin().
   const std::vector<Hook*>& hooks() const { return hooks_ ? *hooks_ : no_hooks(); }
@@ -265,6 +275,9 @@ class Session {
   double loss_ = 0.0;
   std::int64_t steps_ = 0;
   const std::vector<Hook*>* hooks_ = nullptr;
+  int current_hook_ = -1;
+  const char* current_phase_ = nullptr;
+  RunContext* current_context_ = nullptr;
   StepExchange exchange_;  // a distributed session's rounds
   RoundHead round_;
   bool rounds_ended_ = false;

@@ -4,7 +4,7 @@
 // compiled for two instruction sets.
 #pragma once
 #ifndef CPPESTIMATORS_GEMM_IMPL
-#error "include cppestimators/math/gemm_impl.h (in one translation unit), not this header"
+#error "include gemm_impl.h (gemm.cpp does), not this header"
 #endif
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))

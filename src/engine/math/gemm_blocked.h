@@ -7,7 +7,7 @@
 // gemm_avx512.h) carry a target attribute.
 #pragma once
 #ifndef CPPESTIMATORS_GEMM_IMPL
-#error "include cppestimators/math/gemm_impl.h (in one translation unit), not this header"
+#error "include gemm_impl.h (gemm.cpp does), not this header"
 #endif
 #include <algorithm>
 #include <cstddef>

@@ -1,12 +1,12 @@
-// The definitions of gemm.h. Exactly one translation unit of a program
-// includes this header (the R package's src/gemm.cpp is that one line); the
-// kernels' helpers have internal linkage there.
+// The definitions of gemm.h (cppestimators/math/gemm.h), private to the
+// engine: gemm.cpp, the one translation unit that includes this header, is
+// that one line; the kernels' helpers have internal linkage there.
 #pragma once
 #define CPPESTIMATORS_GEMM_IMPL 1
 #include <algorithm>
 #include <cstddef>
 
-#include "gemm.h"
+#include <cppestimators/math/gemm.h>
 #include "gemm_avx2.h"
 #include "gemm_avx512.h"
 #include "gemm_blocked.h"

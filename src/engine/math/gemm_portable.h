@@ -2,7 +2,7 @@
 // instruction set.
 #pragma once
 #ifndef CPPESTIMATORS_GEMM_IMPL
-#error "include cppestimators/math/gemm_impl.h (in one translation unit), not this header"
+#error "include gemm_impl.h (gemm.cpp does), not this header"
 #endif
 #include <Eigen/Core>
 
