@@ -75,7 +75,7 @@ class RClosureHook : public Hook {
     if (present(before_run_)) before_call_ = immutable_call(before_run_, r_context_);
     if (present(after_run_)) after_call_ = immutable_call(after_run_, r_context_, no_results_);
   }
-  std::string kind() const override { return "session_run_hook"; }
+  std::string constructor() const override { return "session_run_hook"; }
 
   void begin(Session&) override {
     if (present(begin_)) call_r(begin_, {});

@@ -42,7 +42,7 @@ CheckpointSaverHook::CheckpointSaverHook(const Spec& s, HookEnv& env)
   save_at_start_ = s.flag_or("save_at_start", true);
 }
 
-std::string CheckpointSaverHook::kind() const { return "hook_checkpoint_saver"; }
+std::string CheckpointSaverHook::constructor() const { return "hook_checkpoint_saver"; }
 
 void CheckpointSaverHook::begin(Session&) {
   timer_.reset();

@@ -37,7 +37,7 @@ CsvLoggerHook::~CsvLoggerHook() {
   std::fclose(file_);
 }
 
-std::string CsvLoggerHook::kind() const { return "hook_csv_logger"; }
+std::string CsvLoggerHook::constructor() const { return "hook_csv_logger"; }
 
 void CsvLoggerHook::begin(Session& s) {
   close();

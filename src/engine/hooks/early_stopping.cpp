@@ -76,7 +76,7 @@ EarlyStoppingHook::EarlyStoppingHook(EarlyStoppingSpec spec, Services& svc)
 EarlyStoppingHook::EarlyStoppingHook(const Spec& s, HookEnv& env)
     : EarlyStoppingHook(early_stopping_spec(s), env.services()) {}
 
-std::string EarlyStoppingHook::kind() const { return "early_stopping"; }
+std::string EarlyStoppingHook::constructor() const { return "early_stopping"; }
 
 void EarlyStoppingHook::attach(EvalRecords* records) {
   in_memory_ = records;

@@ -22,7 +22,7 @@ GlobalStepWaiterHook::GlobalStepWaiterHook(const Spec& s, HookEnv& env)
     : GlobalStepWaiterHook(s.int_or("wait_until_step", 0),
                            checkpoint_step(s.str_or("model_dir", "")), env.services()) {}
 
-std::string GlobalStepWaiterHook::kind() const { return "hook_global_step_waiter"; }
+std::string GlobalStepWaiterHook::constructor() const { return "hook_global_step_waiter"; }
 
 std::function<std::int64_t()> GlobalStepWaiterHook::checkpoint_step(std::string dir) {
   return [dir]() -> std::int64_t {

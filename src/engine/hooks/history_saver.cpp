@@ -14,7 +14,7 @@ HistorySaverHook::HistorySaverHook(std::int64_t every_n_step) : every_(every_n_s
 HistorySaverHook::HistorySaverHook(const Spec& s, HookEnv&)
     : HistorySaverHook(s.int_or("every_n_step", 10)) {}
 
-std::string HistorySaverHook::kind() const { return "hook_history_saver"; }
+std::string HistorySaverHook::constructor() const { return "hook_history_saver"; }
 
 const History* HistorySaverHook::recorded_history() const { return &history_; }
 

@@ -20,7 +20,7 @@ InMemoryEvaluatorHook::InMemoryEvaluatorHook(const Spec& s, HookEnv& env)
   records_.set_name(s.str_or("name", ""));
 }
 
-std::string InMemoryEvaluatorHook::kind() const { return "hook_in_memory_evaluator"; }
+std::string InMemoryEvaluatorHook::constructor() const { return "hook_in_memory_evaluator"; }
 
 EvalRecords* InMemoryEvaluatorHook::evaluation_records() { return &records_; }
 

@@ -26,7 +26,7 @@ LoggingTensorHook::LoggingTensorHook(const Spec& s, HookEnv& env)
                         s.num_or("every_n_secs", -1), s.flag_or("at_end", false),
                         env.formatter(s, "formatter"), env.services()) {}
 
-std::string LoggingTensorHook::kind() const { return "hook_logging_tensor"; }
+std::string LoggingTensorHook::constructor() const { return "hook_logging_tensor"; }
 
 void LoggingTensorHook::begin(Session&) {
   timer_.reset();

@@ -17,7 +17,7 @@ NanTensorHook::NanTensorHook(std::string loss_tensor, bool fail_on_nan_loss, Ser
 NanTensorHook::NanTensorHook(const Spec& s, HookEnv& env)
     : NanTensorHook(s.str("loss_tensor"), s.flag_or("fail_on_nan_loss", true), env.services()) {}
 
-std::string NanTensorHook::kind() const { return "hook_nan_tensor"; }
+std::string NanTensorHook::constructor() const { return "hook_nan_tensor"; }
 
 void NanTensorHook::begin(Session&) { last_finite_ = NAN; }
 

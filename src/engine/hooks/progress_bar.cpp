@@ -43,7 +43,7 @@ ProgressBarHook::ProgressBarHook(const Spec& s, HookEnv& env)
     : ProgressBarHook(s.str("label"), s.int_or("total", -1), env.services(),
                       s.flag_or("draw", true)) {}
 
-std::string ProgressBarHook::kind() const { return "hook_progress_bar"; }
+std::string ProgressBarHook::constructor() const { return "hook_progress_bar"; }
 
 void ProgressBarHook::begin(Session&) {
   n_ = 0;

@@ -63,7 +63,7 @@ ReduceLrOnPlateauHook::ReduceLrOnPlateauHook(const Spec& s, HookEnv& env)
       timer_(-1, every_),
       svc_(env.services()) {}
 
-std::string ReduceLrOnPlateauHook::kind() const { return "hook_reduce_lr_on_plateau"; }
+std::string ReduceLrOnPlateauHook::constructor() const { return "hook_reduce_lr_on_plateau"; }
 
 void ReduceLrOnPlateauHook::begin(Session& s) {
   s.estimator().use_learning_rate_scale();

@@ -18,7 +18,7 @@ StepCounterHook::StepCounterHook(const Spec& s, HookEnv& env)
     : StepCounterHook(s.int_or("every_n_steps", -1), s.num_or("every_n_secs", -1), env.services(),
                       s.flag_or("verbose", true), env.events(s, "output_dir")) {}
 
-std::string StepCounterHook::kind() const { return "hook_step_counter"; }
+std::string StepCounterHook::constructor() const { return "hook_step_counter"; }
 
 void StepCounterHook::begin(Session&) { timer_.reset(); }
 

@@ -16,7 +16,7 @@ StopAtStepHook::StopAtStepHook(std::int64_t num_steps, std::int64_t last_step)
 StopAtStepHook::StopAtStepHook(const Spec& s, HookEnv&)
     : StopAtStepHook(s.int_or("num_steps", -1), s.int_or("last_step", -1)) {}
 
-std::string StopAtStepHook::kind() const { return "hook_stop_at_step"; }
+std::string StopAtStepHook::constructor() const { return "hook_stop_at_step"; }
 
 void StopAtStepHook::after_create_session(Session& s) {
   if (num_steps_ >= 0) last_step_ = s.global_step() + num_steps_;
@@ -31,7 +31,7 @@ StopAfterStepsHook::StopAfterStepsHook(std::int64_t steps) : steps_(steps) {}
 StopAfterStepsHook::StopAfterStepsHook(const Spec& s, HookEnv&)
     : StopAfterStepsHook(s.int_or("steps", 1)) {}
 
-std::string StopAfterStepsHook::kind() const { return "stop_after_evals"; }
+std::string StopAfterStepsHook::constructor() const { return "stop_after_evals"; }
 
 void StopAfterStepsHook::after_run(RunContext& ctx) {
   if (ctx.session->steps_run() >= steps_) ctx.request_stop();

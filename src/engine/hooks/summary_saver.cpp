@@ -24,7 +24,7 @@ SummarySaverHook::SummarySaverHook(const Spec& s, HookEnv& env)
                        s.strs.count("tensors") ? s.strings("tensors") : std::vector<std::string>(),
                        env.events(s, "output_dir"), env.services()) {}
 
-std::string SummarySaverHook::kind() const { return "hook_summary_saver"; }
+std::string SummarySaverHook::constructor() const { return "hook_summary_saver"; }
 
 void SummarySaverHook::begin(Session&) { timer_.reset(); }
 

@@ -370,7 +370,7 @@ context("Training across ranks") {
     fill_shard(s1, all, 2, 1, 6);
     struct StopAt3 : Hook {
       int calls = 0;
-      std::string kind() const override { return "stop_at_3"; }
+      std::string constructor() const override { return "stop_at_3"; }
       void after_run(RunContext& ctx) override {
         if (++calls == 3) ctx.request_stop();
       }
@@ -402,7 +402,7 @@ context("Training across ranks") {
     fill_shard(s1, all, 2, 1, 6);
     struct FailAt2 : Hook {
       int calls = 0;
-      std::string kind() const override { return "fail"; }
+      std::string constructor() const override { return "fail"; }
       void after_run(RunContext&) override {
         if (++calls == 2) throw std::runtime_error("the disk is full");
       }

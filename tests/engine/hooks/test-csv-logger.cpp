@@ -49,7 +49,7 @@ std::string temp_csv(const std::string& name) {
 class FailAt : public Hook {
  public:
   explicit FailAt(int n) : n_(n) {}
-  std::string kind() const override { return "fail_at"; }
+  std::string constructor() const override { return "fail_at"; }
   void after_run(RunContext&) override {
     if (++iter_ == n_) throw std::runtime_error("failed on purpose");
   }

@@ -37,7 +37,7 @@ struct Fixture {
 class Recorder : public Hook {
  public:
   Recorder(std::string name, std::vector<std::string>& log) : name_(std::move(name)), log_(log) {}
-  std::string kind() const override { return name_; }
+  std::string constructor() const override { return name_; }
   void begin(Session&) override { log_.push_back(name_ + ":begin"); }
   void after_create_session(Session&) override { log_.push_back(name_ + ":create"); }
   void before_run(RunContext& c) override {

@@ -40,7 +40,7 @@ class CheckpointSaverHook : public Hook {
   // spec: checkpoint_dir, save_secs, save_steps, checkpoint_basename,
   // keep_checkpoint_max, verbose, listeners (specs the host builds)
   CheckpointSaverHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   void begin(Session&) override;
   void after_create_session(Session& s) override;

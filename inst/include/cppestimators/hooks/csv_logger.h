@@ -30,7 +30,7 @@ class CsvLoggerHook : public Hook, public EvalObserver {
   // spec: path, every_n_step, append, listener_evaluation (a host callable; optional)
   CsvLoggerHook(const Spec& s, HookEnv& env);
   ~CsvLoggerHook() override;
-  std::string kind() const override;
+  std::string constructor() const override;
 
   void begin(Session& s) override;
   void before_run(RunContext& ctx) override;

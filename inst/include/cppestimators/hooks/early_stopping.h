@@ -57,7 +57,7 @@ class EarlyStoppingHook : public Hook, public EvalObserver {
  public:
   EarlyStoppingHook(EarlyStoppingSpec spec, Services& svc);
   EarlyStoppingHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   // Uses an in-memory evaluator's results instead of the event files.
   void attach(EvalRecords* records);

@@ -22,7 +22,7 @@ class GlobalStepWaiterHook : public Hook {
                        Services& svc, double poll_secs = 0.5);
   // spec: wait_until_step, model_dir (absent: only the session's own step counts)
   GlobalStepWaiterHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   // Reads the global step of the latest checkpoint in `dir` (-1: none).
   static std::function<std::int64_t()> checkpoint_step(std::string dir);

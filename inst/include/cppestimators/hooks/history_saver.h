@@ -26,7 +26,7 @@ class HistorySaverHook : public Hook {
  public:
   explicit HistorySaverHook(std::int64_t every_n_step);
   HistorySaverHook(const Spec& s, HookEnv&);
-  std::string kind() const override;
+  std::string constructor() const override;
   const History* recorded_history() const override;
 
   void begin(Session&) override;

@@ -24,7 +24,7 @@ class InMemoryEvaluatorHook : public Hook {
   InMemoryEvaluatorHook(std::int64_t every_n_iter, Evaluate evaluate);
   // spec: every_n_iter, name (absent: the default evaluation), evaluate (a host callable)
   InMemoryEvaluatorHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
   EvalRecords& records() { return records_; }
   EvalRecords* evaluation_records() override;
 

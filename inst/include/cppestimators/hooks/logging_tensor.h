@@ -27,7 +27,7 @@ class LoggingTensorHook : public Hook {
                     Formatter formatter, Services& svc);
   // spec: tags, names, every_n_iter, every_n_secs, at_end, formatter (a host callable)
   LoggingTensorHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   void begin(Session&) override;
   void after_create_session(Session& s) override;

@@ -27,7 +27,7 @@ class NanTensorHook : public Hook {
  public:
   NanTensorHook(std::string loss_tensor, bool fail_on_nan_loss, Services& svc);
   NanTensorHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
   bool fails() const { return fail_; }
 
   void begin(Session&) override;

@@ -27,7 +27,7 @@ class ProgressBarHook : public Hook {
   ProgressBarHook(std::string label, std::int64_t total, Services& svc, bool draw = true);
   // spec: label, total (absent: unknown), draw (absent: TRUE)
   ProgressBarHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   void begin(Session&) override;
   void after_run(RunContext& ctx) override;

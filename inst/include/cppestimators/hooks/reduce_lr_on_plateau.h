@@ -51,7 +51,7 @@ class ReduceLrOnPlateauHook : public Hook, public EvalObserver {
   // spec: metric, factor, patience, min_delta, cooldown, min_lr, mode ("min",
   // "max"), every_n_steps, eval_dir ("" : none), follow_evaluator
   ReduceLrOnPlateauHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   void begin(Session& s) override;
   void after_create_session(Session& s) override;

@@ -21,7 +21,7 @@ class StepCounterHook : public Hook {
                   SummarySink* sink);
   // spec: every_n_steps, every_n_secs, verbose, output_dir (summaries; absent: none)
   StepCounterHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   void begin(Session&) override;
   void after_run(RunContext& ctx) override;

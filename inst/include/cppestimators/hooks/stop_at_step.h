@@ -17,7 +17,7 @@ class StopAtStepHook : public Hook {
   // Exactly one of num_steps / last_step is >= 0.
   StopAtStepHook(std::int64_t num_steps, std::int64_t last_step);
   StopAtStepHook(const Spec& s, HookEnv&);
-  std::string kind() const override;
+  std::string constructor() const override;
   void after_create_session(Session& s) override;
   void after_run(RunContext& ctx) override;
 
@@ -30,7 +30,7 @@ class StopAfterStepsHook : public Hook {
  public:
   explicit StopAfterStepsHook(std::int64_t steps);
   StopAfterStepsHook(const Spec& s, HookEnv&);
-  std::string kind() const override;
+  std::string constructor() const override;
   void after_run(RunContext& ctx) override;
 
  private:

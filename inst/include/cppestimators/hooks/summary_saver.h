@@ -29,7 +29,7 @@ class SummarySaverHook : public Hook {
                    EventFileSink* sink, Services& svc);
   // spec: save_steps, save_secs, tensors (absent: none), output_dir
   SummarySaverHook(const Spec& s, HookEnv& env);
-  std::string kind() const override;
+  std::string constructor() const override;
 
   void begin(Session&) override;
   void after_create_session(Session& s) override;

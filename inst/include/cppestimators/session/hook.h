@@ -18,8 +18,9 @@ struct RunContext;
 class Hook {
  public:
   virtual ~Hook() = default;
-  // A short name for messages, e.g. "hook_progress_bar".
-  virtual std::string kind() const = 0;
+  // The R function that makes the hook, for messages, e.g.
+  // "hook_progress_bar" (an R closure hook: "session_run_hook").
+  virtual std::string constructor() const = 0;
 
   // Roles. An evaluator publishes the results of its evaluations.
   virtual EvalRecords* evaluation_records();
