@@ -539,12 +539,9 @@ socket_training <- function(cl, object, data, seed, kernel, hooks) {
 }
 
 # Whether the rounds carry the batches' per-example losses to the chief:
-# only for hooks that can fetch them (R closures, the logging hook).
-wants_losses <- function(hooks) {
-  any(vapply(hooks, function(h) {
-    isTRUE(hook_trait(h, "runs_r_code")) || inherits(h, "cppestimators_hook_logging_tensor")
-  }, TRUE))
-}
+# only for hooks that can fetch them (those running R code: R closures,
+# the logging hook's formatter).
+wants_losses <- function(hooks) any(vapply(hooks, function(h) isTRUE(hook_trait(h, "runs_r_code")), TRUE))
 
 # Shuffling seeds differ by rank (the same seed would give every worker the
 # same order of its rows).

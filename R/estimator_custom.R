@@ -424,7 +424,7 @@ train.tf_custom_estimator <- function(object, input_fn, steps = NULL, hooks = NU
   hooks <- c(normalize_hooks(hooks), call$spec$training_hooks)
   # an in-memory evaluator evaluates this estimator: its eval graph too
   for (h in hooks) {
-    if (inherits(h, "cppestimators_hook_in_memory_evaluator")) custom_call(object, h$input_fn, "eval")
+    if (hook_has_role(h, "evaluator") && !is.null(h$input_fn)) custom_call(object, h$input_fn, "eval")
   }
   train.tf_estimator(object, input_fn, steps = steps, hooks = hooks, max_steps = max_steps,
                      saving_listeners = saving_listeners, ...)

@@ -7,7 +7,10 @@
 #   (refused by evaluate() and predict()), `runs_r_code` (its errors are
 #   reported as the hook's), `roles` (what other hooks look for, such as
 #   "evaluator", or "stops_training": it may end a training whose input
-#   repeats forever) and `r_only` (fields the engine does not read);
+#   repeats forever), `r_only` (fields the engine does not read) and
+#   `per_call` (its preparation reads more than its fields: an evaluator's
+#   engine, evaluation files, another process's step; train() prepares it
+#   afresh every call instead of reusing the last call's hooks);
 # - S3 methods on its class for what must be prepared before the loop:
 #   hook_prepare() (per-call settings, with the run's estimator and mode)
 #   and hook_wait() (work before train() takes its model_dir lock).
@@ -15,11 +18,11 @@
 
 new_hook <- function(kind, fields, class = paste0("cppestimators_hook_", kind),
                      training_only = FALSE, runs_r_code = FALSE, roles = character(),
-                     r_only = character()) {
+                     r_only = character(), per_call = FALSE) {
   structure(c(list(kind = kind), fields),
             class = c(class, "cppestimators_hook"),
             hook_traits = list(training_only = training_only, runs_r_code = runs_r_code,
-                               roles = roles, r_only = r_only))
+                               roles = roles, r_only = r_only, per_call = per_call))
 }
 
 hook_trait <- function(hook, trait) attr(hook, "hook_traits", exact = TRUE)[[trait]]

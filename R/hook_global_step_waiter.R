@@ -17,7 +17,8 @@ hook_global_step_waiter <- function(wait_until_step) {
   if (missing(wait_until_step)) abort("`wait_until_step` must not be NULL.")
   new_hook("global_step_waiter",
            list(wait_until_step = check_whole(wait_until_step, "wait_until_step", min = -Inf,
-                                              null_ok = FALSE)))
+                                              null_ok = FALSE)),
+           per_call = TRUE)
 }
 
 # The steps of another process count: the latest checkpoint in model_dir.

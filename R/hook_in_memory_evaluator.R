@@ -69,7 +69,7 @@ hook_in_memory_evaluator <- function(estimator, input_fn, steps = NULL, hooks = 
     estimator = estimator, input_fn = input_fn, data_args = data_args, steps = check_steps(steps, "steps"),
     hooks = normalize_hooks(hooks), name = name, every_n_iter = every_n_iter,
     exporters = normalize_exporters(exporters)),
-    training_only = TRUE, runs_r_code = TRUE, roles = "evaluator",
+    training_only = TRUE, runs_r_code = TRUE, roles = "evaluator", per_call = TRUE,
     r_only = c("estimator", "input_fn", "data_args", "steps", "hooks", "exporters", "exports"))
 }
 

@@ -68,7 +68,7 @@ hook_reduce_lr_on_plateau <- function(metric = "loss", factor = 0.1, patience = 
     mode = mode,
     every_n_steps = check_whole(every_n_steps, "every_n_steps", min = 1, null_ok = FALSE),
     eval_dir = if (is.null(eval_dir)) NULL else path.expand(eval_dir)),
-    training_only = TRUE)
+    training_only = TRUE, per_call = TRUE)
 }
 
 # Where the hook's checks come from in this run (see the documentation):

@@ -134,7 +134,7 @@ early_stopping_hook <- function(rule, estimator, metric_name, max_steps_without 
     run_every_secs = run_every_secs,
     run_every_steps = check_whole(run_every_steps, "run_every_steps"),
     min_delta = min_delta, restore_best = restore_best),
-    training_only = TRUE, r_only = "estimator", roles = "stops_training")
+    training_only = TRUE, r_only = "estimator", roles = "stops_training", per_call = TRUE)
 }
 
 # An early stopper of the trained estimator follows the call's in-memory

@@ -150,13 +150,9 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
 # inputs: the same given hooks (identical(): a hook changed in any field is
 # another hook), steps, max_steps, no saving listeners, run_config and the
 # options the hooks read. Given hooks whose preparation reads more than
-# that (an evaluator's engine, evaluation files, another process's step)
-# are prepared afresh every call.
+# that (trait `per_call`, R/hook.R) are prepared afresh every call.
 cached_training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = estimator_ptr(object)) {
-  fresh <- length(listeners) > 0L ||
-    any(vapply(hooks, inherits, TRUE, c("cppestimators_hook_in_memory_evaluator", "cppestimators_hook_early_stopping",
-                                       "cppestimators_hook_reduce_lr_on_plateau",
-                                       "cppestimators_hook_global_step_waiter")))
+  fresh <- length(listeners) > 0L || any(vapply(hooks, function(h) isTRUE(hook_trait(h, "per_call")), TRUE))
   if (fresh) return(training_hooks(object, hooks, steps, max_steps, listeners, ptr))
   key <- list(hooks, steps, max_steps, object$spec$config, object$spec$model_dir,
               getOption("cppestimators.verbose", FALSE), getOption("cppestimators.progress", TRUE))
