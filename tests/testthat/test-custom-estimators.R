@@ -487,3 +487,29 @@ test_that("input_layer() over an embedding column trains its table as the canned
                variable_value(canned, "dnn/input_from_feature_columns/input_layer/cat_embedding/embedding_weights")[[1]],
                tolerance = 1e-5)
 })
+
+test_that("a model_fn of the canned DNN's layers, from its checkpoint, gives its logits bit for bit", {
+  # the same input layer (float32 features), products, bias additions and
+  # activations (math/elementwise.h's functors) in the graph and the DNN
+  cols <- feature_columns(column_numeric("drat", "wt", "qsec"))
+  for (act in c("relu", "relu6", "elu", "selu", "sigmoid", "tanh", "softplus", "softsign", "leaky_relu")) {
+    canned <- dnn_regressor(hidden_units = c(5, 3), feature_columns = cols, activation_fn = act,
+                            model_dir = tempfile())
+    quietly(train(canned, input_fn(mtcars, features = c(drat, wt, qsec), response = mpg, batch_size = 32,
+                                   shuffle = FALSE), steps = 3))
+    fn <- function(features, labels, mode, params) {
+      net <- input_layer(features, params$columns)
+      for (k in 0:1) {
+        net <- tf$layers$dense(net, c(5L, 3L)[k + 1], activation = tf$nn[[params$act]],
+                               name = paste0("dnn/hiddenlayer_", k))
+      }
+      estimator_spec(mode, predictions = list(logits = tf$layers$dense(net, 1L, name = "dnn/logits")))
+    }
+    custom <- estimator(fn, params = list(columns = cols, act = act), model_dir = tempfile())
+    input <- input_fn(mtcars, features = c(drat, wt, qsec))
+    a <- unlist(predict(canned, input)$predictions)
+    b <- unlist(predict(custom, input, checkpoint_path = latest_checkpoint(canned))$logits)
+    expect_identical(b, a, info = act)
+    expect_gt(stats::sd(a), 0)
+  }
+})

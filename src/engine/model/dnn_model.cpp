@@ -270,10 +270,15 @@ void DnnModel::dense(const float* in, int rows, int fan_in, std::size_t k, float
     const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
     if (n == 0) return;
     float* Z = out + static_cast<std::size_t>(r0) * units;
-    for (int r = 0; r < n; ++r)
-      std::memcpy(Z + static_cast<std::size_t>(r) * units, b, units * sizeof(float));
+    // the product, then the bias added: the arithmetic of a model_fn's
+    // tf$layers$dense (matmul, then add), so that both give the same values
     gemm::multiply(ws.kernel, false, false, n, units, fan_in,
-                   in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z, units, true);
+                   in + static_cast<std::size_t>(r0) * fan_in, fan_in, W, units, Z, units, false);
+    for (int r = 0; r < n; ++r) {
+      float* z = Z + static_cast<std::size_t>(r) * units;
+#pragma omp simd
+      for (int j = 0; j < units; ++j) z[j] += b[j];
+    }
     if (activated != nullptr)
       act_.forward(Z, n, units,
                    activated + static_cast<std::size_t>(r0) * units * act_.width_factor());
