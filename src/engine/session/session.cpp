@@ -19,6 +19,22 @@
 
 namespace cppestimators {
 
+namespace {
+
+// The session's ranks given to its model for what it does before the first
+// step (reading rows, fitting bins), taken back when that is done.
+struct ModelCollective {
+  Model& m;
+  ModelCollective(Model& model, const SessionOptions& opt) : m(model) {
+    m.set_collective(opt.collective, opt.observer);
+  }
+  ~ModelCollective() { m.set_collective(nullptr); }
+  ModelCollective(const ModelCollective&) = delete;
+  ModelCollective& operator=(const ModelCollective&) = delete;
+};
+
+}  // namespace
+
 const Dataset& Session::primed(StreamFeed& feed) {
   feed.prime();
   return feed.data();
@@ -30,11 +46,7 @@ std::unique_ptr<Session::HeldRows> Session::held_rows(Estimator& est, StreamFeed
   // every rank starts from the chief's estimator (whether its cuts exist
   // decides what the ranks exchange while reading)
   if (opt.collective != nullptr) broadcast_estimator(est, *opt.collective, 0);
-  struct CollectiveGuard {
-    Model& m;
-    ~CollectiveGuard() { m.set_collective(nullptr); }
-  } collective_guard{est.model()};
-  est.model().set_collective(opt.collective, opt.observer);
+  const ModelCollective collective_guard(est.model(), opt);
   auto held = std::make_unique<HeldRows>();
   // the feed's batches, window after window, each window bound and its
   // labels and weights checked; the second pass keeps them
@@ -57,11 +69,7 @@ std::unique_ptr<Session::HeldRows> Session::held_rows(Estimator& est, StreamFeed
       const Dataset& d = feed.data();
       if (feed.take_refilled() || binding == nullptr) {
         binding = bind_checked(est, d, &feed);
-        if (d.labels == nullptr)
-          throw std::invalid_argument(
-              "`input_fn` has no response: training and evaluation need one (set `response`)");
-        est.head().check_labels(d.labels, d.n, d.label_width);
-        if (d.weights != nullptr) check_weights(d);
+        check_labels(est.head(), d);
       }
       const std::int64_t off = feed.offset();
       rows.resize(static_cast<std::size_t>(count));
@@ -124,12 +132,8 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
       binding_(held_ ? std::make_unique<FeatureSet::Binding>() : bind_checked(est, data, feed)),
       metrics_((est.model().bind_mode(opt.mode), est.head().new_metrics())) {
   const Head& head = est.head();
-  if (opt.mode != Mode::Predict) {
-    if (data.labels == nullptr)
-      throw std::invalid_argument(
-          "`input_fn` has no response: training and evaluation need one (set `response`)");
-    check_window_labels(data);
-  }
+  // (held rows: checked window by window as they were read)
+  if (opt.mode != Mode::Predict && held_ == nullptr) check_labels(head, data);
   if (feed == nullptr && opt.mode == Mode::Predict && opt.num_epochs < 0)
     throw std::invalid_argument(
         "predict() needs an `input_fn` with a finite `num_epochs` (got NULL, which repeats "
@@ -167,11 +171,7 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
   }
   if (opt.observer && opt.collective == nullptr)
     throw std::invalid_argument("internal: an observing session needs a collective");
-  struct CollectiveGuard {
-    Model& m;
-    ~CollectiveGuard() { m.set_collective(nullptr); }
-  } collective_guard{est.model()};
-  est.model().set_collective(opt.collective, opt.observer);
+  const ModelCollective collective_guard(est.model(), opt);
   est.model().begin_session(*binding_, opt.observer ? 0 : data.n, block_.get(), opt.mode,
                             opt.threads);
   workspace_ = est.model().new_workspace(batch_, work_rows, opt.threads);
@@ -454,7 +454,7 @@ int Session::next_streamed() {
   if (feed_->take_refilled()) {
     binding_ = bind_checked(est_, data_, feed_);
     est_.model().features().ensure_capacity(*binding_, work_rows_, batch_);
-    if (opt_.mode != Mode::Predict) check_window_labels(data_);
+    if (opt_.mode != Mode::Predict) check_labels(est_.head(), data_);
     est_.model().rows_replaced(*workspace_);
     gathered_whole_ = false;
   }
@@ -474,9 +474,11 @@ std::unique_ptr<FeatureSet::Binding> Session::bind_checked(Estimator& est, const
   }
 }
 
-void Session::check_window_labels(const Dataset& data) const {
-  if (data.labels == nullptr) return;
-  est_.head().check_labels(data.labels, data.n, data.label_width);
+void Session::check_labels(const Head& head, const Dataset& data) {
+  if (data.labels == nullptr)
+    throw std::invalid_argument(
+        "`input_fn` has no response: training and evaluation need one (set `response`)");
+  head.check_labels(data.labels, data.n, data.label_width);
   if (data.weights != nullptr) check_weights(data);
 }
 

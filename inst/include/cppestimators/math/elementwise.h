@@ -10,6 +10,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace cppestimators {
 namespace elementwise {
@@ -327,48 +328,12 @@ struct Compare {
     da = T(0), db = T(0);
   }
 };
-struct EqualTo {
-  template <class T>
-  bool operator()(T a, T b) const {
-    return a == b;
-  }
-};
-struct NotEqualTo {
-  template <class T>
-  bool operator()(T a, T b) const {
-    return a != b;
-  }
-};
-struct GreaterThan {
-  template <class T>
-  bool operator()(T a, T b) const {
-    return a > b;
-  }
-};
-struct GreaterEqualTo {
-  template <class T>
-  bool operator()(T a, T b) const {
-    return a >= b;
-  }
-};
-struct LessThan {
-  template <class T>
-  bool operator()(T a, T b) const {
-    return a < b;
-  }
-};
-struct LessEqualTo {
-  template <class T>
-  bool operator()(T a, T b) const {
-    return a <= b;
-  }
-};
-using Equal = Compare<EqualTo>;
-using NotEqual = Compare<NotEqualTo>;
-using Greater = Compare<GreaterThan>;
-using GreaterEqual = Compare<GreaterEqualTo>;
-using Less = Compare<LessThan>;
-using LessEqual = Compare<LessEqualTo>;
+using Equal = Compare<std::equal_to<>>;
+using NotEqual = Compare<std::not_equal_to<>>;
+using Greater = Compare<std::greater<>>;
+using GreaterEqual = Compare<std::greater_equal<>>;
+using Less = Compare<std::less<>>;
+using LessEqual = Compare<std::less_equal<>>;
 
 }  // namespace elementwise
 }  // namespace cppestimators

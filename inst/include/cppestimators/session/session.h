@@ -241,7 +241,8 @@ class Session {
   static std::unique_ptr<FeatureSet::Binding> bind_checked(Estimator& est, const Dataset& data,
                                                            const StreamFeed* feed);
 
-  void check_window_labels(const Dataset& data) const;
+  // The data's labels (there must be some: a response) and weights, checked.
+  static void check_labels(const Head& head, const Dataset& data);
 
   void gather_labels(int rows);
 
