@@ -100,6 +100,7 @@
 #include "model/heads/regression.cpp"
 #include "model/hist_boosted_trees.cpp"
 #include "model/layers/activation.cpp"
+#include "model/layers/input_layer.cpp"
 #include "model/linear_model.cpp"
 #include "model/mode.cpp"
 #include "model/model.cpp"

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 #include <stdexcept>
 
-#include <cppestimators/features/feature_set.h>
-#include <cppestimators/features/transform.h>
 #include <cppestimators/math/gemm.h>
 #include <cppestimators/parallel.h>
 
@@ -25,37 +22,11 @@ DnnModel::DnnModel(const Spec& spec, int units)
   if (hidden_.empty()) throw std::invalid_argument("hidden_units must not be empty");
   if (!(dropout_ >= 0.0 && dropout_ < 1.0))
     throw std::invalid_argument("dropout must be in [0, 1)");
-  const std::string input_scope = "dnn/input_from_feature_columns/input_layer/";
-  for (std::size_t i = 0; i < features_.size(); ++i) {
-    const FeatureTransform& c = features_.column(i);
-    if (!uses(c.name())) continue;
-    Input in;
-    in.column = static_cast<int>(i);
-    in.offset = input_width_;
-    if (c.role() == ColumnRole::Dense) {
-      in.kind = Input::Dense;
-      in.width = c.dense_width();
-      in.source = features_.dense_offset(i);
-    } else if (c.role() == ColumnRole::Embedding) {
-      const EmbeddingParams& ep = *c.embedding();
-      Parameter table = Parameter::single(input_scope + c.name() + "/embedding_weights",
-                                          {static_cast<int>(c.num_buckets()), ep.dimension});
-      table.init = Init::TruncatedNormal;
-      table.init_scale = ep.init_stddev;
-      table.trainable = ep.trainable;
-      in.kind = Input::Embedded;
-      in.width = ep.dimension;
-      in.source = features_.sparse_slot(i);
-      in.lookup = std::make_shared<EmbeddingLookup>(ep, &add(std::move(table)));
-    } else {  // bucketized (one-hot) or indicator (multi-hot)
-      in.kind = Input::Hot;
-      in.width = static_cast<int>(c.num_buckets());
-      in.source = features_.sparse_slot(i);
-    }
-    input_width_ += in.width;
-    inputs_.push_back(in);
-  }
-  int fan_in = input_width_;
+  for (std::size_t i = 0; i < features_.size(); ++i)
+    if (uses(features_.column(i).name()))
+      input_.append(features_, i, "dnn/input_from_feature_columns/input_layer/",
+                    [this](Parameter p) -> Parameter& { return add(std::move(p)); });
+  int fan_in = input_.width();
   for (std::size_t k = 0; k <= hidden_.size(); ++k) {
     const bool logits = k == hidden_.size();
     const int out = logits ? units_ : hidden_[k];
@@ -79,8 +50,9 @@ std::unique_ptr<Workspace> DnnModel::new_workspace(const FeatureBatch& batch, in
   auto ws = std::make_unique<Work>();
   ws->threads = std::max(1, threads);
   const std::size_t rows = static_cast<std::size_t>(max_rows);
-  ws->x.assign(rows * input_width_, 0.0f);
-  ws->dx.assign(has_trainable_embedding() ? rows * input_width_ : 0, 0.0f);
+  const std::size_t width = static_cast<std::size_t>(input_.width());
+  ws->x.assign(rows * width, 0.0f);
+  ws->dx.assign(input_.has_trainable_embedding() ? rows * width : 0, 0.0f);
   for (std::size_t k = 0; k < hidden_.size(); ++k) {
     const std::size_t h = static_cast<std::size_t>(hidden_[k]);
     ws->z.emplace_back(rows * h, 0.0f);
@@ -88,7 +60,7 @@ std::unique_ptr<Workspace> DnnModel::new_workspace(const FeatureBatch& batch, in
     ws->out.emplace_back(dropout_ > 0.0 ? rows * h * act_.width_factor() : 0, 0.0f);
     ws->kept.emplace_back(dropout_ > 0.0 ? rows * h * act_.width_factor() : 0, 0);
   }
-  std::size_t widest = static_cast<std::size_t>(std::max(units_, input_width_));
+  std::size_t widest = static_cast<std::size_t>(std::max(units_, input_.width()));
   for (int h : hidden_)
     widest = std::max(widest, static_cast<std::size_t>(h) * act_.width_factor());
   ws->da.assign(rows * widest, 0.0f);
@@ -98,13 +70,7 @@ std::unique_ptr<Workspace> DnnModel::new_workspace(const FeatureBatch& batch, in
     ws->gw.emplace_back(kernels_[k]->value.size(), 0.0f);
     ws->gb.emplace_back(biases_[k]->value.size(), 0.0f);
   }
-  ws->emb.resize(inputs_.size());
-  for (std::size_t i = 0; i < inputs_.size(); ++i) {
-    const Input& in = inputs_[i];
-    if (in.kind != Input::Embedded) continue;
-    in.lookup->reserve(ws->emb[i].scratch, batch.sparse[static_cast<std::size_t>(in.source)]);
-    ws->emb[i].values.assign(rows * in.width, 0.0f);
-  }
+  input_.reserve(ws->input, batch, max_rows);
   ws->grads.reserve(params_.size());
   return ws;
 }
@@ -112,9 +78,9 @@ std::unique_ptr<Workspace> DnnModel::new_workspace(const FeatureBatch& batch, in
 void DnnModel::forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const {
   Work& ws = static_cast<Work&>(base);
   const int rows = batch.rows;
-  build_input(batch, ws);
+  input_.forward(batch, nullptr, ws.x.data(), static_cast<std::size_t>(input_.width()), ws.input);
   const float* prev = ws.x.data();
-  int fan_in = input_width_;
+  int fan_in = input_.width();
   for (std::size_t k = 0; k < hidden_.size(); ++k) {
     const int h = hidden_[k];
     dense(prev, rows, fan_in, k, ws.z[k].data(), ws, ws.a[k].data());
@@ -144,7 +110,7 @@ const std::vector<Gradient>& DnnModel::backward(const FeatureBatch& batch, const
   const float* dz = dlogits;
   int out = units_;
   for (std::size_t k = kernels_.size(); k-- > 0;) {
-    const int fan_in = k == 0 ? input_width_ : hidden_[k - 1] * act_.width_factor();
+    const int fan_in = k == 0 ? input_.width() : hidden_[k - 1] * act_.width_factor();
     const float* in = k == 0 ? ws.x.data() : layer_output(ws, k - 1);
     const int threads = threads_for(ws, rows, fan_in, out);
     // the kernel's gradient X^T dZ, its columns (or, for narrow layers, its
@@ -204,60 +170,14 @@ const std::vector<Gradient>& DnnModel::backward(const FeatureBatch& batch, const
     out = h;
   }
   // embeddings: the gradient of their slice of the input
-  for (std::size_t i = 0; i < inputs_.size(); ++i) {
-    const Input& in = inputs_[i];
-    if (in.kind != Input::Embedded || !in.lookup->trainable()) continue;
-    EmbeddedWork& e = ws.emb[i];
-    for (int r = 0; r < rows; ++r)
-      std::memcpy(e.values.data() + static_cast<std::size_t>(r) * in.width,
-                  ws.dx.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
-                  in.width * sizeof(float));
-    ws.grads.emplace_back();
-    in.lookup->backward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch,
-                        e.values.data(), ws.grads.back());
-  }
+  if (!ws.dx.empty())
+    input_.backward(batch, nullptr, ws.dx.data(), static_cast<std::size_t>(input_.width()),
+                    ws.input, ws.grads);
   return ws.grads;
-}
-
-bool DnnModel::has_trainable_embedding() const {
-  for (const Input& in : inputs_)
-    if (in.kind == Input::Embedded && in.lookup->trainable()) return true;
-  return false;
 }
 
 const float* DnnModel::layer_output(const Work& ws, std::size_t k) {
   return ws.last_dropout ? ws.out[k].data() : ws.a[k].data();
-}
-
-void DnnModel::build_input(const FeatureBatch& batch, Work& ws) const {
-  const int rows = batch.rows;
-  std::fill(ws.x.begin(), ws.x.begin() + static_cast<std::ptrdiff_t>(rows) * input_width_, 0.0f);
-  for (std::size_t i = 0; i < inputs_.size(); ++i) {
-    const Input& in = inputs_[i];
-    if (in.kind == Input::Dense) {
-      for (int r = 0; r < rows; ++r) {
-        const float* src = batch.dense_rows != nullptr
-                               ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
-                               : batch.dense_block->row(batch.dense_index[r]);
-        std::memcpy(ws.x.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
-                    src + in.source, in.width * sizeof(float));
-      }
-    } else if (in.kind == Input::Hot) {
-      const SparseIds& ids = batch.sparse[static_cast<std::size_t>(in.source)];
-      for (int r = 0; r < rows; ++r)
-        for (int k = ids.begin(r); k < ids.end(r); ++k)
-          ws.x[static_cast<std::size_t>(r) * input_width_ + in.offset +
-               static_cast<std::size_t>(ids.id(k))] += ids.weight(k);
-    } else {
-      EmbeddedWork& e = ws.emb[i];
-      in.lookup->forward(batch.sparse[static_cast<std::size_t>(in.source)], e.scratch,
-                         e.values.data());
-      for (int r = 0; r < rows; ++r)
-        std::memcpy(ws.x.data() + static_cast<std::size_t>(r) * input_width_ + in.offset,
-                    e.values.data() + static_cast<std::size_t>(r) * in.width,
-                    in.width * sizeof(float));
-    }
-  }
 }
 
 void DnnModel::dense(const float* in, int rows, int fan_in, std::size_t k, float* out,

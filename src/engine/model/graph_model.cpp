@@ -64,8 +64,8 @@ struct GraphModel::Work : Workspace {
   std::vector<float> scratch;  // a float input layer read into T values
   std::vector<std::vector<float>> pgrad;
   std::vector<Gradient> grads;
-  std::vector<char> reached;      // the variables the last backward pass reached
-  std::vector<EmbeddedWork> emb;  // per column of the model (embedding columns only)
+  std::vector<char> reached;  // the variables the last backward pass reached
+  InputLayer::Scratch input;  // the model's input columns
   int rows = 0;
 };
 
@@ -79,32 +79,9 @@ GraphModel::GraphModel(const Spec& spec, int units) : Model(spec, units) {
     while (i < features_.size() && features_.column(i).name() != name) ++i;
     if (i == features_.size())
       throw std::invalid_argument("internal: no feature column '" + name + "'");
-    const FeatureTransform& c = features_.column(i);
-    Column col;
-    if (c.role() == ColumnRole::Dense) {
-      col.kind = Column::Dense;
-      col.width = c.dense_width();
-      col.source = features_.dense_offset(i);
-    } else if (c.role() == ColumnRole::Indicator || c.role() == ColumnRole::Categorical) {
-      // indicator columns (multi-hot), and bucketized ones (one-hot), as a
-      // DNN's input layer reads them; require_dense() refused the others
-      col.kind = Column::Hot;
-      col.width = static_cast<int>(c.num_buckets());
-      col.source = features_.sparse_slot(i);
-    } else {
-      // an embedding column: its table, named as TF's input_layer() names it
-      const EmbeddingParams& ep = *c.embedding();
-      Parameter table = Parameter::single("input_layer/" + c.name() + "/embedding_weights",
-                                          {static_cast<int>(c.num_buckets()), ep.dimension});
-      table.init = Init::TruncatedNormal;
-      table.init_scale = ep.init_stddev;
-      table.trainable = ep.trainable;
-      col.kind = Column::Embedded;
-      col.width = ep.dimension;
-      col.source = features_.sparse_slot(i);
-      col.lookup = std::make_shared<EmbeddingLookup>(ep, &add(std::move(table)));
-    }
-    columns_.push_back(col);
+    // an embedding column's table named as TF's input_layer() names it
+    input_.append(features_, i, "input_layer/",
+                  [this](Parameter p) -> Parameter& { return add(std::move(p)); });
   }
   for (const Spec& v : spec.children("variables")) {
     Parameter& p = add(graph_variable(v));
@@ -129,9 +106,9 @@ void GraphModel::install(const Spec& graph_spec) {
     if (n.op == Op::Input) {
       std::int64_t width = 0;
       for (int c : n.columns) {
-        const Column& col = columns_[static_cast<std::size_t>(c)];
+        const InputLayer::Column& col = input_.column(static_cast<std::size_t>(c));
         width += col.width;
-        if (col.kind != Column::Embedded) continue;
+        if (col.kind != InputLayer::Column::Embedded) continue;
         // its gradient flows from this input node to the table
         trains[i] = trains[i] || col.lookup->trainable();
         for (std::size_t j = 0; j < i; ++j)
@@ -203,15 +180,8 @@ std::unique_ptr<Workspace> GraphModel::new_workspace(const FeatureBatch& batch, 
     ws->pgrad.resize(vars_.size());
     for (std::size_t v = 0; v < vars_.size(); ++v)
       if (vars_[v]->trainable) ws->pgrad[v].assign(vars_[v]->value.size(), 0.0f);
-    ws->grads.reserve(vars_.size() + columns_.size());
-    ws->emb.resize(columns_.size());
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-      const Column& col = columns_[c];
-      if (col.kind != Column::Embedded) continue;
-      col.lookup->reserve(ws->emb[c].scratch, batch.sparse[static_cast<std::size_t>(col.source)]);
-      ws->emb[c].values.assign(static_cast<std::size_t>(std::max(1, max_rows)) * col.width, 0.0f);
-      ws->emb[c].grad.assign(static_cast<std::size_t>(std::max(1, max_rows)) * col.width, 0.0f);
-    }
+    ws->grads.reserve(vars_.size() + input_.size());
+    input_.reserve(ws->input, batch, max_rows);
   };
   if (double_) {
     auto ws = std::make_unique<Work<double>>();
@@ -225,47 +195,16 @@ std::unique_ptr<Workspace> GraphModel::new_workspace(const FeatureBatch& batch, 
 
 template <class T>
 void GraphModel::fill_input_t(const Node& n, const FeatureBatch& batch, T* x,
-                              std::vector<float>& scratch, std::vector<EmbeddedWork>& emb) const {
-  const int rows = batch.rows;
+                              std::vector<float>& scratch, InputLayer::Scratch& input) const {
   const std::size_t width = static_cast<std::size_t>(n.shape[1]);
-  float* out;
+  const std::size_t m = width * static_cast<std::size_t>(batch.rows);
   if constexpr (std::is_same<T, float>::value) {
-    out = x;
-  } else {
-    if (scratch.size() < width * static_cast<std::size_t>(rows)) scratch.resize(width * rows);
-    out = scratch.data();
+    input_.forward(batch, &n.columns, x, width, input);
+  } else {  // the layer's float values, then as T
+    if (scratch.size() < m) scratch.resize(m);
+    input_.forward(batch, &n.columns, scratch.data(), width, input);
+    std::copy(scratch.data(), scratch.data() + m, x);
   }
-  std::fill(out, out + width * static_cast<std::size_t>(rows), 0.0f);
-  std::size_t offset = 0;
-  for (int ci : n.columns) {
-    const Column& c = columns_[static_cast<std::size_t>(ci)];
-    if (c.kind == Column::Dense) {
-      for (int r = 0; r < rows; ++r) {
-        const float* src = batch.dense_rows != nullptr
-                               ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
-                               : batch.dense_block->row(batch.dense_index[r]);
-        std::memcpy(out + static_cast<std::size_t>(r) * width + offset, src + c.source,
-                    static_cast<std::size_t>(c.width) * sizeof(float));
-      }
-    } else if (c.kind == Column::Embedded) {
-      EmbeddedWork& e = emb[static_cast<std::size_t>(ci)];
-      c.lookup->forward(batch.sparse[static_cast<std::size_t>(c.source)], e.scratch,
-                        e.values.data());
-      for (int r = 0; r < rows; ++r)
-        std::memcpy(out + static_cast<std::size_t>(r) * width + offset,
-                    e.values.data() + static_cast<std::size_t>(r) * c.width,
-                    static_cast<std::size_t>(c.width) * sizeof(float));
-    } else {
-      const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.source)];
-      for (int r = 0; r < rows; ++r)
-        for (int k = ids.begin(r); k < ids.end(r); ++k)
-          out[static_cast<std::size_t>(r) * width + offset + static_cast<std::size_t>(ids.id(k))] +=
-              ids.weight(k);
-    }
-    offset += static_cast<std::size_t>(c.width);
-  }
-  if constexpr (!std::is_same<T, float>::value)
-    for (std::size_t e = 0; e < width * static_cast<std::size_t>(rows); ++e) x[e] = out[e];
 }
 
 void GraphModel::forward(const FeatureBatch& batch, Mode, Workspace& base, float* logits) const {
@@ -289,7 +228,7 @@ void GraphModel::forward_t(const FeatureBatch& batch, Work<T>& ws, float* logits
     const Node& n = g.nodes[i];
     T* y = ws.tape.val[i].data();
     if (n.op == Op::Input) {
-      fill_input_t(n, batch, y, ws.scratch, ws.emb);
+      fill_input_t(n, batch, y, ws.scratch, ws.input);
     } else if (n.op == Op::Variable) {
       const std::vector<float>& v = vars_[static_cast<std::size_t>(n.param)]->value;
       std::copy(v.begin(), v.end(), y);
@@ -376,24 +315,8 @@ const std::vector<Gradient>& GraphModel::backward_t(const FeatureBatch& batch, c
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.op != Op::Input || !g.model_grad[i]) continue;
-    const T* d = ws.tape.grad[i].data();
-    const std::size_t width = static_cast<std::size_t>(n.shape[1]);
-    std::size_t offset = 0;
-    for (int ci : n.columns) {
-      const Column& c = columns_[static_cast<std::size_t>(ci)];
-      const std::size_t w = static_cast<std::size_t>(c.width);
-      if (c.kind == Column::Embedded && c.lookup->trainable()) {
-        EmbeddedWork& e = ws.emb[static_cast<std::size_t>(ci)];
-        for (int r = 0; r < rows; ++r)
-          for (std::size_t k = 0; k < w; ++k)
-            e.grad[static_cast<std::size_t>(r) * w + k] =
-                static_cast<float>(d[static_cast<std::size_t>(r) * width + offset + k]);
-        ws.grads.emplace_back();
-        c.lookup->backward(batch.sparse[static_cast<std::size_t>(c.source)], e.scratch,
-                           e.grad.data(), ws.grads.back());
-      }
-      offset += w;
-    }
+    input_.backward(batch, &n.columns, ws.tape.grad[i].data(), static_cast<std::size_t>(n.shape[1]),
+                    ws.input, ws.grads);
   }
   return ws.grads;
 }

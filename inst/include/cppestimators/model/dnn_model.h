@@ -12,8 +12,8 @@
 
 #include "../features/feature_batch.h"
 #include "../spec.h"
-#include "embedding_lookup.h"
 #include "layers/activation.h"
+#include "layers/input_layer.h"
 #include "mode.h"
 #include "model.h"
 #include "parameter.h"
@@ -26,7 +26,7 @@ class DnnModel : public Model {
 
   std::string kind() const override;
   std::vector<std::string> groups() const override;
-  int input_width() const { return input_width_; }
+  int input_width() const { return input_.width(); }
 
   std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
                                            int threads) const override;
@@ -37,30 +37,16 @@ class DnnModel : public Model {
                                         Workspace& base) override;
 
  private:
-  struct Input {
-    enum Kind { Dense, Hot, Embedded } kind = Dense;
-    int column = 0, offset = 0, width = 0;
-    int source = 0;  // offset in the batch's dense block, or its sparse slot
-    std::shared_ptr<EmbeddingLookup> lookup;
-  };
-  struct EmbeddedWork {
-    EmbeddingLookup::Scratch scratch;
-    std::vector<float> values;
-  };
   struct Work : Workspace {
     std::vector<float> x, dx, da, dz, dz2;
     std::vector<std::vector<float>> z, a, out, gw, gb;
     std::vector<std::vector<unsigned char>> kept;  // dropout: which outputs were kept
-    std::vector<EmbeddedWork> emb;
+    InputLayer::Scratch input;
     std::vector<Gradient> grads;
     bool last_dropout = false;
   };
 
-  bool has_trainable_embedding() const;
   static const float* layer_output(const Work& ws, std::size_t k);
-
-  // The input layer of the batch into ws.x (rows x input_width).
-  void build_input(const FeatureBatch& batch, Work& ws) const;
 
   // out = in W_k + b_k, rows split over threads when the product is large;
   // each row starts as the bias and the product is added to it
@@ -76,8 +62,7 @@ class DnnModel : public Model {
   Activation act_;
   double dropout_;
   std::vector<int> hidden_;
-  std::vector<Input> inputs_;
-  int input_width_ = 0;
+  InputLayer input_;
   std::vector<Parameter*> kernels_, biases_;
 };
 

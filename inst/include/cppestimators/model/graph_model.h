@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "embedding_lookup.h"
 #include "graph/graph.h"
 #include "graph/graph_exec.h"
 #include "heads/head.h"
+#include "layers/input_layer.h"
 #include "model.h"
 
 namespace cppestimators {
@@ -54,16 +54,6 @@ class GraphModel : public Model {
   std::unique_ptr<Head> make_head();
 
  private:
-  struct Column {
-    enum Kind { Dense, Hot, Embedded } kind = Dense;
-    int width = 0, source = 0;
-    std::shared_ptr<EmbeddingLookup> lookup;  // embedding columns: their table
-  };
-  // An embedding column's lookup work in a workspace.
-  struct EmbeddedWork {
-    EmbeddingLookup::Scratch scratch;
-    std::vector<float> values, grad;
-  };
   static int index(Mode m) { return static_cast<int>(m); }
   template <class T>
   struct Work;
@@ -74,9 +64,9 @@ class GraphModel : public Model {
                                           Work<T>& ws);
   template <class T>
   void fill_input_t(const graph::Node& n, const FeatureBatch& batch, T* x,
-                    std::vector<float>& scratch, std::vector<EmbeddedWork>& emb) const;
+                    std::vector<float>& scratch, InputLayer::Scratch& input) const;
 
-  std::vector<Column> columns_;
+  InputLayer input_;  // the columns of the spec, in its order
   std::vector<Parameter*> vars_;
   std::vector<std::string> var_names_;
   std::array<std::unique_ptr<graph::Graph>, 3> graphs_;
