@@ -101,6 +101,10 @@ cpp_graph_install <- function(est, graph) {
     invisible(.Call(`_cppestimators_cpp_graph_install`, est, graph))
 }
 
+cpp_input_widths <- function(columns) {
+    .Call(`_cppestimators_cpp_input_widths`, columns)
+}
+
 cpp_estimator_copy_state <- function(to, from) {
     .Call(`_cppestimators_cpp_estimator_copy_state`, to, from)
 }

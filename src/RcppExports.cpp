@@ -291,6 +291,16 @@ RcppExport SEXP _cppestimators_cpp_graph_install(SEXP estSEXP, SEXP graphSEXP) {
   return R_NilValue;
   END_RCPP
 }
+// cpp_input_widths
+Rcpp::IntegerVector cpp_input_widths(Rcpp::List columns);
+RcppExport SEXP _cppestimators_cpp_input_widths(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_input_widths(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_estimator_copy_state
 int cpp_estimator_copy_state(SEXP to, SEXP from);
 RcppExport SEXP _cppestimators_cpp_estimator_copy_state(SEXP toSEXP, SEXP fromSEXP) {
@@ -920,6 +930,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
     {"_cppestimators_cpp_graph_install", (DL_FUNC)&_cppestimators_cpp_graph_install, 2},
+    {"_cppestimators_cpp_input_widths", (DL_FUNC)&_cppestimators_cpp_input_widths, 1},
     {"_cppestimators_cpp_estimator_copy_state", (DL_FUNC)&_cppestimators_cpp_estimator_copy_state,
      2},
     {"_cppestimators_cpp_estimator_decode_partial",

@@ -8,7 +8,12 @@
 
 #include "r_stream.h"
 
-using namespace cppestimators;
+using cppestimators::Chunk;
+using cppestimators::ChunkColumn;
+using cppestimators::ColumnType;
+using cppestimators::csv_reader_from_r;
+using cppestimators::CsvReader;
+using cppestimators::CsvType;
 
 namespace {
 

@@ -15,7 +15,8 @@
 
 #include "glue.h"
 
-using namespace cppestimators;
+using cppestimators::Collective;
+using cppestimators::StepExchange;
 
 namespace {
 

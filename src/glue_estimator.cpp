@@ -13,7 +13,24 @@
 #include "glue.h"
 #include "r_data.h"
 
-using namespace cppestimators;
+using cppestimators::BoostedTreesModel;
+using cppestimators::CheckpointData;
+using cppestimators::CheckpointManager;
+using cppestimators::decode_checkpoint;
+using cppestimators::Estimator;
+using cppestimators::estimator_of;
+using cppestimators::EstimatorSpec;
+using cppestimators::HistBoostedTreesModel;
+using cppestimators::latest_checkpoint;
+using cppestimators::read_checkpoint_file;
+using cppestimators::restore;
+using cppestimators::snapshot;
+using cppestimators::spec_from_r;
+using cppestimators::tensor_to_r;
+using cppestimators::TensorValue;
+using cppestimators::VariableRef;
+namespace trees = cppestimators::trees;
+using cppestimators::write_checkpoint_file;
 
 // R's estimator spec: list(model = <spec>, head, head_n, optimizers =
 // list(<spec>, ...), seed); see R/engine.R.

@@ -9,7 +9,11 @@
 #include <map>
 #include <memory>
 
-using namespace cppestimators;
+using cppestimators::EventFileSink;
+using cppestimators::EventTail;
+using cppestimators::read_scalar_events;
+using cppestimators::read_scalar_events_from;
+using cppestimators::ScalarEvent;
 
 // Writes one event of scalars (evaluation metrics) into a directory's
 // event file; returns the file's path.

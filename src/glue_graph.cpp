@@ -7,12 +7,24 @@
 #include <string>
 
 #include <cppestimators/io/checkpoint.h>
+#include <cppestimators/features/feature_set.h>
 #include <cppestimators/model/graph_model.h>
+#include <cppestimators/model/layers/input_layer.h>
 
 #include "glue.h"
 #include "r_data.h"
 
-using namespace cppestimators;
+using cppestimators::CheckpointData;
+using cppestimators::decode_checkpoint;
+using cppestimators::Estimator;
+using cppestimators::estimator_of;
+using cppestimators::FeatureSet;
+using cppestimators::GraphModel;
+using cppestimators::InputLayer;
+using cppestimators::read_checkpoint_file;
+using cppestimators::Spec;
+using cppestimators::spec_from_r;
+using cppestimators::VariableRef;
 
 // [[Rcpp::export(rng = false)]]
 void cpp_graph_install(SEXP est, Rcpp::List graph) {
@@ -20,6 +32,27 @@ void cpp_graph_install(SEXP est, Rcpp::List graph) {
   auto* model = dynamic_cast<GraphModel*>(&e.model());
   if (model == nullptr) Rcpp::stop("internal: not a custom estimator's engine");
   model->install(spec_from_r(graph));
+}
+
+// The width of each column (engine column specs, R/engine.R) in an input
+// layer, as the model will read it (InputLayer::width_of()); NA for a
+// categorical column, which has no dense view.
+// [[Rcpp::export(rng = false)]]
+Rcpp::IntegerVector cpp_input_widths(Rcpp::List columns) {
+  std::vector<Spec> specs;
+  std::vector<std::string> names;
+  for (R_xlen_t i = 0; i < columns.size(); ++i) {
+    specs.push_back(spec_from_r(columns[i]));
+    names.push_back(specs.back().str("name"));
+  }
+  const FeatureSet features(specs);  // sorted by name
+  Rcpp::IntegerVector out(columns.size(), NA_INTEGER);
+  for (std::size_t c = 0; c < features.size(); ++c) {
+    const int w = InputLayer::width_of(features.column(c));
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == features.column(c).name() && w >= 0) out[static_cast<R_xlen_t>(i)] = w;
+  }
+  return out;
 }
 
 // Copies every variable of `from` that `to` holds with the same name and

@@ -8,7 +8,11 @@
 #include <cppestimators/model/optimizers/registry.h>
 #include <cppestimators/model/registry.h>
 
-using namespace cppestimators;
+using cppestimators::column_registry;
+using cppestimators::head_registry;
+using cppestimators::hook_registry;
+using cppestimators::model_registry;
+using cppestimators::optimizer_registry;
 
 // family: "column", "head", "optimizer", "model" or "hook".
 // [[Rcpp::export(rng = false)]]

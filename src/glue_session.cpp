@@ -18,7 +18,38 @@
 #include "r_services.h"
 #include "r_stream.h"
 
-using namespace cppestimators;
+using cppestimators::block_of;
+using cppestimators::BlockBox;
+using cppestimators::box_of;
+using cppestimators::Collective;
+using cppestimators::Dataset;
+using cppestimators::dataset_from_r;
+using cppestimators::DenseBlock;
+using cppestimators::DenseRows;
+using cppestimators::Estimator;
+using cppestimators::estimator_of;
+using cppestimators::evaluation_results;
+using cppestimators::FeatureSet;
+using cppestimators::FeedColumns;
+using cppestimators::Head;
+using cppestimators::History;
+using cppestimators::Hook;
+using cppestimators::LoopOutcome;
+using cppestimators::MetricList;
+using cppestimators::Mode;
+using cppestimators::Pipeline;
+using cppestimators::RHookEnv;
+using cppestimators::RServices;
+using cppestimators::Session;
+using cppestimators::SessionBox;
+using cppestimators::SessionOptions;
+using cppestimators::Spec;
+using cppestimators::StreamFeed;
+namespace gemm = cppestimators::gemm;
+using cppestimators::make_hooks;
+using cppestimators::mode_of;
+using cppestimators::pipeline_from_r;
+using cppestimators::resolve_fetches;
 
 namespace {
 // The kernel named "auto" (the widest this CPU runs), "avx512", "avx2" or

@@ -21,7 +21,23 @@
 #include "r_data.h"
 #include "r_stream.h"
 
-using namespace cppestimators;
+using cppestimators::append_rows;
+using cppestimators::Chunk;
+using cppestimators::chunk_column_to_r;
+using cppestimators::csv_reader_from_r;
+using cppestimators::CsvReader;
+using cppestimators::example_spec_from_r;
+using cppestimators::FeatureSpec;
+using cppestimators::FeedColumns;
+using cppestimators::Pipeline;
+using cppestimators::pipeline_from_r;
+using cppestimators::r_source_stream_from_r;
+using cppestimators::RowStream;
+using cppestimators::same_schema;
+using cppestimators::shape_like;
+using cppestimators::SourceEnv;
+using cppestimators::Spec;
+using cppestimators::StreamFeed;
 
 namespace {
 

@@ -16,7 +16,14 @@
 
 #include "r_stream.h"
 
-using namespace cppestimators;
+using cppestimators::Chunk;
+using cppestimators::ExampleEncoder;
+using cppestimators::ExampleReader;
+using cppestimators::FeatureKind;
+using cppestimators::FeatureSpec;
+namespace event_detail = cppestimators::event_detail;
+using cppestimators::example_spec_from_r;
+using cppestimators::write_file_atomic;
 
 namespace {
 

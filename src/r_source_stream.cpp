@@ -35,7 +35,13 @@
 #include "r_stream.h"
 #include "r_utils.h"
 
-using namespace cppestimators;
+using cppestimators::call_r;
+using cppestimators::Chunk;
+using cppestimators::ChunkColumn;
+using cppestimators::column_type_name;
+using cppestimators::ColumnType;
+using cppestimators::kNaInteger;
+using cppestimators::RowStream;
 
 namespace {
 

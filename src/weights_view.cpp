@@ -15,7 +15,11 @@
 
 #include "glue.h"
 
-using namespace cppestimators;
+using cppestimators::CheckpointData;
+using cppestimators::encode_checkpoint;
+using cppestimators::Estimator;
+using cppestimators::estimator_of;
+using cppestimators::snapshot;
 
 namespace {
 

@@ -14,7 +14,9 @@ namespace cppestimators {
 
 namespace {
 
-using namespace detail;
+using detail::kCkptHeaderBytes;
+using detail::load_u32;
+using detail::load_u64;
 
 std::string shape_string(const std::vector<std::int64_t>& shape) {
   std::string s = "[";

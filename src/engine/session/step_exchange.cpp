@@ -114,7 +114,7 @@ const char* skip(LittleEndianReader& in, std::uint64_t count, std::size_t width,
 }
 
 PartView read_part(const std::string& bytes) {
-  LittleEndianReader in(bytes.data(), bytes.size());
+  detail::LittleEndianReader in(bytes.data(), bytes.size());
   PartView v;
   try {
     v.head = read_head(in);
@@ -180,8 +180,6 @@ void check_same_shape(const PartView& a, const PartView& b, std::size_t rank) {
 
 }  // namespace step_bytes
 
-using namespace step_bytes;
-
 std::string StepExchange::pack(const RoundHead& head, const float* losses, std::size_t n_losses,
                                const StepStats& stats,
                                const std::vector<Parameter*>& params) const {
@@ -192,44 +190,44 @@ std::string StepExchange::pack(const RoundHead& head, const float* losses, std::
       bytes += 24 + (g.sparse ? g.count * (8 + 4 * g.param->row_width) : 4 * g.param->value.size());
   if (stats.sums != nullptr) bytes += 8 + 8 * stats.sum_count;
   out.reserve(bytes);
-  detail::put_u32(out, kMagic);
-  put_head(out, head);
+  detail::put_u32(out, step_bytes::kMagic);
+  step_bytes::put_head(out, head);
   detail::put_u64(out, n_losses);
-  append_f32(out, losses, n_losses);
+  step_bytes::append_f32(out, losses, n_losses);
   if (stats.gradients != nullptr) {
-    detail::put_u32(out, kGradients);
+    detail::put_u32(out, step_bytes::kGradients);
     detail::put_u32(out, static_cast<std::uint32_t>(stats.gradients->size()));
     for (const Gradient& g : *stats.gradients) {
-      detail::put_u32(out, index_of(g.param, params));
+      detail::put_u32(out, step_bytes::index_of(g.param, params));
       detail::put_u32(out, g.sparse ? 1u : 0u);
       const std::uint64_t width = g.sparse ? g.param->row_width : 1;
       const std::uint64_t n = g.sparse ? g.count : g.param->value.size();
       detail::put_u64(out, n);
       detail::put_u64(out, width);
       if (g.sparse) {
-        append_i64(out, g.rows, static_cast<std::size_t>(n));
-        append_f32(out, g.values, static_cast<std::size_t>(n * width));
+        step_bytes::append_i64(out, g.rows, static_cast<std::size_t>(n));
+        step_bytes::append_f32(out, g.values, static_cast<std::size_t>(n * width));
       } else {
-        append_f32(out, g.dense, static_cast<std::size_t>(n));
+        step_bytes::append_f32(out, g.dense, static_cast<std::size_t>(n));
       }
     }
   } else if (stats.sums != nullptr) {
-    detail::put_u32(out, kSums);
+    detail::put_u32(out, step_bytes::kSums);
     detail::put_u64(out, stats.sum_count);
-    append_f64(out, stats.sums, stats.sum_count);
+    step_bytes::append_f64(out, stats.sums, stats.sum_count);
   } else {
-    detail::put_u32(out, kNothing);
+    detail::put_u32(out, step_bytes::kNothing);
   }
   return out;
 }
 
 std::string StepExchange::combine(const std::vector<std::string>& parts) {
   if (parts.empty()) throw std::invalid_argument("a round of no ranks");
-  std::vector<PartView> views;
+  std::vector<step_bytes::PartView> views;
   views.reserve(parts.size());
-  for (const std::string& p : parts) views.push_back(read_part(p));
+  for (const std::string& p : parts) views.push_back(step_bytes::read_part(p));
   RoundHead head;
-  for (const PartView& v : views) {
+  for (const step_bytes::PartView& v : views) {
     head.batches += v.head.batches;
     head.data_ranks += v.head.data_ranks;
     head.stops += v.head.stops;
@@ -242,43 +240,43 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
   // the parts with statistics, in rank order
   std::vector<std::size_t> with;
   for (std::size_t r = 0; r < views.size(); ++r)
-    if (views[r].kind != kNothing) with.push_back(r);
+    if (views[r].kind != step_bytes::kNothing) with.push_back(r);
   std::string out;
-  detail::put_u32(out, kMagic);
-  put_head(out, head);
+  detail::put_u32(out, step_bytes::kMagic);
+  step_bytes::put_head(out, head);
   std::uint64_t n_losses = 0;
-  for (const PartView& v : views) n_losses += v.n_losses;
+  for (const step_bytes::PartView& v : views) n_losses += v.n_losses;
   detail::put_u64(out, head.ends() ? 0 : n_losses);
   if (!head.ends())
-    for (const PartView& v : views)
+    for (const step_bytes::PartView& v : views)
       out.append(v.losses, static_cast<std::size_t>(v.n_losses) * 4);  // as they are
   if (with.empty() || head.ends()) {
-    detail::put_u32(out, kNothing);
+    detail::put_u32(out, step_bytes::kNothing);
     return out;
   }
-  const PartView& first = views[with.front()];
-  for (std::size_t r : with) check_same_shape(first, views[r], r);
+  const step_bytes::PartView& first = views[with.front()];
+  for (std::size_t r : with) step_bytes::check_same_shape(first, views[r], r);
   if (with.size() == 1) {  // one contribution: its statistics as they are
     out.append(parts[with.front()], first.stats_at, std::string::npos);
     return out;
   }
-  if (first.kind == kSums) {
-    detail::put_u32(out, kSums);
+  if (first.kind == step_bytes::kSums) {
+    detail::put_u32(out, step_bytes::kSums);
     detail::put_u64(out, first.sum_count);
     std::vector<double> sum(static_cast<std::size_t>(first.sum_count));
-    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = load_f64(first.sums + 8 * i);
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = step_bytes::load_f64(first.sums + 8 * i);
     for (std::size_t k = 1; k < with.size(); ++k) {
       const char* s = views[with[k]].sums;
-      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += load_f64(s + 8 * i);
+      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += step_bytes::load_f64(s + 8 * i);
     }
-    append_f64(out, sum.data(), sum.size());
+    step_bytes::append_f64(out, sum.data(), sum.size());
     return out;
   }
-  detail::put_u32(out, kGradients);
+  detail::put_u32(out, step_bytes::kGradients);
   detail::put_u32(out, static_cast<std::uint32_t>(first.grads.size()));
   std::vector<double> acc;
   for (std::size_t gi = 0; gi < first.grads.size(); ++gi) {
-    const GradView& g0 = first.grads[gi];
+    const step_bytes::GradView& g0 = first.grads[gi];
     detail::put_u32(out, g0.param);
     detail::put_u32(out, g0.sparse ? 1u : 0u);
     if (!g0.sparse) {
@@ -290,7 +288,7 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
         const char* x = views[with[k]].grads[gi].values;
         for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += detail::load_f32(x + 4 * i);
       }
-      append_f32(out, acc.data(), acc.size());
+      step_bytes::append_f32(out, acc.data(), acc.size());
       continue;
     }
     // sparse: every rank's rows, a row's values added in rank order
@@ -300,7 +298,7 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
     };
     std::vector<Entry> entries;
     for (std::size_t k = 0; k < with.size(); ++k) {
-      const GradView& g = views[with[k]].grads[gi];
+      const step_bytes::GradView& g = views[with[k]].grads[gi];
       for (std::uint64_t i = 0; i < g.n; ++i)
         entries.push_back(Entry{detail::load_i64(g.rows + 8 * i), k, static_cast<std::size_t>(i)});
     }
@@ -320,30 +318,30 @@ std::string StepExchange::combine(const std::vector<std::string>& parts) {
     }
     detail::put_u64(out, rows.size());
     detail::put_u64(out, width);
-    append_i64(out, rows.data(), rows.size());
-    append_f32(out, values.data(), values.size());
+    step_bytes::append_i64(out, rows.data(), rows.size());
+    step_bytes::append_f32(out, values.data(), values.size());
   }
   return out;
 }
 
 RoundHead StepExchange::unpack(const std::string& combined, const std::vector<Parameter*>& params,
                                StepStats& stats) {
-  const PartView v = read_part(combined);
+  const step_bytes::PartView v = step_bytes::read_part(combined);
   losses_.resize(static_cast<std::size_t>(v.n_losses));
   for (std::size_t i = 0; i < losses_.size(); ++i) losses_[i] = detail::load_f32(v.losses + 4 * i);
   stats = StepStats();
   stats.batches = static_cast<int>(v.head.batches);
-  if (v.kind == kSums) {
+  if (v.kind == step_bytes::kSums) {
     sums_.resize(static_cast<std::size_t>(v.sum_count));
-    for (std::size_t i = 0; i < sums_.size(); ++i) sums_[i] = load_f64(v.sums + 8 * i);
+    for (std::size_t i = 0; i < sums_.size(); ++i) sums_[i] = step_bytes::load_f64(v.sums + 8 * i);
     stats.sums = sums_.data();
     stats.sum_count = sums_.size();
-  } else if (v.kind == kGradients) {
+  } else if (v.kind == step_bytes::kGradients) {
     grads_.resize(v.grads.size());
     floats_.resize(v.grads.size());
     rows_.resize(v.grads.size());
     for (std::size_t i = 0; i < v.grads.size(); ++i) {
-      const GradView& g = v.grads[i];
+      const step_bytes::GradView& g = v.grads[i];
       if (g.param >= params.size())
         throw std::invalid_argument("a round's gradient names parameter " +
                                     std::to_string(g.param) + " of a model of " +
@@ -394,12 +392,12 @@ void broadcast_estimator(Estimator& est, Collective& collective, int root) {
       detail::put_u32(bytes, static_cast<std::uint32_t>(v.name.size()));
       bytes += v.name;
       detail::put_u64(bytes, v.size);
-      append_f32(bytes, v.data, v.size);
+      step_bytes::append_f32(bytes, v.data, v.size);
     }
   }
   collective.broadcast(bytes, root);
   if (collective.rank() == root) return;
-  LittleEndianReader in(bytes.data(), bytes.size());
+  detail::LittleEndianReader in(bytes.data(), bytes.size());
   try {
     const std::int64_t step = in.i64("global step");
     const double scale = detail::double_from_bits(in.u64("scale"));
