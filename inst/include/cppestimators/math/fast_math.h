@@ -14,14 +14,23 @@ namespace fast {
 #define CPPESTIMATORS_VECTOR_TYPES 1
 typedef float f4 __attribute__((vector_size(16)));
 typedef std::int32_t i4 __attribute__((vector_size(16)));
+// The lane functions below are always inlined, and take and give their
+// lanes by reference: a caller built for wider lanes (logistic_step.cpp's
+// eight-lane AVX2 kernel) runs them with its own instructions, and no
+// function passes eight lanes by value (which GCC warns changes the calling
+// convention of code built without AVX).
+#define CPPESTIMATORS_LANES __attribute__((always_inline)) inline
+#else
+#define CPPESTIMATORS_LANES inline
 #endif
 
 // 2^k e^r with x = k ln 2 + r, |r| <= ln(2) / 2, k rounded to nearest by
 // adding and subtracting 1.5 * 2^23 and kept in [-126, 127] (a normal
 // float's exponent), and e^r by its Taylor series to r^7/7! (truncation
-// error below 6e-9 relative): e^x for -87 <= x <= 88.37. T is float or f4.
+// error below 6e-9 relative): e^x for -87 <= x <= 88.37. T is float or a
+// vector of floats (f4, or eight lanes where the caller is built for them).
 template <class T, class I>
-inline T exp_scaled(T x) {
+CPPESTIMATORS_LANES void exp_scaled(const T& x, T& out) {
   const T shifter = T{} + 12582912.0f;
   T k = (x * 1.44269504088896341f + shifter) - shifter;
   k = k < -126.0f ? T{} - 126.0f : k;
@@ -42,23 +51,25 @@ inline T exp_scaled(T x) {
     bits = (__builtin_convertvector(k, I) + 127) << 23;
   T scale;
   __builtin_memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  out = p * scale;
 }
 
 // e^x for x <= 0 (0 below x = -87, where e^x is under 1.7e-38).
 template <class T, class I>
-inline T exp_nonpositive(T x) {
-  const T e = exp_scaled<T, I>(x);
-  return x < -87.0f ? T{} : e;
+CPPESTIMATORS_LANES void exp_nonpositive(const T& x, T& out) {
+  T e;
+  exp_scaled<T, I>(x, e);
+  out = x < -87.0f ? T{} : e;
 }
 
 // e^x for any x: +inf above x = 88.72 (where e^x passes the largest
 // float), 0 below -87 (between 88.37 and 88.72, within 2e-6 relative).
 template <class T, class I>
-inline T exp_any(T x) {
-  const T e = exp_scaled<T, I>(x);
+CPPESTIMATORS_LANES void exp_any(const T& x, T& out) {
+  T e;
+  exp_scaled<T, I>(x, e);
   const T inf = T{} + __builtin_inff();
-  return x < -87.0f ? T{} : (x > 88.72f ? inf : e);
+  out = x < -87.0f ? T{} : (x > 88.72f ? inf : e);
 }
 
 // TensorFlow's closed-form gradient and hessian of the logistic loss, as
@@ -66,8 +77,10 @@ inline T exp_any(T x) {
 // + 1), g = (p - y) inv and h = p (1 - p). (The one formula of
 // logistic_closed_form() and of logistic_step.h's kernels.)
 template <class T, class I>
-inline void logistic_grad_hess(T x, T y, float inv, T& g, T& h) {
-  const T p = 1.0f / (exp_any<T, I>(T{} - x) + 1.0f);
+CPPESTIMATORS_LANES void logistic_grad_hess(const T& x, const T& y, float inv, T& g, T& h) {
+  T e;
+  exp_any<T, I>(T{} - x, e);
+  const T p = 1.0f / (e + 1.0f);
   g = (p - y) * inv;
   h = p * (1.0f - p);
 }
@@ -105,7 +118,7 @@ inline void logistic_closed_form(const float* x, const float* y, const float* w,
 // log(1 + e) for 0 <= e <= 1, as 2 atanh(s) with s = e / (2 + e) <= 1/3:
 // 2 s (1 + s^2/3 + ... + s^12/13), truncation error below 2e-8.
 template <class T>
-inline T log1p_unit(T e) {
+CPPESTIMATORS_LANES void log1p_unit(const T& e, T& out) {
   const T s = e / (e + 2.0f);
   const T z = s * s;
   T p = T{} + 1.0f / 13.0f;
@@ -115,18 +128,21 @@ inline T log1p_unit(T e) {
   p = p * z + 1.0f / 5.0f;
   p = p * z + 1.0f / 3.0f;
   p = p * z + 1.0f;
-  return 2.0f * s * p;
+  out = 2.0f * s * p;
 }
 
 // One lane or four: the loss max(x, 0) - x y + log(1 + e^-|x|), the
 // gradient sigmoid(x) - y and the hessian p (1 - p).
 template <class T, class I>
-inline void logistic_lanes(T x, T y, T& pe, T& dl, T& h) {
+CPPESTIMATORS_LANES void logistic_lanes(const T& x, const T& y, T& pe, T& dl, T& h) {
   const T ax = x < 0.0f ? -x : x;
-  const T e = exp_nonpositive<T, I>(T{} - ax);
+  T e;
+  exp_nonpositive<T, I>(T{} - ax, e);
   const T inv = 1.0f / (e + 1.0f);
   const T small = e * inv;  // sigmoid(-|x|)
-  pe = (x > 0.0f ? x : T{}) - x * y + log1p_unit(e);
+  T log1p_e;
+  log1p_unit(e, log1p_e);
+  pe = (x > 0.0f ? x : T{}) - x * y + log1p_e;
   dl = (x >= 0.0f ? inv : small) - y;
   h = small * inv;
 }
