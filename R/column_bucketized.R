@@ -28,7 +28,7 @@
 #' column_crossed(c("education", "occupation"), hash_bucket_size = 1000)
 #' @export
 column_bucketized <- function(source_column, boundaries) {
-  if (!inherits(source_column, "cppestimators_column_numeric")) {
+  if (!is_numeric_column(source_column)) {
     abort(paste0("`source_column` must be a column made by column_numeric(), not ", describe(source_column), "."))
   }
   boundaries <- check_boundaries(boundaries)
@@ -76,3 +76,13 @@ describe_boundaries <- function(x) {
   if (is.numeric(x) && !is.object(x)) return(sprintf("numbers including %s", format(x[!is.finite(x)][1L])))
   describe(x)
 }
+
+#' @export
+column_weight_categories.cppestimators_column_bucketized <- function(col, n) {
+  if (n != length(col$boundaries) + 1L) return(NextMethod())
+  b <- as.character(col$boundaries)
+  paste0(c("(-Inf", paste0("[", b)), ",", c(b, "Inf"), ")")
+}
+
+#' @export
+column_in_tf_trees.cppestimators_column_bucketized <- function(col) TRUE

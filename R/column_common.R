@@ -31,10 +31,40 @@ categorical_columns <- function(names, kind, fields) {
   if (length(cols) == 1L) cols[[1]] else cols
 }
 
-# Whether `col` is a vocabulary column (list or file), whose ids are the
-# positions of its `vocabulary`.
-is_vocabulary_column <- function(col) {
-  inherits(col, c("cppestimators_column_vocabulary_list", "cppestimators_column_vocabulary_file"))
+# What differs between column kinds outside their constructors is asked of
+# the column through these generics, each method in its kind's file:
+# - the words of its ids (vocabulary columns, and the indicator and weighted
+#   columns over one), or NULL;
+# - the category of each of its `n` weight rows in tidy(): NA for numeric
+#   values, vocabulary words (then oov1, oov2, ...), bucket intervals, else
+#   the ids;
+# - whether TensorFlow's boosted trees read it (numeric, bucketized and
+#   indicator columns);
+# - the leaves it adds as a key of column_crossed() (or its refusal).
+column_vocabulary_words <- function(col) UseMethod("column_vocabulary_words")
+
+#' @export
+column_vocabulary_words.default <- function(col) NULL
+
+column_weight_categories <- function(col, n) UseMethod("column_weight_categories")
+
+#' @export
+column_weight_categories.default <- function(col, n) as.character(seq_len(n) - 1L)
+
+column_in_tf_trees <- function(col) UseMethod("column_in_tf_trees")
+
+#' @export
+column_in_tf_trees.default <- function(col) FALSE
+
+cross_leaves <- function(col) UseMethod("cross_leaves")
+
+#' @export
+cross_leaves.default <- function(col) {
+  if (!inherits(col, "cppestimators_categorical_column")) {
+    abort(paste0("Unsupported key type in `keys` of column_crossed(): each key must be a feature name or a ",
+                 "categorical column, not ", describe(col), "."))
+  }
+  list(col)
 }
 
 check_categorical <- function(x, arg) {

@@ -10,18 +10,8 @@ column_crossed <- function(keys, hash_bucket_size, hash_key = NULL) {
   for (k in keys) {
     if (is.character(k) && length(k) == 1L && !is.na(k) && nzchar(k)) {
       leaves[[length(leaves) + 1L]] <- list(kind = "raw", name = k, key = k)
-    } else if (inherits(k, "cppestimators_column_crossed")) {
-      leaves <- c(leaves, k$keys)
-    } else if (inherits(k, "cppestimators_column_weighted")) {
-      abort(sprintf("column_crossed() does not support weighted columns in `keys`: '%s'.", k$name))
-    } else if (inherits(k, "cppestimators_column_hash_bucket")) {
-      abort(sprintf(paste0("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). ",
-                           "Instead, use the feature name as a string: \"%s\"."), k$key))
-    } else if (inherits(k, "cppestimators_categorical_column")) {
-      leaves[[length(leaves) + 1L]] <- k
     } else {
-      abort(paste0("Unsupported key type in `keys` of column_crossed(): each key must be a feature name or a ",
-                   "categorical column, not ", describe(k), "."))
+      leaves <- c(leaves, cross_leaves(k))
     }
   }
   check_number(hash_bucket_size, "hash_bucket_size", min = 1, exclusive_min = TRUE, finite = FALSE,
@@ -51,3 +41,6 @@ tuple_of_keys <- function(keys) {
   }, "")
   paste0("(", paste(parts, collapse = ", "), ")")
 }
+
+#' @export
+cross_leaves.cppestimators_column_crossed <- function(col) col$keys

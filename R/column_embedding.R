@@ -27,3 +27,6 @@ column_repr.cppestimators_column_embedding <- function(x, ...) {
                     format(x$initializer_stddev %||% (1 / sqrt(x$dimension))), repr_value(x$max_norm),
                     if (isFALSE(x$trainable)) "False" else "True"))
 }
+
+# Whether `x` is an embedding column (values learned per category).
+is_embedding_column <- function(x) inherits(x, "cppestimators_column_embedding")

@@ -17,3 +17,9 @@ column_repr.cppestimators_column_hash_bucket <- function(x, ...) {
             sprintf("key=%s, hash_bucket_size=%s, dtype=tf.%s", repr_value(x$key), format(x$hash_bucket_size),
                     x$dtype %||% "string"))
 }
+
+#' @export
+cross_leaves.cppestimators_column_hash_bucket <- function(col) {
+  abort(sprintf(paste0("column_categorical_with_hash_bucket() is not supported in `keys` of column_crossed(). ",
+                       "Instead, use the feature name as a string: \"%s\"."), col$key))
+}

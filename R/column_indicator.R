@@ -60,3 +60,20 @@ column_indicator <- function(categorical_column) {
 column_repr.cppestimators_column_indicator <- function(x, ...) {
   repr_call("_IndicatorColumn", sprintf("categorical_column=%s", column_repr(x$categorical_column)))
 }
+
+# Whether `x` is an indicator column (a categorical column read as a
+# multi-hot vector, named "<name>:<id>" by the trees' importances).
+is_indicator_column <- function(x) inherits(x, "cppestimators_column_indicator")
+
+#' @export
+column_vocabulary_words.cppestimators_column_indicator <- function(col) {
+  column_vocabulary_words(col$categorical_column)
+}
+
+#' @export
+column_weight_categories.cppestimators_column_indicator <- function(col, n) {
+  column_weight_categories(col$categorical_column, n)
+}
+
+#' @export
+column_in_tf_trees.cppestimators_column_indicator <- function(col) TRUE

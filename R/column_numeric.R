@@ -75,3 +75,13 @@ column_repr.cppestimators_column_numeric <- function(x, ...) {
                     repr_value(x$key), repr_tuple(x$shape), repr_value(x$default_value), x$dtype,
                     normalizer_repr(x$normalizer_fn)))
 }
+
+# Whether `x` is a numeric column (the one kind that reads values, with
+# a shape, a default and a normalizer).
+is_numeric_column <- function(x) inherits(x, "cppestimators_column_numeric")
+
+#' @export
+column_weight_categories.cppestimators_column_numeric <- function(col, n) rep(NA_character_, n)
+
+#' @export
+column_in_tf_trees.cppestimators_column_numeric <- function(col) TRUE

@@ -111,3 +111,27 @@ check_default <- function(default_value, num_oov_buckets, vocab_size) {
   }
   default_value
 }
+
+# Whether `col` is a vocabulary column (list or file), whose ids are the
+# positions of its `vocabulary`.
+is_vocabulary_column <- function(col) {
+  inherits(col, c("cppestimators_column_vocabulary_list", "cppestimators_column_vocabulary_file"))
+}
+
+#' @export
+column_vocabulary_words.cppestimators_column_vocabulary_list <- function(col) {
+  if (is.null(col[["vocabulary"]])) NULL else as.character(col[["vocabulary"]])
+}
+
+#' @export
+column_vocabulary_words.cppestimators_column_vocabulary_file <- column_vocabulary_words.cppestimators_column_vocabulary_list
+
+#' @export
+column_weight_categories.cppestimators_column_vocabulary_list <- function(col, n) {
+  words <- column_vocabulary_words(col)
+  if (!length(words) || n < length(words)) return(NextMethod())
+  c(words, if (n > length(words)) paste0("oov", seq_len(n - length(words))))
+}
+
+#' @export
+column_weight_categories.cppestimators_column_vocabulary_file <- column_weight_categories.cppestimators_column_vocabulary_list

@@ -15,3 +15,18 @@ column_repr.cppestimators_column_weighted <- function(x, ...) {
             sprintf("categorical_column=%s, weight_feature_key=%s, dtype=tf.%s", column_repr(x$categorical_column),
                     repr_value(x$weight_feature_key), x$dtype %||% "float32"))
 }
+
+#' @export
+column_vocabulary_words.cppestimators_column_weighted <- function(col) {
+  column_vocabulary_words(col$categorical_column)
+}
+
+#' @export
+column_weight_categories.cppestimators_column_weighted <- function(col, n) {
+  column_weight_categories(col$categorical_column, n)
+}
+
+#' @export
+cross_leaves.cppestimators_column_weighted <- function(col) {
+  abort(sprintf("column_crossed() does not support weighted columns in `keys`: '%s'.", col$name))
+}

@@ -254,3 +254,12 @@ print.cppestimators_mapped_dataset <- function(x, ...) {
   print_dataset_ops(x)
   invisible(x)
 }
+
+# A mapped dataset's shard: the records before its dataset_map() or
+# dataset_filter() (which keep each record's own result), so that each
+# process runs R code on its shard only.
+#' @export
+shard_dataset.cppestimators_mapped_dataset <- function(dataset, num_shards, index) {
+  dataset$upstream <- shard_dataset(dataset$upstream, num_shards, index)
+  dataset
+}

@@ -68,3 +68,33 @@ dataset_collect.cppestimators_dataset <- function(dataset, n = Inf, chunk_size =
   attr(cols, "n") <- NULL
   structure(cols, class = "data.frame", row.names = .set_row_names(as.integer(rows)))
 }
+
+# The R types of a streaming dataset's columns, by name, where its spec
+# says them (a CSV record spec; a tf.train.Example parse spec's dtypes);
+# "double" otherwise.
+dataset_column_types <- function(dataset) UseMethod("dataset_column_types")
+
+#' @export
+dataset_column_types.default <- function(dataset) {
+  nms <- dataset_names(dataset)
+  stats::setNames(rep("double", length(nms)), nms)
+}
+
+#' @export
+dataset_column_types.cppestimators_csv_dataset <- function(dataset) {
+  out <- NextMethod()
+  spec <- dataset$record_spec
+  keep <- spec$types != "skip"
+  out[spec$names[keep]] <- spec$types[keep]
+  out
+}
+
+#' @export
+dataset_column_types.cppestimators_tfrecord_dataset <- function(dataset) {
+  out <- NextMethod()
+  for (n in names(dataset$features)) {
+    dt <- as.character(dataset$features[[n]]$dtype %||% "float32")
+    out[[n]] <- if (dt %in% c("int64", "int32")) "integer" else if (dt == "string") "character" else "double"
+  }
+  out
+}

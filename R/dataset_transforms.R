@@ -285,3 +285,18 @@ print_dataset_ops <- function(x) {
   if (length(x$ops)) cat(format_dataset_ops(x$ops), sep = "\n")
   invisible(x)
 }
+
+# The dataset, read as shard `index` of `num_shards` (from 0), unless it is
+# sharded already (dataset_shard() given by the user): the shard is taken
+# first, before any shuffle or batch, so that the shards are disjoint.
+shard_dataset <- function(dataset, num_shards, index) UseMethod("shard_dataset")
+
+#' @export
+shard_dataset.default <- function(dataset, num_shards, index) {
+  if (any(vapply(dataset$ops, inherits, TRUE, "cppestimators_dataset_op_shard"))) return(dataset)
+  ops <- dataset$ops
+  dataset$ops <- list()
+  dataset <- dataset_shard(dataset, num_shards, index)
+  dataset$ops <- c(dataset$ops, ops)
+  dataset
+}

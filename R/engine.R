@@ -93,7 +93,7 @@ engine_column <- function(col) {
                          "vocabulary (column_categorical_with_vocabulary_list())."), col$key, col$key),
           class = "cppestimators_untrained")
   }
-  numeric <- inherits(col, "cppestimators_column_numeric")
+  numeric <- is_numeric_column(col)
   normalized <- numeric && runs_in_r(col$normalizer_fn)
   in_engine <- if (numeric && !normalized) attr(col$normalizer_fn, "engine", exact = TRUE)
   col <- unclass(col)
@@ -122,7 +122,7 @@ runs_in_r <- function(fn) !is.null(fn) && is.null(attr(fn, "engine", exact = TRU
 column_leaves <- function(cols) {
   out <- list()
   walk <- function(col) {
-    if (inherits(col, "cppestimators_column_numeric")) out[[length(out) + 1L]] <<- col
+    if (is_numeric_column(col)) out[[length(out) + 1L]] <<- col
     else if (!is.null(col[["key"]])) out[[length(out) + 1L]] <<- col
     if (!is.null(col$weight_feature_key)) {
       out[[length(out) + 1L]] <<- list(kind = "raw", key = col$weight_feature_key)
@@ -145,7 +145,7 @@ engine_features <- function(cols, features) {
       abort(sprintf("feature '%s' is used by a feature column but is not among the input's features (%s).",
                     leaf[["key"]], paste(names(features), collapse = ", ")))
     }
-    numeric <- inherits(leaf, "cppestimators_column_numeric")
+    numeric <- is_numeric_column(leaf)
     in_r <- numeric && runs_in_r(leaf$normalizer_fn)
     if (numeric && !in_r) check_not_time(x, leaf)
     if (in_r) {

@@ -172,6 +172,72 @@ new_model_spec <- function(kind, ...) {
 
 model_spec_classes <- function(kind) c(paste0("cppestimators_model_", kind), "cppestimators_model")
 
+# What differs between model kinds outside their constructors is asked of
+# the model spec, each answer in its kind's file: model_trait() reads the
+# traits its model_traits() method gives (the defaults below otherwise),
+# and model_summary() gives print()'s lines about the model.
+# - coefficients: its variables are a linear model's weights (coef(),
+#   tidy()'s original scale);
+# - ends_by_itself: a training of it ends once the model is complete
+#   (boosted trees, once their trees are grown);
+# - has_optimizer: gradient steps of an optimizer train it (boosted trees
+#   have a fixed shrinkage instead);
+# - optimizer_in_record: model_dir's record names its optimizers (boosted
+#   trees have none; a custom estimator's slots are checked against the
+#   checkpoint's);
+# - feature_scale_matters: gradient steps train it, which handle features
+#   of very different scales badly (the first training warns).
+model_traits <- function(model) UseMethod("model_traits")
+
+#' @export
+model_traits.default <- function(model) list()
+
+model_trait_defaults <- list(coefficients = FALSE, ends_by_itself = FALSE, has_optimizer = TRUE, optimizer_in_record = TRUE,
+                             feature_scale_matters = TRUE)
+
+model_trait <- function(model, trait) {
+  value <- model_traits(model)[[trait]]
+  if (is.null(value)) model_trait_defaults[[trait]] else value
+}
+
+#' @export
+model_traits.cppestimators_model_linear <- function(model) list(coefficients = TRUE)
+
+# What a model does when a train() call of the estimator `object` ended
+# (`run`: the call's outcome, R/train.R), such as warning that the input
+# ran out before the model was complete.
+model_training_ended <- function(model, object, ptr, run) UseMethod("model_training_ended")
+
+#' @export
+model_training_ended.default <- function(model, object, ptr, run) invisible()
+
+# print()'s lines about the model of the estimator `x`: its columns, layers
+# or trees, and how it is trained.
+model_summary <- function(model, x) UseMethod("model_summary")
+
+#' @export
+model_summary.default <- function(model, x) {
+  c(columns_summary(x$spec$feature_columns), layers_summary(model), optimizers_summary(x$spec))
+}
+
+columns_summary <- function(cols, label = "feature columns") {
+  names <- sort(vapply(cols, function(c) c$name, ""), method = "radix")
+  stats::setNames(if (length(names)) paste(names, collapse = ", ") else "none", label)
+}
+
+layers_summary <- function(model) {
+  if (is.null(model$hidden_units)) return(character())
+  c("hidden units" = paste0(paste(model$hidden_units, collapse = ", "), " (", model$activation_fn %||% "relu",
+                            if (!is.null(model$dropout)) sprintf(", dropout %g", model$dropout), ")"))
+}
+
+optimizers_summary <- function(spec) {
+  opt <- function(o) sprintf("%s (learning rate %s)", o$name, format_learning_rate(o$learning_rate))
+  opts <- spec$optimizers
+  if (is.null(opts)) return(c(optimizer = opt(spec$optimizer)))
+  stats::setNames(vapply(opts, opt, ""), paste(names(opts), "optimizer"))
+}
+
 # The model spec of an estimator's spec. Specs saved before DNNs existed
 # have none (they are linear); one saved before model specs had classes
 # gets its classes.
@@ -289,7 +355,6 @@ estimator_summary <- function(x) {
     cpp_estimator_global_step(ptr)
   }
   model <- estimator_model(spec)
-  names_of <- function(cols) paste(sort(vapply(cols, function(c) c$name, ""), method = "radix"), collapse = ", ")
   head <- switch(check_choice(spec$head, "head", heads),
     regression = sprintf("regression (label dimension %d)", as.integer(spec$head_n)),
     binary = "binary classification (logistic)",
@@ -298,38 +363,7 @@ estimator_summary <- function(x) {
     head <- paste0(head, ", labels ", paste0("'", utils::head(spec$label_vocabulary, 5), "'", collapse = ", "),
                    if (length(spec$label_vocabulary) > 5) ", ..." else "")
   }
-  opt <- function(o) sprintf("%s (learning rate %s)", o$name, format_learning_rate(o$learning_rate))
-  info <- c(head = head)
-  if (inherits(model, "cppestimators_model_combined")) {
-    info["linear columns"] <- if (length(model$linear_columns)) paste(model$linear_columns, collapse = ", ") else "none"
-    info["dnn columns"] <- if (length(model$dnn_columns)) paste(model$dnn_columns, collapse = ", ") else "none"
-  } else {
-    info["feature columns"] <- names_of(spec$feature_columns)
-  }
-  if (!is.null(model$hidden_units)) {
-    info["hidden units"] <- paste0(paste(model$hidden_units, collapse = ", "), " (", model$activation_fn %||% "relu",
-                                   if (!is.null(model$dropout)) sprintf(", dropout %g", model$dropout), ")")
-  }
-  opts <- spec$optimizers
-  if (inherits(model, "cppestimators_model_boosted_trees") && !identical(model$growth %||% "tensorflow", "tensorflow")) {
-    info["trees"] <- sprintf("%d, grown %s%s, learning rate %g", as.integer(model$n_trees), model$growth,
-                             if (identical(model$growth, "lossguide")) {
-                               sprintf(" to %d leaves%s", as.integer(model$max_leaves),
-                                       if (model$max_depth > 0) sprintf(" and depth %d", as.integer(model$max_depth)) else "")
-                             } else {
-                               sprintf(" to depth %d", as.integer(model$max_depth))
-                             }, model$learning_rate)
-    info["grown"] <- trees_progress(x)
-  } else if (inherits(model, "cppestimators_model_boosted_trees")) {
-    info["trees"] <- sprintf("%d of depth %d, learning rate %g, %d batch%s per layer", as.integer(model$n_trees),
-                             as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
-                             if (model$n_batches_per_layer == 1) "" else "es")
-    info["grown"] <- trees_progress(x)
-  } else if (is.null(opts)) {
-    info["optimizer"] <- opt(spec$optimizer)
-  } else {
-    for (nm in names(opts)) info[paste(nm, "optimizer")] <- opt(opts[[nm]])
-  }
+  info <- c(head = head, model_summary(model, x))
   if (!is.null(spec$weight_column)) info["weight column"] <- spec$weight_column$name
   info["model_dir"] <- spec$model_dir %||% "none"
   info["global step"] <- format(step)

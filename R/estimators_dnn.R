@@ -220,3 +220,11 @@ new_combined <- function(kind, name, head, head_n, label_vocabulary, model_dir, 
   object$spec$optimizers <- optimizers
   object
 }
+
+#' @export
+model_summary.cppestimators_model_combined <- function(model, x) {
+  by_name <- function(names) lapply(names, function(n) list(name = n))
+  c(columns_summary(by_name(model$linear_columns), "linear columns"),
+    columns_summary(by_name(model$dnn_columns), "dnn columns"),
+    layers_summary(model), optimizers_summary(x$spec))
+}

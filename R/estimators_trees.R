@@ -299,8 +299,7 @@ trees_model_spec <- function(feature_columns, n_batches_per_layer, n_trees, max_
   }
   if (!missing(feature_columns) && !is.null(feature_columns)) {
     for (col in feature_columns(feature_columns)) {
-      if (!inherits(col, c("cppestimators_column_bucketized", "cppestimators_column_indicator",
-                           "cppestimators_column_numeric"))) {
+      if (!column_in_tf_trees(col)) {
         abort(paste0("For now, only bucketized_column and indicator_column is supported but got: ", column_repr(col),
                      " (numeric columns are accepted too)"))
       }
@@ -358,7 +357,7 @@ hist_trees_spec <- function(growth, given, feature_columns, n_trees, max_depth, 
   }
   if (!is.null(feature_columns)) {
     for (col in feature_columns(feature_columns)) {
-      if (inherits(col, c("cppestimators_column_embedding", "cppestimators_column_shared_embedding"))) {
+      if (is_embedding_column(col)) {
         abort(paste0("boosted trees split the categories of a categorical column themselves: give ",
                      column_repr(col), "'s categorical column (or its column_indicator()) instead of an embedding."),
               class = "cppestimators_argument_error")
@@ -452,14 +451,13 @@ boosted_trees_feature_importance <- function(object, normalize = FALSE) {
 # (oov1, ... for its out-of-vocabulary buckets), "x_indicator[3]" otherwise.
 importance_labels <- function(names, columns) {
   for (col in columns) {
-    if (!inherits(col, "cppestimators_column_indicator")) next
+    if (!is_indicator_column(col)) next
     prefix <- paste0(col$name, ":")
     hit <- startsWith(names, prefix)
     if (!any(hit)) next
     ids <- suppressWarnings(as.integer(substring(names[hit], nchar(prefix) + 1L)))
     if (anyNA(ids)) next
-    inner <- col$categorical_column
-    n_words <- if (is_vocabulary_column(inner)) length(inner$vocabulary) else 0L
+    n_words <- length(column_vocabulary_words(col))
     labels <- weight_labels(col, max(ids + 1L, n_words))
     names[hit] <- labels[ids + 1L]
   }
@@ -478,4 +476,64 @@ trees_progress <- function(object) {
   if (is_hist_trees(object)) return(sprintf("%d of %d trees finished", as.integer(state[1]), n))
   sprintf("%d of %d trees finished, %d layer%s of the next grown", as.integer(state[1]), n,
           as.integer(state[2]), if (state[2] == 1) "" else "s")
+}
+
+#' @export
+model_traits.cppestimators_model_boosted_trees <- function(model) {
+  list(ends_by_itself = TRUE, has_optimizer = FALSE, optimizer_in_record = FALSE, feature_scale_matters = FALSE)
+}
+
+#' @export
+model_summary.cppestimators_model_boosted_trees <- function(model, x) {
+  trees <- if (!identical(model$growth %||% "tensorflow", "tensorflow")) {
+    sprintf("%d, grown %s%s, learning rate %g", as.integer(model$n_trees), model$growth,
+            if (identical(model$growth, "lossguide")) {
+              sprintf(" to %d leaves%s", as.integer(model$max_leaves),
+                      if (model$max_depth > 0) sprintf(" and depth %d", as.integer(model$max_depth)) else "")
+            } else {
+              sprintf(" to depth %d", as.integer(model$max_depth))
+            }, model$learning_rate)
+  } else {
+    sprintf("%d of depth %d, learning rate %g, %d batch%s per layer", as.integer(model$n_trees),
+            as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
+            if (model$n_batches_per_layer == 1) "" else "es")
+  }
+  c(columns_summary(x$spec$feature_columns), trees = trees, grown = trees_progress(x))
+}
+
+# A warning when a boosted trees training ended because its input ran out
+# (not a stop asked by `steps`, `max_steps` or a hook, which leave
+# `end_of_input` FALSE) with fewer than `n_trees` trees finished; not when
+# the trees stopped by themselves after `2 * n_trees * max_depth` layers
+# attempted, which more input would not change.
+#' @export
+model_training_ended.cppestimators_model_boosted_trees <- function(model, object, ptr, run) {
+  if (!isTRUE(run$end_of_input)) return(invisible())
+  n <- as.integer(model$n_trees)
+  depth <- as.integer(model$max_depth)
+  state <- cpp_estimator_variable(ptr, "boosted_trees/state")
+  finished <- as.integer(state[1])
+  if (finished >= n || state[3] > 2 * n * depth) return(invisible())
+  if (is_hist_trees(object)) {
+    warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
+      message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished: the ensemble",
+                              "is unfinished. To grow the rest (%s more steps, one tree each), call train() again,",
+                              "which continues where this call stopped, or give the input more passes with",
+                              "`num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
+                              "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
+                        finished, n, format(n - finished, big.mark = ",")),
+      call = NULL)))
+    return(invisible())
+  }
+  layers <- as.integer(state[2])
+  # every layer splitting: max_depth layers of n_batches_per_layer steps per tree
+  more <- ((n - finished) * depth - layers) * as.numeric(model$n_batches_per_layer)
+  warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
+    message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished (%d layer%s of the",
+                            "next grown): the ensemble is unfinished. To grow the rest (about %s more steps), call",
+                            "train() again, which continues where this call stopped, or give the input more passes",
+                            "with `num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
+                            "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
+                      finished, n, layers, if (layers == 1L) "" else "s", format(more, big.mark = ",")),
+    call = NULL)))
 }

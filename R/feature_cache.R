@@ -150,12 +150,12 @@ column_plan <- function(object) {
   memo(object, "column_plan", object$spec$feature_columns, function(cols) {
     leaves <- column_leaves(cols)
     leaf_keys <- vapply(leaves, function(leaf) as.character(leaf[["key"]]), "")
-    numeric <- vapply(leaves, inherits, TRUE, "cppestimators_column_numeric")
+    numeric <- vapply(leaves, is_numeric_column, TRUE)
     normalized <- numeric & vapply(leaves, function(leaf) runs_in_r(leaf$normalizer_fn), TRUE)
     engine_keys <- leaf_keys
     engine_keys[normalized] <- vapply(leaves[normalized], normalized_key, "")
     vocab <- vapply(leaves, is_vocabulary_column, TRUE)
-    dense <- Filter(function(c) inherits(c, "cppestimators_column_numeric"), cols)
+    dense <- Filter(is_numeric_column, cols)
     dense <- dense[order(vapply(dense, function(c) c$name, ""), method = "radix")]
     list(leaves = leaves, leaf_keys = leaf_keys, keys = unique(leaf_keys), numeric = numeric,
          normalized = normalized, engine_keys = engine_keys, vocabulary_leaves = leaves[vocab],

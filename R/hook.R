@@ -29,6 +29,16 @@ hook_trait <- function(hook, trait) attr(hook, "hook_traits", exact = TRUE)[[tra
 
 hook_has_role <- function(hook, role) role %in% hook_trait(hook, "roles")
 
+# The positions of the hooks among `hooks` with the role `role`.
+hooks_with_role <- function(hooks, role) which(vapply(hooks, hook_has_role, TRUE, role = role))
+
+# How many more steps a hook lets a training run (Inf: it sets no bound);
+# a method on the class of a hook that bounds them.
+hook_steps_left <- function(hook, step) UseMethod("hook_steps_left")
+
+#' @export
+hook_steps_left.default <- function(hook, step) Inf
+
 # The positions of the hooks among `hooks` of class `class`, and whether
 # there is one.
 hooks_of_class <- function(hooks, class) which(vapply(hooks, inherits, TRUE, class))

@@ -50,11 +50,14 @@ hook_checkpoint_saver <- function(checkpoint_dir, save_secs = NULL, save_steps =
     abort(sprintf("`checkpoint_basename` must be %s, without slashes, not \"%s\".", prefix_must,
                   checkpoint_basename))
   }
-  new_hook("checkpoint_saver",
-           list(checkpoint_dir = path.expand(checkpoint_dir), save_secs = save_secs,
-                save_steps = save_steps, checkpoint_basename = checkpoint_basename,
-                listeners = normalize_listeners(listeners, "listeners"), verbose = TRUE),
-           runs_r_code = TRUE)
+  new_checkpoint_saver(list(checkpoint_dir = path.expand(checkpoint_dir), save_secs = save_secs,
+                            save_steps = save_steps, checkpoint_basename = checkpoint_basename,
+                            listeners = normalize_listeners(listeners, "listeners"), verbose = TRUE))
+}
+
+# The hook of validated fields (train()'s own saver of model_dir is one too).
+new_checkpoint_saver <- function(fields) {
+  new_hook("checkpoint_saver", fields, runs_r_code = TRUE, roles = "saves_checkpoints")
 }
 
 # Whether two paths name one directory (either may not exist yet).

@@ -21,5 +21,5 @@ hook_nan_tensor <- function(loss_tensor = "loss", fail_on_nan_loss = TRUE) {
   if (inherits(loss_tensor, "cppestimators_tensor")) loss_tensor <- loss_tensor$name
   check_string(loss_tensor, "loss_tensor", must = "a tensor name such as \"loss\"")
   check_flag(fail_on_nan_loss, "fail_on_nan_loss")
-  new_hook("nan_tensor", list(loss_tensor = loss_tensor, fail_on_nan_loss = fail_on_nan_loss))
+  new_hook("nan_tensor", list(loss_tensor = loss_tensor, fail_on_nan_loss = fail_on_nan_loss), roles = "checks_nan")
 }

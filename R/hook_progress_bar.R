@@ -25,7 +25,7 @@
 #' est <- linear_regressor(feature_columns = fcs)
 #' train(est, input_fn = input, steps = 2, hooks = list(hook_progress_bar()))
 hook_progress_bar <- function() {
-  new_hook("progress_bar", list())
+  new_hook("progress_bar", list(), roles = "shows_progress")
 }
 
 #' @noRd

@@ -75,7 +75,7 @@ hook_reduce_lr_on_plateau <- function(metric = "loss", factor = 0.1, patience = 
 # an in-memory evaluator, an evaluation directory, or the training metric.
 #' @noRd
 hook_prepare.cppestimators_hook_reduce_lr_on_plateau <- function(hook, run) {
-  if (is_boosted_trees(run$object)) {
+  if (!model_trait(estimator_model(run$object$spec), "has_optimizer")) {
     abort(paste("hook_reduce_lr_on_plateau() cannot run with boosted trees: they have no optimizer",
                 "whose learning rate it could lower (their `learning_rate` is a fixed shrinkage)."),
           class = "cppestimators_hook_argument_error")

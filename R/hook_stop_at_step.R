@@ -25,7 +25,16 @@ hook_stop_at_step <- function(num_steps = NULL, last_step = NULL) {
     abort("Only one of num_steps or last_step can be specified.")
   }
   # global steps count in 64-bit integers; 2^53 keeps every count exact in R's doubles
-  new_hook("stop_at_step", list(num_steps = check_whole(num_steps, "num_steps", min = 1, max = 2^53),
-                                last_step = check_whole(last_step, "last_step", min = 0, max = 2^53)),
-           roles = "stops_training")
+  new_stop_at_step(check_whole(num_steps, "num_steps", min = 1, max = 2^53),
+                   check_whole(last_step, "last_step", min = 0, max = 2^53))
+}
+
+# The hook of validated bounds (train()'s `steps` and `max_steps` make one).
+new_stop_at_step <- function(num_steps, last_step) {
+  new_hook("stop_at_step", list(num_steps = num_steps, last_step = last_step), roles = "stops_training")
+}
+
+#' @export
+hook_steps_left.cppestimators_hook_stop_at_step <- function(hook, step) {
+  hook$num_steps %||% max(0, hook$last_step - step)
 }

@@ -99,11 +99,14 @@ model_description_text <- function(object) {
   })
 }
 
-describe_model <- function(spec) {
-  model <- estimator_model(spec)
-  # a custom estimator's model is what its model_fn builds: its variables,
-  # checked against the checkpoint's when restored
-  if (identical(model$kind, "graph")) return(c("model: graph", "head: graph, 1"))
+describe_model <- function(spec) model_record_lines(estimator_model(spec), spec)
+
+# The lines of the record of a model (a method per model kind, in its file,
+# where it differs).
+model_record_lines <- function(model, spec) UseMethod("model_record_lines")
+
+#' @export
+model_record_lines.default <- function(model, spec) {
   cols <- spec$feature_columns
   cols <- cols[order(vapply(cols, function(c) c$name, ""), method = "radix")]
   fields <- intersect(structural_fields, names(model))
@@ -121,7 +124,7 @@ describe_model <- function(spec) {
 # trees have no optimizer variables; a custom estimator's are checked
 # against the checkpoint's when restored.
 optimizer_line <- function(spec, model) {
-  if (model$kind %in% c("boosted_trees", "graph")) return(NULL)
+  if (!model_trait(model, "optimizer_in_record")) return(NULL)
   opts <- spec$optimizers %||% list(spec$optimizer)
   kinds <- vapply(opts, function(o) as.character(o$name %||% "")[1], "")
   if (length(kinds) > 1L && !is.null(names(opts))) kinds <- paste(names(opts), kinds)
@@ -338,9 +341,18 @@ create_dir_reason <- function(path, recursive = TRUE) {
   if (ok) NULL else reason
 }
 
+# Whether a process with this id runs: 'ps' (installed with 'processx' and
+# 'callr') tells a zombie (a process that ended and waits for its parent to
+# read its status) from a running one; signal 0 tests that the id exists.
 process_alive <- function(pid) {
-  if (identical(pid, Sys.getpid())) return(TRUE)
-  isTRUE(tools::pskill(pid, signal = 0L))
+  if (identical(as.integer(pid), Sys.getpid())) return(TRUE)
+  if (requireNamespace("ps", quietly = TRUE)) {
+    return(tryCatch({
+      h <- ps::ps_handle(as.integer(pid))
+      ps::ps_is_running(h) && !identical(ps::ps_status(h), "zombie")
+    }, error = function(e) FALSE))
+  }
+  isTRUE(tools::pskill(pid, 0L))
 }
 
 # Temporary files of interrupted saves ("<file>.tmp-<pid>-...") whose process

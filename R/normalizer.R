@@ -162,7 +162,7 @@ capture_normalizers <- function(cols) lapply(cols, capture_column_normalizer)
 
 capture_column_normalizer <- function(col) {
   if (!is.list(col)) return(col)  # a key given by name in a crossed column
-  if (inherits(col, "cppestimators_column_numeric") && !is.null(col$normalizer_fn)) {
+  if (is_numeric_column(col) && !is.null(col$normalizer_fn)) {
     missing <- normalizer_globals(col$normalizer_fn)$missing
     if (length(missing)) {
       abort(sprintf(paste0("column '%s': its normalizer_fn uses `%s`, which is not defined, so the saved ",

@@ -155,7 +155,7 @@ check_training_ends <- function(object, data, hooks) {
   endless <- if (isTRUE(data$stream)) dataset_is_infinite(data$input$dataset) else identical(data$num_epochs, -1)
   if (!endless) return(invisible())
   if (any(vapply(hooks, hook_has_role, TRUE, role = "stops_training"))) return(invisible())
-  if (inherits(estimator_model(object$spec), "cppestimators_model_boosted_trees")) return(invisible())
+  if (model_trait(estimator_model(object$spec), "ends_by_itself")) return(invisible())
   what <- if (isTRUE(data$stream)) "the dataset repeats forever (dataset_repeat() without `count`)" else
     "the input repeats forever (`num_epochs = NULL`)"
   abort(paste0("train() would never end: ", what, " and nothing stops training. Give `steps` or `max_steps`, ",
@@ -170,11 +170,9 @@ check_training_ends <- function(object, data, hooks) {
 # otherwise every row at least once.
 rows_to_read <- function(data, hooks, ptr, mode) {
   if (mode != "train") return(Inf)
-  at <- hooks_of_class(hooks, "cppestimators_hook_stop_at_step")
-  if (!length(at)) return(Inf)
+  if (!length(hooks)) return(Inf)
   step <- cpp_estimator_global_step(ptr)
-  left <- vapply(hooks[at], function(h) h$num_steps %||% max(0, h$last_step - step), 0)
-  min(left) * data$batch_size
+  min(vapply(hooks, hook_steps_left, 0, step = step)) * data$batch_size
 }
 
 # A classifier's first training over data in memory (no record of earlier
@@ -392,8 +390,7 @@ check_missing_categories <- function(plan, features) {
 # a normalizer differ in scale by three orders of magnitude or more, which
 # gradient steps (linear models, DNNs) handle badly; trees do not mind.
 warn_scales <- function(estimator, x) {
-  if (!inherits(estimator_model(estimator$spec),
-                c("cppestimators_model_linear", "cppestimators_model_dnn", "cppestimators_model_combined"))) {
+  if (!model_trait(estimator_model(estimator$spec), "feature_scale_matters")) {
     return(invisible())
   }
   # one pass over each plain numeric vector in the engine, nothing allocated

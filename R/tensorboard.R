@@ -268,19 +268,6 @@ tensorboard_serve <- function(log_dirs, host, port, reload_interval, ready, pare
   }
 }
 
-# Whether a process with this id runs: 'ps' (installed with 'processx' and
-# 'callr') tells a zombie (a process that ended and waits for its parent to
-# read its status) from a running one; signal 0 tests that the id exists.
-process_alive <- function(pid) {
-  if (requireNamespace("ps", quietly = TRUE)) {
-    return(tryCatch({
-      h <- ps::ps_handle(as.integer(pid))
-      ps::ps_is_running(h) && !identical(ps::ps_status(h), "zombie")
-    }, error = function(e) FALSE))
-  }
-  isTRUE(tools::pskill(pid, 0L))
-}
-
 # A background server's counters, from its /data/status (after a poll, with
 # poll = TRUE), as the list `$status()` returns in the session.
 tensorboard_get_status <- function(url, poll = FALSE) {

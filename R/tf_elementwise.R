@@ -1,11 +1,11 @@
-# The element-wise unary functions of `tf` (R/tf_graph.R), one row each:
+# The element-wise unary functions of `tf` (R/tf_module.R), one row each:
 # its module and member name, its tensor argument, the engine's op (the
 # table of src/engine's model/graph/ops.h, whose functors in
 # math/elementwise.h compute it), TensorFlow's op name (the tensors it
 # makes are named after it) and whether it takes float tensors only. The
 # modules of `tf` and its help page list these rows; a new element-wise op
 # is a row here, its line in ops.h and its functor.
-# (This file is collated before R/tf_graph.R, which builds `tf` from it.)
+# (This file is collated before R/tf_module.R, which builds `tf` from it.)
 tf_elementwise_ops <- utils::read.table(header = TRUE, stringsAsFactors = FALSE, text = "
   module member        arg       op            tf_name      floats
   nn     relu          features  relu          Relu         TRUE

@@ -82,7 +82,7 @@ generics::augment
 tidy.tf_estimator <- function(x, normalize = FALSE, optimizer_state = FALSE, original_scale = TRUE, ...) {
   check_flag(original_scale, "original_scale")
   out <- tidy_model(estimator_model(x$spec), x, normalize = normalize, optimizer_state = optimizer_state)
-  if (original_scale && inherits(estimator_model(x$spec), "cppestimators_model_linear")) {
+  if (original_scale && model_trait(estimator_model(x$spec), "coefficients")) {
     out <- original_scale_weights(out, x$spec$feature_columns)
   }
   out
@@ -95,7 +95,7 @@ tidy.tf_estimator <- function(x, normalize = FALSE, optimizer_state = FALSE, ori
 original_scale_weights <- function(out, cols) {
   groups <- if (!is.null(out$class)) out$class else if (!is.null(out$output)) out$output else rep(1L, nrow(out))
   for (col in cols) {
-    norm <- if (inherits(col, "cppestimators_column_numeric")) attr(col$normalizer_fn, "engine", exact = TRUE)
+    norm <- if (is_numeric_column(col)) attr(col$normalizer_fn, "engine", exact = TRUE)
     if (is.null(norm)) next
     rows <- which(out$column == col$name)
     width <- length(rows) / length(unique(groups))
@@ -149,7 +149,7 @@ tidy_linear <- function(x) {
     weights <- c(weights, list(w))
     term <- c(term, weight_labels(col, nrow(w)))
     column <- c(column, rep(col$name, nrow(w)))
-    category <- c(category, weight_categories(col, nrow(w)))
+    category <- c(category, column_weight_categories(col, nrow(w)))
   }
   m <- do.call(rbind, weights)
   k <- ncol(m)
@@ -164,27 +164,6 @@ tidy_linear <- function(x) {
   }
   out$estimate <- as.numeric(m)
   out
-}
-
-# The category of each of a column's `n` weight rows: NA for numeric
-# values, vocabulary words (then oov1, oov2, ...), bucket intervals, else ids.
-weight_categories <- function(col, n) {
-  if (inherits(col, "cppestimators_column_numeric")) return(rep(NA_character_, n))
-  if (inherits(col, c("cppestimators_column_indicator", "cppestimators_column_weighted")) &&
-      !is.null(col$categorical_column)) {
-    return(weight_categories(col$categorical_column, n))
-  }
-  if (is_vocabulary_column(col)) {
-    words <- as.character(col$vocabulary)
-    if (length(words) && n >= length(words)) {
-      return(c(words, if (n > length(words)) paste0("oov", seq_len(n - length(words)))))
-    }
-  }
-  if (inherits(col, "cppestimators_column_bucketized") && n == length(col$boundaries) + 1L) {
-    b <- as.character(col$boundaries)
-    return(paste0(c("(-Inf", paste0("[", b)), ",", c(b, "Inf"), ")"))
-  }
-  as.character(seq_len(n) - 1L)
 }
 
 # One row per variable of the model, with its shape.

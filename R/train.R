@@ -101,7 +101,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
       # (one pass is one tree: steps and max_steps bound a repeated input)
       input_fn <- hist_trees_input(object, input_fn, any(c("num_epochs", "epochs") %in% given), ...)
     } else if (is.null(steps) && is.null(max_steps) && !any(c("num_epochs", "epochs") %in% given) &&
-        is_boosted_trees(object)) {
+        model_trait(estimator_model(object$spec), "ends_by_itself")) {
       input_fn <- data_input(object, input_fn, "train", "train", ..., num_epochs = NULL)
     } else {
       input_fn <- data_input(object, input_fn, "train", "train", ...)
@@ -138,7 +138,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   }
   run <- training$run(input_fn, hooks, distributed)
   training$close()
-  warn_unfinished_trees(object, ptr, run)
+  model_training_ended(estimator_model(object$spec), object, ptr, run)
   exports <- finish_hooks(hooks, run)
   note_training(object, input_fn, run)
   invisible(new_history(run$history, model_dir = object$spec$model_dir,
@@ -170,15 +170,15 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = est
   first <- list()
   # a saver of another directory runs beside model_dir's own: resuming from
   # model_dir needs model_dir's checkpoints
-  savers <- given[hooks_of_class(given, "cppestimators_hook_checkpoint_saver")]
+  savers <- given[hooks_with_role(given, "saves_checkpoints")]
   if (!any(vapply(savers, function(h) same_dir(h$checkpoint_dir, object$spec$model_dir), TRUE)) &&
       (!is.null(cfg$save_checkpoints_steps) || !is.null(cfg$save_checkpoints_secs))) {
-    first <- c(first, list(new_hook("checkpoint_saver", list(
+    first <- c(first, list(new_checkpoint_saver(list(
       checkpoint_dir = object$spec$model_dir, save_secs = cfg$save_checkpoints_secs,
       save_steps = cfg$save_checkpoints_steps, checkpoint_basename = "model.ckpt",
       listeners = list(), verbose = verbose,
       # parsnip's fits keep no checkpoint of their initial variables (R/parsnip_fit.R)
-      save_at_start = !isTRUE(object$spec$no_start_checkpoint)), runs_r_code = TRUE)))
+      save_at_start = !isTRUE(object$spec$no_start_checkpoint)))))
   }
   if (!is.null(cfg$log_step_count_steps)) {
     first <- c(first, list(new_hook("step_counter", list(
@@ -192,7 +192,7 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = est
   }
   hooks <- with_defaults(c(first, hooks), list(hook_history_saver(10), hook_progress_bar()))
   if (length(listeners)) {
-    saver <- hooks_of_class(hooks, "cppestimators_hook_checkpoint_saver")
+    saver <- hooks_with_role(hooks, "saves_checkpoints")
     if (length(saver) == 0L) {
       abort(paste("There should be a CheckpointSaverHook to use saving_listeners. Please set one of the",
                   "RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs."))
@@ -200,10 +200,9 @@ training_hooks <- function(object, hooks, steps, max_steps, listeners, ptr = est
     hooks[[saver[1]]]$listeners <- c(hooks[[saver[1]]]$listeners, listeners)
   }
   if (!is.null(steps) || !is.null(max_steps)) {
-    hooks <- c(hooks, list(new_hook("stop_at_step", list(num_steps = steps, last_step = max_steps),
-                                    roles = "stops_training")))
+    hooks <- c(hooks, list(new_stop_at_step(steps, max_steps)))
   }
-  if (!has_hook_class(given, "cppestimators_hook_nan_tensor")) hooks <- c(hooks, list(hook_nan_tensor()))
+  if (!length(hooks_with_role(given, "checks_nan"))) hooks <- c(hooks, list(hook_nan_tensor()))
   if (verbose && !is.null(cfg$log_step_count_steps)) {
     hooks <- c(hooks, list(new_hook("logging_tensor", list(
       tags = c("loss", "step"), names = c("loss", "global_step"),
@@ -259,39 +258,3 @@ hist_trees_input <- function(object, data, bounded, ..., batch_size = max(1L, nr
   data_input(object, data, "train", "train", ..., batch_size = batch_size, shuffle = shuffle, num_epochs = NULL)
 }
 
-# A warning when a boosted trees training ended because its input ran out
-# (not a stop asked by `steps`, `max_steps` or a hook, which leave
-# `end_of_input` FALSE) with fewer than `n_trees` trees finished; not when
-# the trees stopped by themselves after `2 * n_trees * max_depth` layers
-# attempted, which more input would not change.
-warn_unfinished_trees <- function(object, ptr, run) {
-  if (!isTRUE(run$end_of_input) || !is_boosted_trees(object)) return(invisible())
-  model <- object$spec$model
-  n <- as.integer(model$n_trees)
-  depth <- as.integer(model$max_depth)
-  state <- cpp_estimator_variable(ptr, "boosted_trees/state")
-  finished <- as.integer(state[1])
-  if (finished >= n || state[3] > 2 * n * depth) return(invisible())
-  if (is_hist_trees(object)) {
-    warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
-      message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished: the ensemble",
-                              "is unfinished. To grow the rest (%s more steps, one tree each), call train() again,",
-                              "which continues where this call stopped, or give the input more passes with",
-                              "`num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
-                              "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
-                        finished, n, format(n - finished, big.mark = ",")),
-      call = NULL)))
-    return(invisible())
-  }
-  layers <- as.integer(state[2])
-  # every layer splitting: max_depth layers of n_batches_per_layer steps per tree
-  more <- ((n - finished) * depth - layers) * as.numeric(model$n_batches_per_layer)
-  warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
-    message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished (%d layer%s of the",
-                            "next grown): the ensemble is unfinished. To grow the rest (about %s more steps), call",
-                            "train() again, which continues where this call stopped, or give the input more passes",
-                            "with `num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
-                            "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
-                      finished, n, layers, if (layers == 1L) "" else "s", format(more, big.mark = ",")),
-    call = NULL)))
-}

@@ -93,7 +93,7 @@ train_and_evaluate.tf_estimator <- function(object, train_spec, eval_spec, ...) 
     unread <<- NULL
     m
   }
-  if (!has_hook_class(hooks, "cppestimators_hook_progress_bar")) {
+  if (!length(hooks_with_role(hooks, "shows_progress"))) {
     total <- if (is.null(train_spec$max_steps)) NULL else
       max(0, train_spec$max_steps - cpp_estimator_global_step(ptr))
     bar <- hook_progress_bar()

@@ -225,8 +225,7 @@ hist_category_labels <- function(object, feats) {
   names(cols) <- vapply(cols, function(col) col$name, "")
   lapply(seq_len(nrow(feats)), function(j) {
     col <- cols[[feats$column[j]]]
-    inner <- if (inherits(col, "cppestimators_column_indicator")) col$categorical_column else col
-    words <- if (!is.null(inner) && is_vocabulary_column(inner)) as.character(inner$vocabulary)
+    words <- if (!is.null(col)) column_vocabulary_words(col)
     function(ids) {
       if (!length(words)) return(as.character(ids))
       ifelse(ids < length(words), words[pmin(ids, length(words) - 1L) + 1L], paste0("oov", ids - length(words) + 1L))

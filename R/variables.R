@@ -57,7 +57,7 @@ variable_value <- function(object, names = NULL, ...) {
 #' @rdname variable_names
 #' @export
 coef.tf_estimator <- function(object, ...) {
-  if (!inherits(estimator_model(object$spec), "cppestimators_model_linear")) {
+  if (!model_trait(estimator_model(object$spec), "coefficients")) {
     abort(paste0("coef() gives the weights of linear estimators; use variable_value() for ", object$spec$name, "()."))
   }
   check_dots(dots_names(...), "coef", character())
@@ -86,10 +86,9 @@ coef.tf_estimator <- function(object, ...) {
 # (an indicator column's from its vocabulary column, as in
 # boosted_trees_feature_importance()).
 weight_labels <- function(col, n) {
-  numeric <- inherits(col, "cppestimators_column_numeric")
+  numeric <- is_numeric_column(col)
   if (n == 1L && numeric) return(col$name)
-  vocab_col <- if (inherits(col, "cppestimators_column_indicator")) col$categorical_column else col
-  words <- if (is_vocabulary_column(vocab_col)) as.character(vocab_col$vocabulary)
+  words <- column_vocabulary_words(col)
   if (length(words) && n >= length(words)) {
     oov <- if (n > length(words)) paste0("oov", seq_len(n - length(words)))
     return(paste0(col$name, "[", c(words, oov), "]"))

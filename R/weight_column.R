@@ -15,7 +15,7 @@ weight_column_spec <- function(weight_column) {
     }
     return(column_numeric(weight_column))
   }
-  if (!inherits(weight_column, "cppestimators_column_numeric")) {
+  if (!is_numeric_column(weight_column)) {
     abort(paste0("`weight_column` must be a column name or a column_numeric(), not ",
                  if (inherits(weight_column, "cppestimators_feature_column")) {
                    paste0("the ", weight_column$kind, " column '", weight_column$name, "'")

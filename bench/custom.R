@@ -2,7 +2,7 @@
 # rebuilds dnn_classifier() (input_layer over the same columns, dense relu
 # layers, sparse softmax cross entropy summed over the batch, Adagrad 0.05),
 # so the two train the same network (their loss curves agree, see
-# tests/testthat/test-custom-estimators.R). Prints a markdown table:
+# tests/testthat/test-estimator_custom.R). Prints a markdown table:
 # microseconds per step of each, median of 5 paired runs, and their ratio (goal: the
 # custom estimator's step at most 1.3x the canned one's).
 suppressPackageStartupMessages(library(cppestimators))
