@@ -17,6 +17,38 @@ cpp_csv_reader_rewind <- function(reader) {
     invisible(.Call(`_cppestimators_cpp_csv_reader_rewind`, reader))
 }
 
+cpp_same_vectors <- function(kept, features, at) {
+    .Call(`_cppestimators_cpp_same_vectors`, kept, features, at)
+}
+
+cpp_any_object <- function(columns) {
+    .Call(`_cppestimators_cpp_any_object`, columns)
+}
+
+cpp_classed_columns <- function(columns) {
+    .Call(`_cppestimators_cpp_classed_columns`, columns)
+}
+
+cpp_integer64_as_double <- function(x) {
+    .Call(`_cppestimators_cpp_integer64_as_double`, x)
+}
+
+cpp_column_sds <- function(columns) {
+    .Call(`_cppestimators_cpp_column_sds`, columns)
+}
+
+cpp_feature_types <- function(columns) {
+    .Call(`_cppestimators_cpp_feature_types`, columns)
+}
+
+cpp_column_rows <- function(columns) {
+    .Call(`_cppestimators_cpp_column_rows`, columns)
+}
+
+cpp_matrix_rows <- function(m) {
+    .Call(`_cppestimators_cpp_matrix_rows`, m)
+}
+
 cpp_r_collective <- function(fns) {
     .Call(`_cppestimators_cpp_r_collective`, fns)
 }
@@ -83,6 +115,10 @@ cpp_estimator_tree_limit <- function(est, n) {
 
 cpp_hist_trees_features <- function(est) {
     .Call(`_cppestimators_cpp_hist_trees_features`, est)
+}
+
+cpp_checkpoint_global_step <- function(dir) {
+    .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
 }
 
 cpp_write_scalars <- function(dir, step, values, hostname) {
@@ -271,42 +307,6 @@ cpp_tfrecord_read <- function(reader, n) {
 
 cpp_threads_info <- function() {
     .Call(`_cppestimators_cpp_threads_info`)
-}
-
-cpp_checkpoint_global_step <- function(dir) {
-    .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
-}
-
-cpp_same_vectors <- function(kept, features, at) {
-    .Call(`_cppestimators_cpp_same_vectors`, kept, features, at)
-}
-
-cpp_any_object <- function(columns) {
-    .Call(`_cppestimators_cpp_any_object`, columns)
-}
-
-cpp_classed_columns <- function(columns) {
-    .Call(`_cppestimators_cpp_classed_columns`, columns)
-}
-
-cpp_integer64_as_double <- function(x) {
-    .Call(`_cppestimators_cpp_integer64_as_double`, x)
-}
-
-cpp_column_sds <- function(columns) {
-    .Call(`_cppestimators_cpp_column_sds`, columns)
-}
-
-cpp_feature_types <- function(columns) {
-    .Call(`_cppestimators_cpp_feature_types`, columns)
-}
-
-cpp_column_rows <- function(columns) {
-    .Call(`_cppestimators_cpp_column_rows`, columns)
-}
-
-cpp_matrix_rows <- function(m) {
-    .Call(`_cppestimators_cpp_matrix_rows`, m)
 }
 
 cpp_estimator_weights <- function(est) {

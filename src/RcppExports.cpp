@@ -68,6 +68,88 @@ RcppExport SEXP _cppestimators_cpp_csv_reader_rewind(SEXP readerSEXP) {
   return R_NilValue;
   END_RCPP
 }
+// cpp_same_vectors
+bool cpp_same_vectors(SEXP kept, SEXP features, SEXP at);
+RcppExport SEXP _cppestimators_cpp_same_vectors(SEXP keptSEXP, SEXP featuresSEXP, SEXP atSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type kept(keptSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type at(atSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_same_vectors(kept, features, at));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_any_object
+bool cpp_any_object(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_any_object(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_any_object(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_classed_columns
+Rcpp::IntegerVector cpp_classed_columns(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_classed_columns(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_classed_columns(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_integer64_as_double
+Rcpp::List cpp_integer64_as_double(SEXP x);
+RcppExport SEXP _cppestimators_cpp_integer64_as_double(SEXP xSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type x(xSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_integer64_as_double(x));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_column_sds
+Rcpp::NumericVector cpp_column_sds(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_column_sds(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_column_sds(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_feature_types
+Rcpp::CharacterVector cpp_feature_types(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_feature_types(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_feature_types(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_column_rows
+Rcpp::NumericVector cpp_column_rows(SEXP columns);
+RcppExport SEXP _cppestimators_cpp_column_rows(SEXP columnsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_column_rows(columns));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_matrix_rows
+Rcpp::List cpp_matrix_rows(Rcpp::NumericMatrix m);
+RcppExport SEXP _cppestimators_cpp_matrix_rows(SEXP mSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type m(mSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_matrix_rows(m));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_r_collective
 SEXP cpp_r_collective(Rcpp::List fns);
 RcppExport SEXP _cppestimators_cpp_r_collective(SEXP fnsSEXP) {
@@ -242,6 +324,16 @@ RcppExport SEXP _cppestimators_cpp_hist_trees_features(SEXP estSEXP) {
   Rcpp::RObject rcpp_result_gen;
   Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
   rcpp_result_gen = Rcpp::wrap(cpp_hist_trees_features(est));
+  return rcpp_result_gen;
+  END_RCPP
+}
+// cpp_checkpoint_global_step
+double cpp_checkpoint_global_step(std::string dir);
+RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_global_step(dir));
   return rcpp_result_gen;
   END_RCPP
 }
@@ -795,98 +887,6 @@ RcppExport SEXP _cppestimators_cpp_threads_info() {
   return rcpp_result_gen;
   END_RCPP
 }
-// cpp_checkpoint_global_step
-double cpp_checkpoint_global_step(std::string dir);
-RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_global_step(dir));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_same_vectors
-bool cpp_same_vectors(SEXP kept, SEXP features, SEXP at);
-RcppExport SEXP _cppestimators_cpp_same_vectors(SEXP keptSEXP, SEXP featuresSEXP, SEXP atSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<SEXP>::type kept(keptSEXP);
-  Rcpp::traits::input_parameter<SEXP>::type features(featuresSEXP);
-  Rcpp::traits::input_parameter<SEXP>::type at(atSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_same_vectors(kept, features, at));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_any_object
-bool cpp_any_object(SEXP columns);
-RcppExport SEXP _cppestimators_cpp_any_object(SEXP columnsSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_any_object(columns));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_classed_columns
-Rcpp::IntegerVector cpp_classed_columns(SEXP columns);
-RcppExport SEXP _cppestimators_cpp_classed_columns(SEXP columnsSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_classed_columns(columns));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_integer64_as_double
-Rcpp::List cpp_integer64_as_double(SEXP x);
-RcppExport SEXP _cppestimators_cpp_integer64_as_double(SEXP xSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<SEXP>::type x(xSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_integer64_as_double(x));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_column_sds
-Rcpp::NumericVector cpp_column_sds(SEXP columns);
-RcppExport SEXP _cppestimators_cpp_column_sds(SEXP columnsSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_column_sds(columns));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_feature_types
-Rcpp::CharacterVector cpp_feature_types(SEXP columns);
-RcppExport SEXP _cppestimators_cpp_feature_types(SEXP columnsSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_feature_types(columns));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_column_rows
-Rcpp::NumericVector cpp_column_rows(SEXP columns);
-RcppExport SEXP _cppestimators_cpp_column_rows(SEXP columnsSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_column_rows(columns));
-  return rcpp_result_gen;
-  END_RCPP
-}
-// cpp_matrix_rows
-Rcpp::List cpp_matrix_rows(Rcpp::NumericMatrix m);
-RcppExport SEXP _cppestimators_cpp_matrix_rows(SEXP mSEXP) {
-  BEGIN_RCPP
-  Rcpp::RObject rcpp_result_gen;
-  Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type m(mSEXP);
-  rcpp_result_gen = Rcpp::wrap(cpp_matrix_rows(m));
-  return rcpp_result_gen;
-  END_RCPP
-}
 // cpp_estimator_weights
 SEXP cpp_estimator_weights(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
@@ -903,6 +903,14 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_csv_reader_next", (DL_FUNC)&_cppestimators_cpp_csv_reader_next, 2},
     {"_cppestimators_cpp_csv_reader_count", (DL_FUNC)&_cppestimators_cpp_csv_reader_count, 2},
     {"_cppestimators_cpp_csv_reader_rewind", (DL_FUNC)&_cppestimators_cpp_csv_reader_rewind, 1},
+    {"_cppestimators_cpp_same_vectors", (DL_FUNC)&_cppestimators_cpp_same_vectors, 3},
+    {"_cppestimators_cpp_any_object", (DL_FUNC)&_cppestimators_cpp_any_object, 1},
+    {"_cppestimators_cpp_classed_columns", (DL_FUNC)&_cppestimators_cpp_classed_columns, 1},
+    {"_cppestimators_cpp_integer64_as_double", (DL_FUNC)&_cppestimators_cpp_integer64_as_double, 1},
+    {"_cppestimators_cpp_column_sds", (DL_FUNC)&_cppestimators_cpp_column_sds, 1},
+    {"_cppestimators_cpp_feature_types", (DL_FUNC)&_cppestimators_cpp_feature_types, 1},
+    {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},
+    {"_cppestimators_cpp_matrix_rows", (DL_FUNC)&_cppestimators_cpp_matrix_rows, 1},
     {"_cppestimators_cpp_r_collective", (DL_FUNC)&_cppestimators_cpp_r_collective, 1},
     {"_cppestimators_cpp_round_combine", (DL_FUNC)&_cppestimators_cpp_round_combine, 1},
     {"_cppestimators_cpp_split_parts", (DL_FUNC)&_cppestimators_cpp_split_parts, 2},
@@ -926,6 +934,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_estimator_tree_limit", (DL_FUNC)&_cppestimators_cpp_estimator_tree_limit,
      2},
     {"_cppestimators_cpp_hist_trees_features", (DL_FUNC)&_cppestimators_cpp_hist_trees_features, 1},
+    {"_cppestimators_cpp_checkpoint_global_step",
+     (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
@@ -981,16 +991,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_tfrecord_reader", (DL_FUNC)&_cppestimators_cpp_tfrecord_reader, 2},
     {"_cppestimators_cpp_tfrecord_read", (DL_FUNC)&_cppestimators_cpp_tfrecord_read, 2},
     {"_cppestimators_cpp_threads_info", (DL_FUNC)&_cppestimators_cpp_threads_info, 0},
-    {"_cppestimators_cpp_checkpoint_global_step",
-     (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
-    {"_cppestimators_cpp_same_vectors", (DL_FUNC)&_cppestimators_cpp_same_vectors, 3},
-    {"_cppestimators_cpp_any_object", (DL_FUNC)&_cppestimators_cpp_any_object, 1},
-    {"_cppestimators_cpp_classed_columns", (DL_FUNC)&_cppestimators_cpp_classed_columns, 1},
-    {"_cppestimators_cpp_integer64_as_double", (DL_FUNC)&_cppestimators_cpp_integer64_as_double, 1},
-    {"_cppestimators_cpp_column_sds", (DL_FUNC)&_cppestimators_cpp_column_sds, 1},
-    {"_cppestimators_cpp_feature_types", (DL_FUNC)&_cppestimators_cpp_feature_types, 1},
-    {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},
-    {"_cppestimators_cpp_matrix_rows", (DL_FUNC)&_cppestimators_cpp_matrix_rows, 1},
     {"_cppestimators_cpp_estimator_weights", (DL_FUNC)&_cppestimators_cpp_estimator_weights, 1},
     {NULL, NULL, 0}};
 

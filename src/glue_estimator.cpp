@@ -9,7 +9,7 @@
 #include <cppestimators/model/hist_boosted_trees.h>
 #include <cppestimators/session/tensors.h>
 
-#include "fetch.h"
+#include "r_fetch.h"
 #include "glue.h"
 #include "r_data.h"
 
@@ -107,7 +107,7 @@ void cpp_estimator_restore(SEXP est, std::string path) {
 }
 
 // Restores the estimator from checkpoint bytes (the weights an estimator
-// object carried through saveRDS(); see weights_view.cpp).
+// object carried through saveRDS(); see glue_weights.cpp).
 // [[Rcpp::export(rng = false)]]
 void cpp_estimator_decode(SEXP est, Rcpp::RawVector bytes, std::string source) {
   const std::string s(bytes.begin(), bytes.end());
@@ -174,4 +174,13 @@ SEXP cpp_hist_trees_features(SEXP est) {
   return Rcpp::DataFrame::create(
       Rcpp::Named("name") = name, Rcpp::Named("kind") = kind, Rcpp::Named("column") = column,
       Rcpp::Named("categories") = categories, Rcpp::Named("stringsAsFactors") = false);
+}
+
+// The global step of the latest checkpoint in `dir`, or -1 when it has none
+// (train() waits for a hook_global_step_waiter() before taking its lock).
+// [[Rcpp::export(rng = false)]]
+double cpp_checkpoint_global_step(std::string dir) {
+  const std::string path = latest_checkpoint(dir);
+  if (path.empty()) return -1;
+  return static_cast<double>(read_checkpoint_file(path).global_step);
 }

@@ -11,9 +11,9 @@
 #include <cppestimators/math/gemm.h>
 #include <cppestimators/session/monitored_loop.h>
 
-#include "fetch.h"
+#include "r_fetch.h"
 #include "glue.h"
-#include "hook_factory.h"
+#include "r_hooks.h"
 #include "r_data.h"
 #include "r_services.h"
 #include "r_stream.h"

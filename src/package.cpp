@@ -4,10 +4,16 @@
 // build instead of once per file. src/Makevars compiles this file alone of
 // src/*.cpp; tools/engine/CMakeLists.txt fails when a .cpp of src/ is
 // missing here. A new glue source: one line below, kept sorted.
+//
+// The files are named by one scheme: glue_<area>.cpp holds the functions R
+// calls (the Rcpp exports) of one area, glue.h the boxes their external
+// pointers hold; r_<what>.{h,cpp} implements an engine interface with R
+// (R data as a Dataset, R closures as hooks and their environment, streams
+// and fetches as R values) and exports nothing.
 
 #include "RcppExports.cpp"
-#include "fetch.cpp"
 #include "glue_csv.cpp"
+#include "glue_data.cpp"
 #include "glue_distributed.cpp"
 #include "glue_estimator.cpp"
 #include "glue_events.cpp"
@@ -18,7 +24,8 @@
 #include "glue_stream.cpp"
 #include "glue_tfrecord.cpp"
 #include "glue_threads.cpp"
-#include "hook_factory.cpp"
+#include "glue_weights.cpp"
 #include "r_data.cpp"
+#include "r_fetch.cpp"
+#include "r_hooks.cpp"
 #include "r_source_stream.cpp"
-#include "weights_view.cpp"

@@ -20,7 +20,7 @@
 #include <cppestimators/session/hook.h>
 #include <cppestimators/session/session.h>
 
-#include "fetch.h"
+#include "r_fetch.h"
 #include "r_utils.h"
 
 namespace cppestimators {

@@ -2,7 +2,7 @@
 // to every hook factory: the services (console, message(), interrupts,
 // clock), the run's event-file writers, and the callables of the host (in R,
 // closures) that a hook's spec names by handle (Spec::handles). The R glue
-// supplies an R-backed environment (src/hook_factory.cpp); engine tests
+// supplies an R-backed environment (src/r_hooks.cpp); engine tests
 // supply PlainHookEnv, where specs name no host callables.
 #pragma once
 #include <functional>

@@ -1,10 +1,10 @@
-#include "hook_factory.h"
+#include "r_hooks.h"
 
 #include <cppestimators/hooks/checkpoint_saver.h>
 #include <cppestimators/hooks/eval_records.h>
 #include <cppestimators/io/checkpoint.h>
 
-#include "fetch.h"
+#include "r_fetch.h"
 #include "r_closure_hook.h"
 #include "r_data.h"
 #include "r_utils.h"
@@ -120,12 +120,3 @@ Rcpp::List evaluation_results(const std::vector<Hook*>& hooks) {
 }
 
 }  // namespace cppestimators
-
-// The global step of the latest checkpoint in `dir`, or -1 when it has none
-// (train() waits for a hook_global_step_waiter() before taking its lock).
-// [[Rcpp::export(rng = false)]]
-double cpp_checkpoint_global_step(std::string dir) {
-  const std::string path = cppestimators::latest_checkpoint(dir);
-  if (path.empty()) return -1;
-  return static_cast<double>(cppestimators::read_checkpoint_file(path).global_step);
-}

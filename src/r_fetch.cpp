@@ -1,4 +1,4 @@
-#include "fetch.h"
+#include "r_fetch.h"
 
 #include <cstring>
 #include <string>
