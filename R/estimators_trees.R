@@ -514,26 +514,21 @@ model_training_ended.cppestimators_model_boosted_trees <- function(model, object
   state <- cpp_estimator_variable(ptr, "boosted_trees/state")
   finished <- as.integer(state[1])
   if (finished >= n || state[3] > 2 * n * depth) return(invisible())
-  if (is_hist_trees(object)) {
-    warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
-      message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished: the ensemble",
-                              "is unfinished. To grow the rest (%s more steps, one tree each), call train() again,",
-                              "which continues where this call stopped, or give the input more passes with",
-                              "`num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
-                              "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
-                        finished, n, format(n - finished, big.mark = ",")),
-      call = NULL)))
-    return(invisible())
+  again <- paste("call train() again, which continues where this call stopped, or give the input more passes",
+                 "with `num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as train() of a",
+                 "data frame does unless given `steps`, `max_steps` or `num_epochs`).")
+  message <- if (is_hist_trees(object)) {
+    sprintf(paste("train() ended when its input ran out, with %d of %d trees finished: the ensemble is unfinished.",
+                  "To grow the rest (%s more steps, one tree each), %s"),
+            finished, n, format(n - finished, big.mark = ","), again)
+  } else {
+    layers <- as.integer(state[2])
+    # every layer splitting: max_depth layers of n_batches_per_layer steps per tree
+    more <- ((n - finished) * depth - layers) * as.numeric(model$n_batches_per_layer)
+    sprintf(paste("train() ended when its input ran out, with %d of %d trees finished (%d layer%s of the next",
+                  "grown): the ensemble is unfinished. To grow the rest (about %s more steps), %s"),
+            finished, n, layers, if (layers == 1L) "" else "s", format(more, big.mark = ","), again)
   }
-  layers <- as.integer(state[2])
-  # every layer splitting: max_depth layers of n_batches_per_layer steps per tree
-  more <- ((n - finished) * depth - layers) * as.numeric(model$n_batches_per_layer)
-  warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"), list(
-    message = sprintf(paste("train() ended when its input ran out, with %d of %d trees finished (%d layer%s of the",
-                            "next grown): the ensemble is unfinished. To grow the rest (about %s more steps), call",
-                            "train() again, which continues where this call stopped, or give the input more passes",
-                            "with `num_epochs` (`num_epochs = NULL` repeats it until the trees are finished, as",
-                            "train() of a data frame does unless given `steps`, `max_steps` or `num_epochs`)."),
-                      finished, n, layers, if (layers == 1L) "" else "s", format(more, big.mark = ",")),
-    call = NULL)))
+  warning(structure(class = c("cppestimators_unfinished_trees", "warning", "condition"),
+                    list(message = message, call = NULL)))
 }

@@ -56,6 +56,16 @@ abalone_data <- function(n = 200) {
   d
 }
 
+# The loss of each of `steps` training steps of `est` over `input`.
+loss_curve <- function(est, input, steps) {
+  losses <- numeric()
+  hook <- session_run_hook(
+    before_run = function(context) session_run_args(loss = context$session$graph$get_tensor_by_name("loss")),
+    after_run = function(context, values) losses <<- c(losses, values$results$loss))
+  quietly(train(est, input, steps = steps, hooks = list(hook)))
+  losses
+}
+
 test_that("tfestimators' custom model test runs unchanged: predictions, probabilities, evaluate()", {
   constructed_input_fn <- suppressMessages(iris_input())
   tmp_dir <- tempfile()
@@ -268,16 +278,8 @@ test_that("a model_fn rebuilding dnn_classifier() gives the canned DNN's loss cu
   custom <- estimator(dnn_fn, params = list(columns = fcs, hidden = c(10L, 10L)), config = cfg,
                       model_dir = tempfile())
   input <- suppressMessages(iris_input(batch_size = 16L, shuffle = FALSE, num_epochs = NULL))
-  curve <- function(est) {
-    losses <- numeric()
-    hook <- session_run_hook(
-      before_run = function(context) session_run_args(loss = context$session$graph$get_tensor_by_name("loss")),
-      after_run = function(context, values) losses <<- c(losses, values$results$loss))
-    quietly(train(est, input, steps = 30, hooks = list(hook)))
-    losses
-  }
-  a <- curve(canned)
-  b <- curve(custom)
+  a <- loss_curve(canned, input, 30)
+  b <- loss_curve(custom, input, 30)
   expect_length(b, 30)
   expect_equal(b, a, tolerance = 1e-5)
   expect_lt(tail(b, 1), b[1])
@@ -470,16 +472,8 @@ test_that("input_layer() over an embedding column trains its table as the canned
                            model_dir = tempfile())
   input <- input_fn(d, response = "y", features = c("x", "cat"), batch_size = 20L, shuffle = FALSE,
                     num_epochs = NULL)
-  curve <- function(est) {
-    losses <- numeric()
-    hook <- session_run_hook(
-      before_run = function(context) session_run_args(loss = context$session$graph$get_tensor_by_name("loss")),
-      after_run = function(context, values) losses <<- c(losses, values$results$loss))
-    quietly(train(est, input, steps = 12, hooks = list(hook)))
-    losses
-  }
-  b <- curve(custom)
-  a <- curve(canned)
+  b <- loss_curve(custom, input, 12)
+  a <- loss_curve(canned, input, 12)
   expect_equal(b, a, tolerance = 1e-5)
   table <- "input_layer/cat_embedding/embedding_weights"
   expect_true(table %in% variable_names(custom))
