@@ -23,7 +23,19 @@
 #'   factor whose levels are the classes: `label_vocabulary`, else the
 #'   levels of the factor response trained on, else `"0"`, `"1"`, ...) or
 #'   `"prob"` (classifiers: one column `.pred_<class>` of probabilities per
-#'   class, summing to 1 across a row).
+#'   class, summing to 1 across a row); or `"contributions"`: per example,
+#'   each input feature's contribution to the model's margin (the logit of
+#'   the second class of a binary classifier, the prediction of a
+#'   regressor) and `.baseline`, which they add up to the margin from
+#'   (exact TreeSHAP of boosted trees grown by histograms, by the covers
+#'   recorded in training; a feature read by several columns gets the sum of
+#'   their contributions). For several logits (multi-class classifiers,
+#'   multi-target regressors), a list of such data frames, one per class or
+#'   target. Missing values take the trees' default directions. Or
+#'   `"interactions"`: SHAP interaction values, per example an array
+#'   `[example, feature, feature]` whose row for a feature sums to its
+#'   contribution (its own effect on the diagonal), with `.baseline` in the
+#'   last cell, as xgboost's `predinteraction` lays them out.
 #' @param na_rows With a data frame as `input_fn`: `"na"` (the default)
 #'   predicts `NA` for the rows with a missing value in a numeric feature
 #'   (or in a categorical one whose vocabulary column has no
@@ -54,6 +66,14 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
                                  yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"), ...) {
   check_not_sparse(input_fn, "input_fn", "predict")
+  if (identical(type, "contributions") || identical(type, "interactions")) {
+    if (is.data.frame(input_fn)) {
+      input_fn <- data_input(object, input_fn, "infer", "predict", ...)
+    } else {
+      check_method_dots(dots_names(...), "predict", predict.tf_estimator)
+    }
+    return(predict_contributions(object, input_fn, checkpoint_path, interactions = type == "interactions"))
+  }
   if (is.data.frame(input_fn)) {
     na_rows <- match.arg(na_rows)
     incomplete <- if (na_rows == "na") incomplete_rows(object, input_fn)

@@ -337,6 +337,20 @@ RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_estimator_explain
+SEXP cpp_estimator_explain(SEXP est, Rcpp::List features, int threads, bool interactions);
+RcppExport SEXP _cppestimators_cpp_estimator_explain(SEXP estSEXP, SEXP featuresSEXP,
+                                                     SEXP threadsSEXP, SEXP interactionsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  Rcpp::traits::input_parameter<bool>::type interactions(interactionsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_explain(est, features, threads, interactions));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_write_scalars
 std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values,
                               std::string hostname);
@@ -936,6 +950,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_hist_trees_features", (DL_FUNC)&_cppestimators_cpp_hist_trees_features, 1},
     {"_cppestimators_cpp_checkpoint_global_step",
      (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
+    {"_cppestimators_cpp_estimator_explain", (DL_FUNC)&_cppestimators_cpp_estimator_explain, 4},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},

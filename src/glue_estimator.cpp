@@ -16,10 +16,13 @@
 using cppestimators::BoostedTreesModel;
 using cppestimators::CheckpointData;
 using cppestimators::CheckpointManager;
+using cppestimators::Dataset;
+using cppestimators::dataset_from_r;
 using cppestimators::decode_checkpoint;
 using cppestimators::Estimator;
 using cppestimators::estimator_of;
 using cppestimators::EstimatorSpec;
+using cppestimators::FeatureSet;
 using cppestimators::HistBoostedTreesModel;
 using cppestimators::latest_checkpoint;
 using cppestimators::read_checkpoint_file;
@@ -183,4 +186,33 @@ double cpp_checkpoint_global_step(std::string dir) {
   const std::string path = latest_checkpoint(dir);
   if (path.empty()) return -1;
   return static_cast<double>(read_checkpoint_file(path).global_step);
+}
+
+// Per-prediction explanations of the rows of `features` (a named list of R
+// vectors, read in place): a matrix of rows x (logits x (columns + 1)),
+// each logit's contributions of the model's feature columns then its
+// baseline (with `interactions`, rows x (logits x (columns + 1)^2): each
+// logit's matrix of interaction values, row by row), with the columns'
+// names in attribute "columns"; NULL when the model has no explanations.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_estimator_explain(SEXP est, Rcpp::List features, int threads, bool interactions) {
+  const Estimator& e = estimator_of(est);
+  Dataset data;
+  dataset_from_r(features, R_NilValue, data);
+  std::vector<double> values;
+  if (!e.explain(data, threads, values, interactions)) return R_NilValue;
+  const FeatureSet& columns = e.model().features();
+  const std::size_t side = columns.size() + 1;
+  const std::size_t width =
+      static_cast<std::size_t>(e.head().logits_dim()) * (interactions ? side * side : side);
+  const std::size_t rows = static_cast<std::size_t>(data.n);
+  Rcpp::NumericMatrix out(static_cast<int>(rows), static_cast<int>(width));
+  double* o = out.begin();
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < width; ++j) o[j * rows + r] = values[r * width + j];
+  Rcpp::CharacterVector names(static_cast<R_xlen_t>(columns.size()));
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    names[static_cast<R_xlen_t>(c)] = columns.column(c).name();
+  out.attr("columns") = names;
+  return out;
 }

@@ -124,6 +124,7 @@
 #include "model/trees/quantile_sketch.cpp"
 #include "model/trees/quantiles.cpp"
 #include "model/trees/split.cpp"
+#include "model/trees/tree_shap.cpp"
 
 // session
 #include "session/hook.cpp"

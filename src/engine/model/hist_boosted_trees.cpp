@@ -273,6 +273,7 @@ void HistBoostedTreesModel::compile() const {
   const std::size_t stored = tree_nodes_->value.size();
   if (c.epoch != epoch_) {
     c.nodes.clear();
+    c.shap.clear();
     c.cat_bits.clear();
     c.tree_start.assign(1, 0);
     c.epoch = epoch_;
@@ -313,6 +314,12 @@ void HistBoostedTreesModel::compile() const {
         }
       }
       c.nodes.push_back(n);
+      trees::ShapNode s;
+      s.left = n.feature >= 0 ? n.left : -1;
+      s.group = n.feature >= 0 ? feats_.features()[static_cast<std::size_t>(n.feature)].col : -1;
+      s.cover = n_cover_->value[u];
+      s.value = n.value;
+      c.shap.push_back(s);
     }
     c.tree_start.push_back(static_cast<std::int64_t>(c.nodes.size()));
   }
@@ -352,17 +359,74 @@ void HistBoostedTreesModel::add_tree_values(int t, const double* x, std::size_t 
         if (n.feature < 0) continue;  // at its leaf
         const double v =
             x[static_cast<std::size_t>(j0 + j) * nf + static_cast<std::size_t>(n.feature)];
-        // (a value or an id compared as float, as the split was found)
-        bool left = n.bits >= 0 ? c.in_set(n, static_cast<std::int64_t>(v))
-                                : static_cast<float>(v) <= n.threshold;
-        left = std::isnan(v) ? n.default_left : left;
-        at[j] = n.left + (left ? 0 : 1);
+        at[j] = n.left + (c.goes_left(n, v) ? 0 : 1);
         moved = true;
       }
     }
     for (int j = 0; j < m; ++j)
       out[static_cast<std::size_t>(j0 + j) * stride] += nodes[at[j]].value;
   }
+}
+
+bool HistBoostedTreesModel::explain(const FeatureBatch& batch, int threads, double* out,
+                                    bool interactions) const {
+  compile();
+  const Compiled& c = compiled_;
+  const int k = classes_;
+  const int rows = batch.rows;
+  const std::size_t columns = features_.size();
+  const std::size_t width = interactions ? (columns + 1) * (columns + 1) : columns + 1;
+  const std::size_t last = width - 1;  // the baseline's cell
+  const int used = tree_limit_ >= 0 ? std::min(tree_limit_, rounds()) : rounds();
+  const int n_trees = std::min<int>(used * k, static_cast<int>(c.tree_start.size()) - 1);
+  // each logit's baseline: the base score and the trees' expected values
+  std::vector<double> baseline(static_cast<std::size_t>(k));
+  for (int j = 0; j < k; ++j)
+    baseline[static_cast<std::size_t>(j)] = base_->value[static_cast<std::size_t>(j)];
+  for (int t = 0; t < n_trees; ++t)
+    baseline[static_cast<std::size_t>(t % k)] +=
+        trees::tree_expected_value(c.shap.data() + c.tree_start[static_cast<std::size_t>(t)]);
+  const int pieces = std::max(1, std::min(rows, std::max(1, threads) * 4));
+  parallel_for(pieces, threads, [&](int p) {
+    const int r0 = static_cast<int>(static_cast<std::int64_t>(rows) * p / pieces);
+    const int r1 = static_cast<int>(static_cast<std::int64_t>(rows) * (p + 1) / pieces);
+    const std::size_t nf = feats_.features().size();
+    std::vector<double> x(nf), pairs(interactions ? columns * columns : 0), work;
+    std::vector<unsigned char> left;
+    trees::ShapScratch scratch;
+    for (int r = r0; r < r1; ++r) {
+      row_values(batch, r, x.data());
+      double* row = out + static_cast<std::size_t>(r) * static_cast<std::size_t>(k) * width;
+      std::fill(row, row + static_cast<std::size_t>(k) * width, 0.0);
+      for (int j = 0; j < k; ++j)
+        row[static_cast<std::size_t>(j) * width + last] = baseline[static_cast<std::size_t>(j)];
+      for (int j = 0; j < k; ++j) {
+        double* logit = row + static_cast<std::size_t>(j) * width;
+        std::fill(pairs.begin(), pairs.end(), 0.0);
+        for (int t = j; t < n_trees; t += k) {  // this logit's trees
+          const std::int64_t b = c.tree_start[static_cast<std::size_t>(t)],
+                             e = c.tree_start[static_cast<std::size_t>(t) + 1];
+          left.resize(static_cast<std::size_t>(e - b));
+          for (std::int64_t i = b; i < e; ++i) {
+            const Compiled::Node& n = c.nodes[static_cast<std::size_t>(i)];
+            left[static_cast<std::size_t>(i - b)] =
+                n.feature >= 0 && c.goes_left(n, x[static_cast<std::size_t>(n.feature)]);
+          }
+          if (interactions)
+            trees::tree_shap_interactions(c.shap.data() + b, left.data(), static_cast<int>(columns),
+                                          pairs.data(), scratch, work);
+          else
+            trees::tree_shap(c.shap.data() + b, left.data(), logit, scratch);
+        }
+        if (interactions)  // the columns x columns block into its (columns + 1)-wide rows
+          for (std::size_t a = 0; a < columns; ++a)
+            std::copy(pairs.begin() + static_cast<std::ptrdiff_t>(a * columns),
+                      pairs.begin() + static_cast<std::ptrdiff_t>((a + 1) * columns),
+                      logit + a * (columns + 1));
+      }
+    }
+  });
+  return true;
 }
 
 float HistBoostedTreesModel::tree_value_binned(int t, const trees::BinMatrix& x,

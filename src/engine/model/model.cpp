@@ -21,6 +21,11 @@ void Model::rows_replaced(Workspace& /*ws*/) {}
 
 void Model::bind_mode(Mode /*mode*/) {}
 
+bool Model::explain(const FeatureBatch& /*batch*/, int /*threads*/, double* /*out*/,
+                    bool /*interactions*/) const {
+  return false;
+}
+
 std::vector<Parameter*> Model::parameters() {
   std::vector<Parameter*> out;
   for (Parameter& p : params_) out.push_back(&p);

@@ -99,6 +99,13 @@ class Estimator {
   void variables_loaded();
   // Every variable, global_step excluded (it is an integer), sorted by name.
   const std::vector<VariableRef>& variables() const { return variables_; }
+
+  // The explanations of every row of `data` (Model::explain()), in blocks
+  // of rows: rows x logits x (columns + 1) values into `out` (with
+  // `interactions`, rows x logits x (columns + 1)^2). False when the model
+  // has none.
+  bool explain(const Dataset& data, int threads, std::vector<double>& out,
+               bool interactions = false) const;
   const VariableRef* find_variable(std::string_view name) const;
 
  private:

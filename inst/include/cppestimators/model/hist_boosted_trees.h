@@ -19,6 +19,7 @@
 // its size then its categories. Prediction walks raw values, so a model
 // needs no bins once trained; the cuts stay with it for further training.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +35,7 @@
 #include "training_strategy.h"
 #include "trees/hist_bins.h"
 #include "trees/hist_grower.h"
+#include "trees/tree_shap.h"
 
 namespace cppestimators {
 
@@ -67,6 +69,12 @@ class HistBoostedTreesModel : public Model {
   // Not in training over every row in order with the rows binned: the
   // running predictions (or a walk of the trees over the bins) serve.
   bool reads_batch_features(Mode mode, bool whole) const override;
+
+  // TreeSHAP of every tree (trees/tree_shap.h): per row and logit, one
+  // contribution per feature column (or the interaction values of each
+  // pair), and the base score plus the trees' expected values.
+  bool explain(const FeatureBatch& batch, int threads, double* out,
+               bool interactions = false) const override;
 
   // Predictions from the first n rounds only (-1: all), for multi_predict().
   void set_tree_limit(int n) { tree_limit_ = n; }
@@ -118,9 +126,20 @@ class HistBoostedTreesModel : public Model {
       int count;  // categorical: the column's categories (ids at or past it go right)
       bool default_left;
     };
+    // Whether a row whose value of the node's feature is `v` (an id for a
+    // categorical feature; NaN: missing) goes left.
+    bool goes_left(const Node& n, double v) const {
+      // (a value or an id compared as float, as the split was found)
+      const bool left = n.bits >= 0 ? in_set(n, static_cast<std::int64_t>(v))
+                                    : static_cast<float>(v) <= n.threshold;
+      return std::isnan(v) ? n.default_left : left;
+    }
     std::vector<Node> nodes;
     std::vector<std::int64_t> tree_start;  // n_trees + 1
     std::vector<std::uint64_t> cat_bits;   // each category set as a bitset of its column's ids
+    // the trees as TreeSHAP reads them (indexed as `nodes`): a split's group
+    // is its feature's column, its cover the node's hessian sum
+    std::vector<trees::ShapNode> shap;
     // Whether category `id` is in node n's set.
     bool in_set(const Node& n, std::int64_t id) const {
       return id >= 0 && id < n.count &&

@@ -90,6 +90,18 @@ class Model {
   // steps (a custom estimator's graphs differ by mode; others ignore it).
   virtual void bind_mode(Mode mode);
 
+  // Per-prediction explanations of a batch: per row, logit and feature
+  // column of the model (features().column(c)), the column's contribution
+  // to the logit, then the logit's baseline, which the contributions add up
+  // to the logit from: `out` is rows x logits x (columns + 1). With
+  // `interactions`, per row and logit a (columns + 1) x (columns + 1)
+  // matrix instead: the interaction values of each pair of columns (a
+  // column's own on the diagonal; row c sums to c's contribution), the
+  // baseline in the last cell. False when the model has no explanations
+  // (nothing is written).
+  virtual bool explain(const FeatureBatch& batch, int threads, double* out,
+                       bool interactions = false) const;
+
   // Called when a streaming session moved to a new window of rows: row
   // indices now name other examples, so per-row caches are stale.
   virtual void rows_replaced(Workspace& ws);

@@ -1,0 +1,84 @@
+# Per-prediction explanations (predict(type = "contributions")): the
+# engine's contributions of each of the model's feature columns to each
+# logit (Model::explain(), model/model.h), summed back to the input features
+# the columns read (a column over several features, such as a crossed or a
+# weighted column, shares its contribution equally between them).
+
+# The contributions of the rows of `input_fn` (a data frame or an input_fn()
+# in memory): a data frame with one column per input feature and
+# `.baseline`, on the margin's scale (the logit of the second class of a
+# binary classifier, the prediction of a regressor); for several logits (a
+# multi-class classifier, a multi-target regressor), a named list of such
+# data frames, one per class or target.
+predict_contributions <- function(object, input_fn, checkpoint_path = NULL, interactions = FALSE) {
+  if (is.null(checkpoint_path)) {
+    ptr <- estimator_ptr(object)
+    sync_from_model_dir(object, ptr)
+  } else {
+    ptr <- engine_for_checkpoint(object, checkpoint_path)
+  }
+  data <- resolve_input(input_fn, object, "infer")
+  if (isTRUE(data$stream)) {
+    abort(paste0("predict(type = \"", if (interactions) "interactions" else "contributions",
+                 "\") reads data in memory: collect the dataset first ",
+                 "(dataset_collect()) or pass a data frame."), class = "cppestimators_argument_error")
+  }
+  m <- cpp_estimator_explain(ptr, data$features, engine_threads(), interactions)
+  if (is.null(m)) {
+    abort(paste0("predict(type = \"", if (interactions) "interactions" else "contributions",
+                 "\") is computed for boosted trees grown by histograms ",
+                 "(growth = \"depthwise\" or \"lossguide\"); ", object$spec$name, "() has no explanations yet."),
+          class = "cppestimators_unsupported")
+  }
+  columns <- attr(m, "columns")
+  share <- contribution_shares(object$spec$feature_columns, columns)
+  n_cols <- length(columns) + 1L
+  per_logit <- if (interactions) n_cols^2 else n_cols
+  k <- ncol(m) %/% per_logit
+  one <- function(j) {
+    block <- m[, (j - 1L) * per_logit + seq_len(per_logit), drop = FALSE]
+    if (interactions) return(feature_interactions(block, share))
+    out <- as.data.frame(block[, seq_along(columns), drop = FALSE] %*% share)
+    out$.baseline <- block[, n_cols]
+    out
+  }
+  if (k == 1L) return(one(1L))
+  out <- lapply(seq_len(k), one)
+  names(out) <- if (identical(object$spec$head, "regression")) paste0("output_", seq_len(k)) else class_levels(object)
+  out
+}
+
+# The matrix (model columns x input features) that carries each column's
+# contribution to the features it reads, in equal shares.
+contribution_shares <- function(feature_columns, columns) {
+  by_name <- stats::setNames(feature_columns, vapply(feature_columns, function(c) c$name, ""))
+  keys <- lapply(columns, function(name) {
+    col <- by_name[[name]]
+    if (is.null(col)) return(name)
+    unique(vapply(column_leaves(list(col)), function(l) as.character(l[["key"]]), ""))
+  })
+  features <- unique(unlist(keys))
+  share <- matrix(0, length(columns), length(features), dimnames = list(columns, features))
+  for (i in seq_along(columns)) share[i, keys[[i]]] <- 1 / length(keys[[i]])
+  share
+}
+
+# One logit's interaction values (`block`: rows x (columns + 1)^2, each
+# row's matrix row by row, the baseline last) as an array rows x (features +
+# 1) x (features + 1) over the input features: for each row, share' I share
+# (I its columns x columns matrix), with the baseline in the last cell, as
+# xgboost's predinteraction lays it out.
+feature_interactions <- function(block, share) {
+  n_cols <- nrow(share) + 1L
+  n_feat <- ncol(share)
+  rows <- nrow(block)
+  keep <- as.vector(outer(seq_len(n_cols - 1L), (seq_len(n_cols - 1L) - 1L) * n_cols, "+"))
+  # block's columns run over (a, b) with b fastest; I is symmetric, so the
+  # order of the two indices does not matter
+  pairs <- block[, keep, drop = FALSE] %*% kronecker(share, share)
+  out <- array(0, c(rows, n_feat + 1L, n_feat + 1L),
+               dimnames = list(NULL, c(colnames(share), ".baseline"), c(colnames(share), ".baseline")))
+  out[, seq_len(n_feat), seq_len(n_feat)] <- pairs
+  out[, n_feat + 1L, n_feat + 1L] <- block[, n_cols^2]
+  out
+}

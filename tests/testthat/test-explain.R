@@ -1,0 +1,140 @@
+# predict(type = "contributions"): per-prediction explanations (TreeSHAP of
+# the histogram growths' trees), summed back to the input features.
+
+explain_data <- function(n = 600, seed = 3) {
+  set.seed(seed)
+  # values on a grid of quarters: exact in float, so that an R walk of the
+  # trees decides every split as the engine does
+  df <- data.frame(a = round(runif(n, 0, 8) * 4) / 4, b = round(rnorm(n) * 4) / 4,
+                   c = round(runif(n, -2, 2) * 4) / 4)
+  df$y <- sin(df$a) + df$b * (df$c > 0) + 0.5 * df$c + rnorm(n, sd = 0.1)
+  df
+}
+
+# Shapley values by their definition, from the trees as
+# boosted_trees_ensemble() gives them: the value of a set S of features is
+# each tree's expectation over the nodes' covers, following the row at the
+# splits of features in S.
+brute_force_shapley <- function(ens, row, features) {
+  m <- length(features)
+  set_value <- function(tree, node, present) {
+    n <- tree[tree$node_id == node, ]
+    if (n$is_leaf) return(n$value)
+    if (n$feature %in% present) {
+      v <- row[[n$feature]]
+      left <- if (is.na(v)) n$default_left else v <= n$threshold
+      return(set_value(tree, if (left) n$left_id else n$right_id, present))
+    }
+    l <- tree[tree$node_id == n$left_id, ]
+    r <- tree[tree$node_id == n$right_id, ]
+    (l$cover * set_value(tree, n$left_id, present) + r$cover * set_value(tree, n$right_id, present)) / n$cover
+  }
+  trees <- split(ens, ens$tree)
+  value <- function(present) sum(vapply(trees, set_value, 0, node = 0L, present = present))
+  phi <- stats::setNames(numeric(m), features)
+  for (f in features) {
+    others <- setdiff(features, f)
+    for (k in 0:length(others)) {
+      subsets <- if (k == 0) list(character()) else utils::combn(others, k, simplify = FALSE)
+      for (s in subsets) {
+        w <- factorial(k) * factorial(m - k - 1) / factorial(m)
+        phi[[f]] <- phi[[f]] + w * (value(c(s, f)) - value(s))
+      }
+    }
+  }
+  phi
+}
+
+test_that("contributions of a regressor's trees add up to its predictions, feature by feature", {
+  df <- explain_data()
+  for (g in c("depthwise", "lossguide")) {
+    est <- boosted_trees_regressor(feature_columns_from_data(df, -y), growth = g, n_trees = 20,
+                                   max_depth = 4, learning_rate = 0.3)
+    suppressMessages(train(est, df, response = "y"))
+    contrib <- predict(est, df[1:50, ], type = "contributions")
+    expect_s3_class(contrib, "data.frame")
+    expect_named(contrib, c("a", "b", "c", ".baseline"))
+    expect_equal(nrow(contrib), 50L)
+    pred <- predict(est, df[1:50, ])$predictions
+    # float predictions against double contributions
+    expect_equal(rowSums(contrib), pred, tolerance = 1e-5)
+    expect_true(all(abs(rowSums(contrib) - pred) < 1e-5))
+    # one baseline: the model's expected prediction over its covers
+    expect_equal(length(unique(round(contrib$.baseline, 10))), 1L)
+  }
+})
+
+test_that("TreeSHAP equals the Shapley values computed over every subset of the features", {
+  df <- explain_data(n = 300)
+  # plain numeric columns (no normalizer): the trees' thresholds are on the data's scale
+  cols <- feature_columns(column_numeric("a"), column_numeric("b"), column_numeric("c"))
+  est <- boosted_trees_regressor(cols, growth = "depthwise", n_trees = 3, max_depth = 3, learning_rate = 0.5)
+  suppressMessages(train(est, df, response = "y"))
+  ens <- boosted_trees_ensemble(est)
+  contrib <- predict(est, df[1:4, ], type = "contributions")
+  for (i in 1:4) {
+    exact <- brute_force_shapley(ens, df[i, ], c("a", "b", "c"))
+    expect_equal(unlist(contrib[i, c("a", "b", "c")]), exact, tolerance = 1e-6)
+  }
+})
+
+test_that("a binary classifier's contributions are on the logit of its second class; multi-class per class", {
+  df <- explain_data()
+  df$label <- factor(ifelse(df$y > 0.5, "high", "low"), levels = c("low", "high"))
+  cols <- feature_columns(column_numeric("a"), column_numeric("b"), column_numeric("c"))
+  est <- boosted_trees_classifier(cols, growth = "depthwise",
+                                  n_trees = 15, max_depth = 3, learning_rate = 0.3)
+  suppressMessages(train(est, df[c("a", "b", "c", "label")], response = "label"))
+  contrib <- predict(est, df[1:40, ], type = "contributions")
+  logit <- unlist(predict(est, df[1:40, ], predict_keys = "logits")$logits)
+  expect_equal(rowSums(contrib), logit, tolerance = 1e-5)
+  df$k <- factor(cut(df$y, c(-Inf, 0, 1, Inf), labels = c("lo", "mid", "hi")))
+  est3 <- boosted_trees_classifier(cols, n_classes = 3, growth = "lossguide",
+                                   n_trees = 10, max_depth = 3, learning_rate = 0.3)
+  suppressMessages(train(est3, df[c("a", "b", "c", "k")], response = "k"))
+  per_class <- predict(est3, df[1:30, ], type = "contributions")
+  expect_named(per_class, c("lo", "mid", "hi"))
+  logits <- do.call(rbind, predict(est3, df[1:30, ], predict_keys = "logits")$logits)
+  for (j in 1:3) expect_equal(rowSums(per_class[[j]]), logits[, j], tolerance = 1e-5)
+})
+
+test_that("factors, missing values and a bucketized column are explained by the features they read", {
+  df <- explain_data()
+  df$f <- factor(sample(c("u", "v", "w"), nrow(df), TRUE))
+  df$b[seq(1, nrow(df), by = 7)] <- NA
+  cols <- feature_columns(column_numeric("b"), column_bucketized(column_numeric("a"), c(2, 4, 6)),
+                          column_indicator(column_categorical_with_vocabulary_list("f", vocabulary_list = c("u", "v", "w"))))
+  est <- boosted_trees_regressor(cols, growth = "depthwise", n_trees = 10, max_depth = 3, learning_rate = 0.3)
+  suppressMessages(train(est, df, response = "y"))
+  contrib <- predict(est, df[1:30, ], type = "contributions")
+  expect_named(contrib, c("a", "b", "f", ".baseline"))
+  expect_equal(rowSums(contrib), predict(est, df[1:30, ])$predictions, tolerance = 1e-5)
+})
+
+test_that("estimators without explanations say so with a classed error", {
+  df <- explain_data(n = 100)
+  est <- linear_regressor(feature_columns_from_data(df, -y))
+  suppressMessages(train(est, df, response = "y", steps = 2))
+  expect_error(predict(est, df, type = "contributions"), class = "cppestimators_unsupported")
+  expect_error(predict(est, df, type = "contributions"), "boosted trees grown by histograms")
+})
+
+test_that("interaction values: per row a symmetric features x features array whose rows sum to the contributions", {
+  df <- explain_data(n = 400)
+  df$f <- factor(sample(c("u", "v", "w"), nrow(df), TRUE))
+  cols <- feature_columns(column_numeric("a"), column_numeric("b"),
+                          column_indicator(column_categorical_with_vocabulary_list("f", vocabulary_list = c("u", "v", "w"))))
+  est <- boosted_trees_regressor(cols, growth = "lossguide", n_trees = 8, max_depth = 4, learning_rate = 0.3)
+  suppressMessages(train(est, df, response = "y"))
+  inter <- predict(est, df[1:20, ], type = "interactions")
+  contrib <- predict(est, df[1:20, ], type = "contributions")
+  expect_equal(dim(inter), c(20L, 4L, 4L))
+  expect_equal(dimnames(inter)[[2]], c("a", "b", "f", ".baseline"))
+  for (feature in c("a", "b", "f")) {
+    expect_equal(rowSums(inter[, feature, c("a", "b", "f")]), contrib[[feature]], tolerance = 1e-8)
+  }
+  expect_equal(inter[, "a", "b"], inter[, "b", "a"], tolerance = 1e-10)
+  expect_equal(inter[, ".baseline", ".baseline"], contrib$.baseline)
+  # the whole array adds up to the prediction
+  expect_equal(apply(inter, 1, sum), predict(est, df[1:20, ])$predictions, tolerance = 1e-5)
+})
