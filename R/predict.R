@@ -35,7 +35,11 @@
 #'   `"interactions"`: SHAP interaction values, per example an array
 #'   `[example, feature, feature]` whose row for a feature sums to its
 #'   contribution (its own effect on the diagonal), with `.baseline` in the
-#'   last cell, as xgboost's `predinteraction` lays them out.
+#'   last cell, as xgboost's `predinteraction` lays them out. A parsnip
+#'   fit of the "cppestimators" engine is explained the same way through
+#'   its engine fit: `predict(extract_fit_engine(fit), new_data, type =
+#'   "contributions")`, with `new_data` holding the raw predictors (parsnip
+#'   passes no engine-specific prediction type).
 #' @param na_rows With a data frame as `input_fn`: `"na"` (the default)
 #'   predicts `NA` for the rows with a missing value in a numeric feature
 #'   (or in a categorical one whose vocabulary column has no

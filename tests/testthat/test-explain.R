@@ -138,3 +138,16 @@ test_that("interaction values: per row a symmetric features x features array who
   # the whole array adds up to the prediction
   expect_equal(apply(inter, 1, sum), predict(est, df[1:20, ])$predictions, tolerance = 1e-5)
 })
+
+test_that("a parsnip fit is explained through its engine fit, from the raw predictors", {
+  skip_if_not_installed("parsnip")
+  set.seed(1)
+  df <- data.frame(a = runif(300), b = runif(300), f = factor(sample(c("u", "v"), 300, TRUE)))
+  df$y <- df$a + (df$f == "u") + rnorm(300, sd = 0.1)
+  fit <- parsnip::fit(parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 20, tree_depth = 3),
+                                                            "cppestimators"), "regression"),
+                      y ~ ., data = df)
+  contrib <- predict(parsnip::extract_fit_engine(fit), df[1:10, c("a", "b", "f")], type = "contributions")
+  expect_named(contrib, c("a", "b", "f", ".baseline"))
+  expect_equal(rowSums(contrib), predict(fit, df[1:10, ])$.pred, tolerance = 1e-5)
+})

@@ -274,6 +274,7 @@ void HistBoostedTreesModel::compile() const {
   if (c.epoch != epoch_) {
     c.nodes.clear();
     c.shap.clear();
+    c.shap_depth.clear();
     c.cat_bits.clear();
     c.tree_start.assign(1, 0);
     c.epoch = epoch_;
@@ -321,6 +322,7 @@ void HistBoostedTreesModel::compile() const {
       s.value = n.value;
       c.shap.push_back(s);
     }
+    c.shap_depth.push_back(trees::tree_depth(c.shap.data() + c.tree_start.back()));
     c.tree_start.push_back(static_cast<std::int64_t>(c.nodes.size()));
   }
 }
@@ -412,11 +414,12 @@ bool HistBoostedTreesModel::explain(const FeatureBatch& batch, int threads, doub
             left[static_cast<std::size_t>(i - b)] =
                 n.feature >= 0 && c.goes_left(n, x[static_cast<std::size_t>(n.feature)]);
           }
+          const int depth = c.shap_depth[static_cast<std::size_t>(t)];
           if (interactions)
             trees::tree_shap_interactions(c.shap.data() + b, left.data(), static_cast<int>(columns),
-                                          pairs.data(), scratch, work);
+                                          pairs.data(), scratch, work, depth);
           else
-            trees::tree_shap(c.shap.data() + b, left.data(), logit, scratch);
+            trees::tree_shap(c.shap.data() + b, left.data(), logit, scratch, 0, -1, depth);
         }
         if (interactions)  // the columns x columns block into its (columns + 1)-wide rows
           for (std::size_t a = 0; a < columns; ++a)

@@ -140,6 +140,7 @@ class HistBoostedTreesModel : public Model {
     // the trees as TreeSHAP reads them (indexed as `nodes`): a split's group
     // is its feature's column, its cover the node's hessian sum
     std::vector<trees::ShapNode> shap;
+    std::vector<int> shap_depth;  // per tree
     // Whether category `id` is in node n's set.
     bool in_set(const Node& n, std::int64_t id) const {
       return id >= 0 && id < n.count &&

@@ -6,32 +6,50 @@ namespace cppestimators {
 namespace trees {
 namespace shap_detail {
 
+// 1 / k for the small whole numbers the path's weights are scaled by
+// (products instead of divisions: the divisions were most of the time).
+struct Reciprocals {
+  static constexpr int kSize = 130;
+  double inv[kSize];
+  Reciprocals() {
+    inv[0] = 0.0;
+    for (int k = 1; k < kSize; ++k) inv[k] = 1.0 / k;
+  }
+  double operator()(int k) const { return k < kSize ? inv[k] : 1.0 / k; }
+};
+const Reciprocals& reciprocal() {
+  static const Reciprocals r;
+  return r;
+}
+
 // The path's weights after adding the element (group, zero_fraction,
 // one_fraction) at position `depth`: for each count of present groups on
 // the path, the share of the permutations that reach it.
 void extend(ShapPathElement* path, int depth, double zero_fraction, double one_fraction,
             int group) {
   path[depth] = {group, zero_fraction, one_fraction, depth == 0 ? 1.0 : 0.0};
-  const double n = depth + 1;
+  const double inv_n = reciprocal()(depth + 1);
   for (int i = depth - 1; i >= 0; --i) {
-    path[i + 1].weight += one_fraction * path[i].weight * (i + 1) / n;
-    path[i].weight = zero_fraction * path[i].weight * (depth - i) / n;
+    path[i + 1].weight += one_fraction * path[i].weight * (i + 1) * inv_n;
+    path[i].weight = zero_fraction * path[i].weight * (depth - i) * inv_n;
   }
 }
 
 // The inverse of extend() for the element at `at` (which then leaves the
 // path, the later ones moving up by one).
 void unwind(ShapPathElement* path, int depth, int at) {
+  const Reciprocals& r = reciprocal();
   const double one = path[at].one_fraction, zero = path[at].zero_fraction;
-  const double n = depth + 1;
+  const double n = depth + 1, inv_n = r(depth + 1);
+  const double inv_one = one != 0.0 ? 1.0 / one : 0.0, inv_zero = zero != 0.0 ? 1.0 / zero : 0.0;
   double next = path[depth].weight;
   for (int i = depth - 1; i >= 0; --i) {
     if (one != 0.0) {
       const double before = path[i].weight;
-      path[i].weight = next * n / ((i + 1) * one);
-      next = before - path[i].weight * zero * (depth - i) / n;
+      path[i].weight = next * n * r(i + 1) * inv_one;
+      next = before - path[i].weight * zero * (depth - i) * inv_n;
     } else if (zero != 0.0) {
-      path[i].weight = path[i].weight * n / (zero * (depth - i));
+      path[i].weight = path[i].weight * n * inv_zero * r(depth - i);
     }
   }
   for (int i = at; i < depth; ++i) {
@@ -44,17 +62,20 @@ void unwind(ShapPathElement* path, int depth, int at) {
 // The sum of the weights the path would have without the element at `at`
 // (unwind() without changing the path).
 double unwound_sum(const ShapPathElement* path, int depth, int at) {
+  const Reciprocals& r = reciprocal();
   const double one = path[at].one_fraction, zero = path[at].zero_fraction;
-  const double n = depth + 1;
+  const double n = depth + 1, inv_n = r(depth + 1);
   double next = path[depth].weight, total = 0.0;
-  for (int i = depth - 1; i >= 0; --i) {
-    if (one != 0.0) {
-      const double share = next * n / ((i + 1) * one);
+  if (one != 0.0) {
+    const double scale = n / one;
+    for (int i = depth - 1; i >= 0; --i) {
+      const double share = next * scale * r(i + 1);
       total += share;
-      next = path[i].weight - share * zero * ((depth - i) / n);
-    } else if (zero != 0.0) {
-      total += (path[i].weight / zero) / ((depth - i) / n);
+      next = path[i].weight - share * zero * (depth - i) * inv_n;
     }
+  } else if (zero != 0.0) {
+    const double scale = n / zero;
+    for (int i = depth - 1; i >= 0; --i) total += path[i].weight * scale * r(depth - i);
   }
   return total;
 }
@@ -168,9 +189,9 @@ int tree_depth(const ShapNode* nodes) { return shap_detail::depth_below(nodes, 0
 double tree_expected_value(const ShapNode* nodes) { return shap_detail::cover_mean(nodes, 0); }
 
 void tree_shap(const ShapNode* nodes, const unsigned char* goes_left, double* phi,
-               ShapScratch& scratch, int condition, int condition_group) {
+               ShapScratch& scratch, int condition, int condition_group, int depth) {
   if (nodes[0].left < 0) return;  // a single leaf: its value is the expected value
-  scratch.reserve(tree_depth(nodes));
+  scratch.reserve(depth >= 0 ? depth : tree_depth(nodes));
   const shap_detail::Walk w{nodes, goes_left, phi, condition, condition_group};
   // the root's (empty) path starts before the buffer's first element
   ShapPathElement* base = scratch.path.data();
@@ -184,13 +205,15 @@ double tree_set_value(const ShapNode* nodes, const unsigned char* goes_left,
 }
 
 void tree_shap_interactions(const ShapNode* nodes, const unsigned char* goes_left, int groups,
-                            double* out, ShapScratch& scratch, std::vector<double>& work) {
+                            double* out, ShapScratch& scratch, std::vector<double>& work,
+                            int depth) {
   const std::size_t g = static_cast<std::size_t>(groups);
   work.assign(3 * g, 0.0);
   double* phi = work.data();
   double* on = phi + g;
   double* off = on + g;
-  tree_shap(nodes, goes_left, phi, scratch);
+  if (depth < 0) depth = tree_depth(nodes);
+  tree_shap(nodes, goes_left, phi, scratch, 0, -1, depth);
   // the groups the tree splits on (the others interact with nothing here)
   std::vector<unsigned char>& used = scratch.used;
   used.assign(g, 0);
@@ -201,8 +224,8 @@ void tree_shap_interactions(const ShapNode* nodes, const unsigned char* goes_lef
       continue;
     }
     std::fill(on, on + 2 * g, 0.0);
-    tree_shap(nodes, goes_left, on, scratch, 1, static_cast<int>(i));
-    tree_shap(nodes, goes_left, off, scratch, -1, static_cast<int>(i));
+    tree_shap(nodes, goes_left, on, scratch, 1, static_cast<int>(i), depth);
+    tree_shap(nodes, goes_left, off, scratch, -1, static_cast<int>(i), depth);
     double others = 0.0;
     for (std::size_t j = 0; j < g; ++j) {
       if (j == i) continue;

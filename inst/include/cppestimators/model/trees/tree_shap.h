@@ -49,9 +49,10 @@ double tree_expected_value(const ShapNode* nodes);
 // whose walk goes left at node i when goes_left[i] is nonzero. The
 // contributions sum to the row's value minus tree_expected_value().
 // `condition` +1 (-1): the values when `condition_group` is present
-// (absent) in every coalition, for interaction values.
+// (absent) in every coalition, for interaction values. `depth`: the
+// tree's depth when the caller knows it (tree_depth(); -1: found here).
 void tree_shap(const ShapNode* nodes, const unsigned char* goes_left, double* phi,
-               ShapScratch& scratch, int condition = 0, int condition_group = -1);
+               ShapScratch& scratch, int condition = 0, int condition_group = -1, int depth = -1);
 
 // SHAP interaction values (Lundberg et al. 2018, section 4.2): adds to
 // out[i * groups + j] the interaction of groups i and j, half of the
@@ -59,7 +60,8 @@ void tree_shap(const ShapNode* nodes, const unsigned char* goes_left, double* ph
 // holds i's value minus its interactions, so that row i sums to i's
 // contribution. `work`: scratch.
 void tree_shap_interactions(const ShapNode* nodes, const unsigned char* goes_left, int groups,
-                            double* out, ShapScratch& scratch, std::vector<double>& work);
+                            double* out, ShapScratch& scratch, std::vector<double>& work,
+                            int depth = -1);
 
 // The value of the set of groups `in_set` (in_set[g] nonzero: present) by
 // definition, for tests: the expectation over the path-dependent
