@@ -10,7 +10,8 @@
 # binary classifier, the prediction of a regressor); for several logits (a
 # multi-class classifier, a multi-target regressor), a named list of such
 # data frames, one per class or target.
-predict_contributions <- function(object, input_fn, checkpoint_path = NULL, interactions = FALSE) {
+predict_contributions <- function(object, input_fn, checkpoint_path = NULL, interactions = FALSE,
+                                  reference = NULL) {
   if (is.null(checkpoint_path)) {
     ptr <- estimator_ptr(object)
     sync_from_model_dir(object, ptr)
@@ -24,10 +25,14 @@ predict_contributions <- function(object, input_fn, checkpoint_path = NULL, inte
                  "(dataset_collect()) or pass a data frame."), class = "cppestimators_argument_error")
   }
   m <- cpp_estimator_explain(ptr, data$features, engine_threads(), interactions)
+  if (!is.null(m) && model_trait(estimator_model(object$spec), "coefficients")) {
+    m <- centre_terms(object, ptr, m, reference)
+  }
   if (is.null(m)) {
     abort(paste0("predict(type = \"", if (interactions) "interactions" else "contributions",
                  "\") is computed for boosted trees grown by histograms ",
-                 "(growth = \"depthwise\" or \"lossguide\"); ", object$spec$name, "() has no explanations yet."),
+                 "(growth = \"depthwise\" or \"lossguide\")",
+                 if (!interactions) " and linear models", "; ", object$spec$name, "() has none yet."),
           class = "cppestimators_unsupported")
   }
   columns <- attr(m, "columns")
@@ -81,4 +86,44 @@ feature_interactions <- function(block, share) {
   out[, seq_len(n_feat), seq_len(n_feat)] <- pairs
   out[, n_feat + 1L, n_feat + 1L] <- block[, n_cols^2]
   out
+}
+
+# A linear model's contributions: the engine gives each column's term of
+# the logits and the bias; a column's contribution is its term minus the
+# term's mean over the reference rows (weight x (value - mean) for a numeric
+# column), the baseline the bias plus those means. Without `reference`,
+# only a model whose every numeric column the engine standardizes (its mean
+# is 0 on the training data) and that has no categorical column has known
+# means (0).
+centre_terms <- function(object, ptr, m, reference) {
+  columns <- attr(m, "columns")
+  n_cols <- length(columns) + 1L
+  k <- ncol(m) %/% n_cols
+  if (is.null(reference)) {
+    cols <- object$spec$feature_columns
+    standardized <- vapply(cols, function(col) {
+      is_numeric_column(col) && isTRUE(attr(col$normalizer_fn, "engine", exact = TRUE)$centres)
+    }, TRUE)
+    if (!all(standardized)) {
+      abort(paste0("the contributions of a linear model are each feature's term against its mean: give ",
+                   "`reference`, the training data (or a sample of it), whose means are the baseline. Only a ",
+                   "model whose columns are all numeric and standardized in the engine (normalizer_standardize()) ",
+                   "needs none."), class = "cppestimators_argument_error")
+    }
+    return(m)
+  }
+  if (is.data.frame(reference)) reference <- data_input(object, reference, "infer", "predict")
+  ref <- resolve_input(reference, object, "infer")
+  if (isTRUE(ref$stream)) {
+    abort("`reference` must be a data frame or an input_fn() of data in memory.",
+          class = "cppestimators_argument_error")
+  }
+  means <- colMeans(cpp_estimator_explain(ptr, ref$features, engine_threads(), FALSE))
+  for (j in seq_len(k)) {
+    at <- (j - 1L) * n_cols + seq_len(n_cols - 1L)
+    m[, at] <- sweep(m[, at, drop = FALSE], 2L, means[at])
+    m[, j * n_cols] <- m[, j * n_cols] + sum(means[at])
+  }
+  attr(m, "columns") <- columns
+  m
 }

@@ -45,7 +45,7 @@ normalizer_standardize <- function(mean, sd) {
                   length(mean), length(sd)))
   }
   shift_scale_normalizer(mean, sd, sprintf("normalizer_standardize(mean=%s, sd=%s)", repr_numbers(mean),
-                                           repr_numbers(sd)))
+                                           repr_numbers(sd)), centres = TRUE)
 }
 
 #' @rdname normalizer_standardize
@@ -69,8 +69,9 @@ normalizer_min_max <- function(min, max) {
 }
 
 # The normalizer (x - mean) / sd, as an R function that also tells the
-# engine its shift and scale (attribute "engine").
-shift_scale_normalizer <- function(mean, sd, repr) {
+# engine its shift and scale (attribute "engine"; `centres`: the shift is
+# the training data's mean, so normalized values have mean 0 there).
+shift_scale_normalizer <- function(mean, sd, repr, centres = FALSE) {
   fn <- function(x) {
     if (is.matrix(x) && (length(mean) > 1L || length(sd) > 1L)) {
       if (max(length(mean), length(sd)) != ncol(x)) {
@@ -83,7 +84,7 @@ shift_scale_normalizer <- function(mean, sd, repr) {
   }
   environment(fn) <- list2env(list(mean = as.numeric(mean), sd = as.numeric(sd)), parent = baseenv())
   structure(fn, class = c("cppestimators_normalizer", "function"), repr = repr,
-            engine = list(shift = as.numeric(mean), scale = as.numeric(sd)))
+            engine = list(shift = as.numeric(mean), scale = as.numeric(sd), centres = centres))
 }
 
 repr_numbers <- function(x) {

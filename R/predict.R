@@ -28,7 +28,8 @@
 #'   the second class of a binary classifier, the prediction of a
 #'   regressor) and `.baseline`, which they add up to the margin from
 #'   (exact TreeSHAP of boosted trees grown by histograms, by the covers
-#'   recorded in training; a feature read by several columns gets the sum of
+#'   recorded in training; for linear models, each weight times the value's
+#'   distance from its mean, see `reference`; a feature read by several columns gets the sum of
 #'   their contributions). For several logits (multi-class classifiers,
 #'   multi-target regressors), a list of such data frames, one per class or
 #'   target. Missing values take the trees' default directions. Or
@@ -40,6 +41,14 @@
 #'   its engine fit: `predict(extract_fit_engine(fit), new_data, type =
 #'   "contributions")`, with `new_data` holding the raw predictors (parsnip
 #'   passes no engine-specific prediction type).
+#' @param reference With `type = "contributions"` of a linear model: a data
+#'   frame of reference rows (the training data or a sample of it); each
+#'   feature's contribution is its weight times its value minus its mean
+#'   there (for a categorical feature, its category's weight minus the mean
+#'   weight), and `.baseline` the prediction at those means. Not needed when
+#'   every column is numeric and standardized in the engine
+#'   ([normalizer_standardize()]): their means are 0. Trees need none (their
+#'   baseline is the expectation over the covers recorded in training).
 #' @param na_rows With a data frame as `input_fn`: `"na"` (the default)
 #'   predicts `NA` for the rows with a missing value in a numeric feature
 #'   (or in a categorical one whose vocabulary column has no
@@ -68,7 +77,8 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                  predict_keys = c("predictions", "classes", "class_ids",
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
-                                 yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"), ...) {
+                                 yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"),
+                                 reference = NULL, ...) {
   check_not_sparse(input_fn, "input_fn", "predict")
   if (identical(type, "contributions") || identical(type, "interactions")) {
     if (is.data.frame(input_fn)) {
@@ -76,7 +86,8 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
     } else {
       check_method_dots(dots_names(...), "predict", predict.tf_estimator)
     }
-    return(predict_contributions(object, input_fn, checkpoint_path, interactions = type == "interactions"))
+    return(predict_contributions(object, input_fn, checkpoint_path, interactions = type == "interactions",
+                                 reference = reference))
   }
   if (is.data.frame(input_fn)) {
     na_rows <- match.arg(na_rows)

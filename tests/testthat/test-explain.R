@@ -1,6 +1,11 @@
 # predict(type = "contributions"): per-prediction explanations (TreeSHAP of
 # the histogram growths' trees), summed back to the input features.
 
+# an indicator column over the factor f's categories u, v and w
+uvw_indicator <- function() {
+  column_indicator(column_categorical_with_vocabulary_list("f", vocabulary_list = c("u", "v", "w")))
+}
+
 explain_data <- function(n = 600, seed = 3) {
   set.seed(seed)
   # values on a grid of quarters: exact in float, so that an R walk of the
@@ -103,7 +108,7 @@ test_that("factors, missing values and a bucketized column are explained by the 
   df$f <- factor(sample(c("u", "v", "w"), nrow(df), TRUE))
   df$b[seq(1, nrow(df), by = 7)] <- NA
   cols <- feature_columns(column_numeric("b"), column_bucketized(column_numeric("a"), c(2, 4, 6)),
-                          column_indicator(column_categorical_with_vocabulary_list("f", vocabulary_list = c("u", "v", "w"))))
+                          uvw_indicator())
   est <- boosted_trees_regressor(cols, growth = "depthwise", n_trees = 10, max_depth = 3, learning_rate = 0.3)
   suppressMessages(train(est, df, response = "y"))
   contrib <- predict(est, df[1:30, ], type = "contributions")
@@ -113,17 +118,21 @@ test_that("factors, missing values and a bucketized column are explained by the 
 
 test_that("estimators without explanations say so with a classed error", {
   df <- explain_data(n = 100)
-  est <- linear_regressor(feature_columns_from_data(df, -y))
+  cols <- feature_columns(column_numeric("a"), column_numeric("b"))
+  est <- dnn_regressor(hidden_units = 4, feature_columns = cols)
   suppressMessages(train(est, df, response = "y", steps = 2))
   expect_error(predict(est, df, type = "contributions"), class = "cppestimators_unsupported")
   expect_error(predict(est, df, type = "contributions"), "boosted trees grown by histograms")
+  lin <- linear_regressor(cols)
+  suppressMessages(train(lin, df, response = "y", steps = 2))
+  expect_error(predict(lin, df, type = "interactions", reference = df), class = "cppestimators_unsupported")
 })
 
 test_that("interaction values: per row a symmetric features x features array whose rows sum to the contributions", {
   df <- explain_data(n = 400)
   df$f <- factor(sample(c("u", "v", "w"), nrow(df), TRUE))
   cols <- feature_columns(column_numeric("a"), column_numeric("b"),
-                          column_indicator(column_categorical_with_vocabulary_list("f", vocabulary_list = c("u", "v", "w"))))
+                          uvw_indicator())
   est <- boosted_trees_regressor(cols, growth = "lossguide", n_trees = 8, max_depth = 4, learning_rate = 0.3)
   suppressMessages(train(est, df, response = "y"))
   inter <- predict(est, df[1:20, ], type = "interactions")
@@ -150,4 +159,35 @@ test_that("a parsnip fit is explained through its engine fit, from the raw predi
   contrib <- predict(parsnip::extract_fit_engine(fit), df[1:10, c("a", "b", "f")], type = "contributions")
   expect_named(contrib, c("a", "b", "f", ".baseline"))
   expect_equal(rowSums(contrib), predict(fit, df[1:10, ])$.pred, tolerance = 1e-5)
+})
+
+test_that("a linear model's contributions are weight x (value - mean), against the reference rows", {
+  df <- explain_data(n = 300)
+  df$f <- factor(sample(c("u", "v", "w"), nrow(df), TRUE))
+  cols <- feature_columns(column_numeric("a"), column_numeric("b"),
+                          uvw_indicator())
+  est <- linear_regressor(cols)
+  suppressMessages(train(est, df, response = "y", steps = 50))
+  expect_error(predict(est, df[1:5, ], type = "contributions"), class = "cppestimators_argument_error")
+  contrib <- predict(est, df[1:20, ], type = "contributions", reference = df)
+  expect_named(contrib, c("a", "b", "f", ".baseline"))
+  pred <- predict(est, df[1:20, ])$predictions
+  expect_equal(rowSums(contrib), pred, tolerance = 1e-5)
+  w <- coef(est)
+  expect_equal(contrib$a, w[["a"]] * (df$a[1:20] - mean(df$a)), tolerance = 1e-5)
+  # a categorical feature: its category's weight minus the weight averaged over the reference rows
+  wf <- w[c("f_indicator[u]", "f_indicator[v]", "f_indicator[w]")]
+  weight_of <- function(f) unname(wf[paste0("f_indicator[", f, "]")])
+  expect_equal(contrib$f, weight_of(df$f[1:20]) - mean(weight_of(df$f)), tolerance = 1e-5)
+  # the reference rows' contributions average to 0
+  expect_equal(unname(colMeans(predict(est, df, type = "contributions", reference = df)[c("a", "b", "f")])),
+               c(0, 0, 0), tolerance = 1e-6)
+  # standardized numeric columns: their means are 0, no reference needed
+  std <- feature_columns(column_numeric("a", normalizer_fn = normalizer_standardize(mean(df$a), sd(df$a))),
+                         column_numeric("b", normalizer_fn = normalizer_standardize(mean(df$b), sd(df$b))))
+  est2 <- linear_regressor(std)
+  suppressMessages(train(est2, df, response = "y", steps = 50))
+  c2 <- predict(est2, df[1:10, ], type = "contributions")
+  expect_equal(rowSums(c2), predict(est2, df[1:10, ])$predictions, tolerance = 1e-5)
+  expect_equal(c2, predict(est2, df[1:10, ], type = "contributions", reference = df), tolerance = 1e-5)
 })

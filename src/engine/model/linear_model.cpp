@@ -50,10 +50,10 @@ LinearModel::LinearModel(const Spec& spec, int units) : Model(spec, units) {
       table.trainable = ep.trainable;
       Parameter* t = &add(std::move(table));
       Parameter* w = &add(Parameter::single(scope + c.name() + "/weights", {ep.dimension, u}));
-      embedded_.push_back({slot, EmbeddingLookup(ep, t), w});
+      embedded_.push_back({slot, EmbeddingLookup(ep, t), w, static_cast<int>(i)});
     } else {
       Parameter* w = &add(Parameter::single(scope + c.name() + "/weights", {buckets, u}));
-      sparse_.push_back({slot, w});
+      sparse_.push_back({slot, w, static_cast<int>(i)});
     }
   }
   bias_ = &add(Parameter::single(scope + "bias_weights", {u}));
@@ -148,6 +148,62 @@ void LinearModel::forward(const FeatureBatch& batch, Mode, Workspace& base, floa
     ConstRowMap We(e.weights->value.data(), d, u);
     L.noalias() += E * We;
   }
+}
+
+bool LinearModel::explain(const FeatureBatch& batch, int /*threads*/, double* out,
+                          bool interactions) const {
+  if (interactions) return false;
+  const int rows = batch.rows, u = units_;
+  const std::size_t columns = features_.size(), width = columns + 1;
+  std::fill(out, out + static_cast<std::size_t>(rows) * u * width, 0.0);
+  auto cell = [&](int r, int j, std::size_t c) -> double& {
+    return out[(static_cast<std::size_t>(r) * u + static_cast<std::size_t>(j)) * width + c];
+  };
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < u; ++j) cell(r, j, columns) = bias_->value[static_cast<std::size_t>(j)];
+  if (dense_ != nullptr) {
+    for (std::size_t i = 0; i < columns; ++i) {
+      const FeatureTransform& c = features_.column(i);
+      if (c.role() != ColumnRole::Dense || !uses(c.name())) continue;
+      const int offset = features_.dense_offset(i), w = c.dense_width();
+      for (int r = 0; r < rows; ++r) {
+        const float* x = batch.dense_rows != nullptr
+                             ? batch.dense_rows + static_cast<std::size_t>(r) * batch.dense_width
+                             : batch.dense_block->row(batch.dense_index[r]);
+        for (int k = 0; k < w; ++k)
+          for (int j = 0; j < u; ++j)
+            cell(r, j, i) +=
+                static_cast<double>(x[offset + k]) *
+                dense_
+                    ->value[static_cast<std::size_t>(offset + k) * u + static_cast<std::size_t>(j)];
+      }
+    }
+  }
+  for (const Sparse& c : sparse_) {
+    const SparseIds& ids = batch.sparse[static_cast<std::size_t>(c.slot)];
+    const float* W = c.weights->value.data();
+    for (int r = 0; r < rows; ++r)
+      for (int k = ids.begin(r); k < ids.end(r); ++k)
+        for (int j = 0; j < u; ++j)
+          cell(r, j, static_cast<std::size_t>(c.column)) +=
+              static_cast<double>(ids.weight(k)) *
+              W[static_cast<std::size_t>(ids.id(k)) * u + static_cast<std::size_t>(j)];
+  }
+  for (const Embedded& e : embedded_) {
+    const SparseIds& ids = batch.sparse[static_cast<std::size_t>(e.slot)];
+    const int d = e.lookup.dimension();
+    EmbeddingLookup::Scratch scratch;
+    e.lookup.reserve(scratch, ids);
+    std::vector<float> v(static_cast<std::size_t>(rows) * d);
+    e.lookup.forward(ids, scratch, v.data());
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < d; ++k)
+        for (int j = 0; j < u; ++j)
+          cell(r, j, static_cast<std::size_t>(e.column)) +=
+              static_cast<double>(v[static_cast<std::size_t>(r) * d + k]) *
+              e.weights->value[static_cast<std::size_t>(k) * u + static_cast<std::size_t>(j)];
+  }
+  return true;
 }
 
 const std::vector<Gradient>& LinearModel::backward(const FeatureBatch& batch, const float* dlogits,

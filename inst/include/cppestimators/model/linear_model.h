@@ -43,15 +43,23 @@ class LinearModel : public Model {
   const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
                                         Workspace& base) override;
 
+  // Each feature column's term of the logits (its weights times its values,
+  // or its ids' weights summed), and the bias as the baseline: the terms
+  // still to be centred on their means (R/explain.R). No interactions.
+  bool explain(const FeatureBatch& batch, int threads, double* out,
+               bool interactions = false) const override;
+
  private:
   struct Sparse {
     int slot;
     Parameter* weights;
+    int column;  // in the feature set
   };
   struct Embedded {
     int slot;
     EmbeddingLookup lookup;
     Parameter* weights;
+    int column;
   };
   struct EmbeddedWork {
     EmbeddingLookup::Scratch scratch;
