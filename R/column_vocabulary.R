@@ -124,14 +124,24 @@ column_vocabulary_words.cppestimators_column_vocabulary_list <- function(col) {
 }
 
 #' @export
-column_vocabulary_words.cppestimators_column_vocabulary_file <- column_vocabulary_words.cppestimators_column_vocabulary_list
+column_vocabulary_words.cppestimators_column_vocabulary_file <- function(col) {
+  column_vocabulary_words.cppestimators_column_vocabulary_list(col)
+}
 
-#' @export
-column_weight_categories.cppestimators_column_vocabulary_list <- function(col, n) {
+# A vocabulary column's weight rows: its words, then oov1, oov2, ... (the
+# ids' numbers when the rows are fewer than the words).
+vocabulary_weight_categories <- function(col, n) {
   words <- column_vocabulary_words(col)
-  if (!length(words) || n < length(words)) return(NextMethod())
+  if (!length(words) || n < length(words)) return(as.character(seq_len(n) - 1L))
   c(words, if (n > length(words)) paste0("oov", seq_len(n - length(words))))
 }
 
 #' @export
-column_weight_categories.cppestimators_column_vocabulary_file <- column_weight_categories.cppestimators_column_vocabulary_list
+column_weight_categories.cppestimators_column_vocabulary_list <- function(col, n) {
+  vocabulary_weight_categories(col, n)
+}
+
+#' @export
+column_weight_categories.cppestimators_column_vocabulary_file <- function(col, n) {
+  vocabulary_weight_categories(col, n)
+}

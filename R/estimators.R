@@ -192,7 +192,8 @@ model_traits <- function(model) UseMethod("model_traits")
 #' @export
 model_traits.default <- function(model) list()
 
-model_trait_defaults <- list(coefficients = FALSE, ends_by_itself = FALSE, has_optimizer = TRUE, optimizer_in_record = TRUE,
+model_trait_defaults <- list(coefficients = FALSE, ends_by_itself = FALSE, has_optimizer = TRUE,
+                             optimizer_in_record = TRUE,
                              feature_scale_matters = TRUE)
 
 model_trait <- function(model, trait) {

@@ -383,7 +383,11 @@ hist_trees_spec <- function(growth, given, feature_columns, n_trees, max_depth, 
                  max_leaves = max_leaves,
                  learning_rate = learning_rate,
                  l1_regularization = number(l1_regularization, "l1_regularization"),
-                 l2_regularization = if ("l2_regularization" %in% given) number(l2_regularization, "l2_regularization") else 1,
+                 l2_regularization = if ("l2_regularization" %in% given) {
+                   number(l2_regularization, "l2_regularization")
+                 } else {
+                   1
+                 },
                  tree_complexity = number(tree_complexity, "tree_complexity"),
                  min_node_weight = if ("min_node_weight" %in% given) number(min_node_weight, "min_node_weight") else 1,
                  max_bin = check_whole(max_bin, "max_bin", null_ok = FALSE, min = 4, max = 65535),

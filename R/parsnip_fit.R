@@ -102,12 +102,16 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   trees <- identical(model, "boost_tree")
   # boost_tree(): xgboost's histogram growth unless the engine asks for another
   hist <- trees && !identical(check_choice(growth, "growth", c("depthwise", "lossguide", "tensorflow")), "tensorflow")
-  if (!trees && (!is.null(sample_size) || !is.null(mtry))) abort("`sample_size` and `mtry` are boost_tree()'s arguments.")
+  if (!trees && (!is.null(sample_size) || !is.null(mtry))) {
+    abort("`sample_size` and `mtry` are boost_tree()'s arguments.")
+  }
   if (trees && !hist && (!is.null(sample_size) || !is.null(mtry))) {
-    abort("`sample_size` and `mtry` need growth = \"depthwise\" or \"lossguide\" (TensorFlow's growth samples neither).")
+    abort(paste("`sample_size` and `mtry` need growth = \"depthwise\" or \"lossguide\"",
+                "(TensorFlow's growth samples neither)."))
   }
   if (hist && !is.null(n_batches_per_layer)) {
-    abort("`n_batches_per_layer` applies to growth = \"tensorflow\" only: the histogram growths grow each tree from every row.",
+    abort(paste("`n_batches_per_layer` applies to growth = \"tensorflow\" only: the histogram growths grow each",
+                "tree from every row."),
           class = "cppestimators_argument_error")
   }
   linear <- model %in% c("linear_reg", "logistic_reg", "multinom_reg")
@@ -141,7 +145,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     est <- parsnip_hist_trees(columns, levels, config, n_features = length(features), n_train = length(train_rows),
                               growth = growth, n_trees = n_trees, max_depth = max_depth,
                               learning_rate = learn_rate %||% learning_rate, l1_regularization = l1_regularization,
-                              l2_regularization = l2_regularization, tree_complexity = loss_reduction %||% tree_complexity,
+                              l2_regularization = l2_regularization,
+                              tree_complexity = loss_reduction %||% tree_complexity,
                               min_node_weight = min_hessian_sum %||% min_node_weight, max_leaves = max_leaves,
                               max_bin = max_bin, sample_size = sample_size, mtry = mtry, weight_column = weight_name)
     est$spec$no_start_checkpoint <- TRUE

@@ -226,10 +226,12 @@ note_what_was_kept <- function(e, object, ptr, mode) {
     "model_dir holds no complete checkpoint"
   }
   unsaved <- if (!is.na(saved) && step > saved) {
-    sprintf("; global steps %s to %s are held only by this estimator, in memory: train() again once '%s' can be written saves them",
+    sprintf(paste("; global steps %s to %s are held only by this estimator, in memory: train() again once '%s'",
+                  "can be written saves them"),
             format(saved + 1), format(step), dir)
   } else if (is.na(saved) && step > 0) {
-    sprintf("; the %s steps trained are held only by this estimator, in memory: train() again once '%s' can be written saves them",
+    sprintf(paste("; the %s steps trained are held only by this estimator, in memory: train() again once '%s'",
+                  "can be written saves them"),
             format(step), dir)
   } else {
     ""

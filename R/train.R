@@ -257,4 +257,3 @@ hist_trees_input <- function(object, data, bounded, ..., batch_size = max(1L, nr
   }
   data_input(object, data, "train", "train", ..., batch_size = batch_size, shuffle = shuffle, num_epochs = NULL)
 }
-

@@ -478,7 +478,8 @@ test_that("input_layer() over an embedding column trains its table as the canned
   table <- "input_layer/cat_embedding/embedding_weights"
   expect_true(table %in% variable_names(custom))
   expect_equal(variable_value(custom, table)[[1]],
-               variable_value(canned, "dnn/input_from_feature_columns/input_layer/cat_embedding/embedding_weights")[[1]],
+               variable_value(canned,
+                              "dnn/input_from_feature_columns/input_layer/cat_embedding/embedding_weights")[[1]],
                tolerance = 1e-5)
 })
 
