@@ -127,3 +127,42 @@ centre_terms <- function(object, ptr, m, reference) {
   attr(m, "columns") <- columns
   m
 }
+
+#' Global importance from per-prediction contributions
+#'
+#' The mean absolute contribution of each feature over the rows explained by
+#' `predict(type = "contributions")`: the usual global summary of SHAP
+#' values, on the model's margin scale.
+#'
+#' @param contributions A data frame returned by `predict(type =
+#'   "contributions")`, or the list of them of a multi-class classifier (one
+#'   per class).
+#' @return A data frame with columns `feature` and `importance`, the most
+#'   important feature first; with a `class` column first for a list.
+#' @seealso [predict.tf_estimator()]
+#' @export
+#' @examples
+#' cols <- feature_columns(column_numeric("wt"), column_numeric("hp"), column_numeric("disp"))
+#' est <- boosted_trees_regressor(cols, growth = "depthwise", n_trees = 10, max_depth = 3)
+#' train(est, mtcars, response = "mpg")
+#' contributions <- predict(est, mtcars, type = "contributions")
+#' contribution_importance(contributions)
+contribution_importance <- function(contributions) {
+  if (is.list(contributions) && !is.data.frame(contributions)) {
+    parts <- lapply(names(contributions), function(k) {
+      cbind(class = k, contribution_importance(contributions[[k]]), stringsAsFactors = FALSE)
+    })
+    return(do.call(rbind, parts))
+  }
+  if (!is.data.frame(contributions) || !".baseline" %in% names(contributions)) {
+    abort(paste0("`contributions` must be what predict(type = \"contributions\") returns (a data frame with ",
+                 "`.baseline`, or a list of them), not ", describe(contributions), "."),
+          class = "cppestimators_argument_error")
+  }
+  features <- setdiff(names(contributions), ".baseline")
+  importance <- colMeans(abs(as.matrix(contributions[features])))
+  out <- data.frame(feature = features, importance = unname(importance), stringsAsFactors = FALSE)
+  out <- out[order(-out$importance, method = "radix"), , drop = FALSE]
+  rownames(out) <- NULL
+  out
+}
