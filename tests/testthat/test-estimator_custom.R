@@ -56,6 +56,18 @@ abalone_data <- function(n = 200) {
   d
 }
 
+# mtcars's mpg from drat, wt and qsec: one batch of all 32 rows, repeated.
+mtcars_input <- function() {
+  input_fn(mtcars, response = "mpg", features = c("drat", "wt", "qsec"), batch_size = 32L, shuffle = FALSE,
+           num_epochs = NULL)
+}
+
+# The weights of a network of dense layers "h" and "out".
+layer_weights <- function(est) {
+  v <- variable_value(est)
+  list(W1 = v[["h/kernel"]], b1 = as.numeric(v[["h/bias"]]), W2 = v[["out/kernel"]], b2 = as.numeric(v[["out/bias"]]))
+}
+
 # The loss of each of `steps` training steps of `est` over `input`.
 loss_curve <- function(est, input, steps) {
   losses <- numeric()
@@ -195,23 +207,18 @@ test_that("tf$nn$swish is x * sigmoid(x), with its gradient, as a plain-R comput
     estimator_spec(mode, loss = loss, train_op = train_op)
   }
   est <- estimator(fn, model_dir = tempfile())
-  input <- input_fn(mtcars, response = "mpg", features = c("drat", "wt", "qsec"), batch_size = 32L,
-                    shuffle = FALSE, num_epochs = NULL)
+  input <- mtcars_input()
   quietly(train(est, input, steps = 1))
-  v <- variable_value(est)
-  W1 <- v[["h/kernel"]]
-  b1 <- as.numeric(v[["h/bias"]])
-  W2 <- v[["out/kernel"]]
-  b2 <- as.numeric(v[["out/bias"]])
-  z <- sweep(x %*% W1, 2, b1, "+")
+  w <- layer_weights(est)
+  z <- sweep(x %*% w$W1, 2, w$b1, "+")
   s <- 1 / (1 + exp(-z))
   h <- z * s
   p <- predict(est, input_fn(mtcars, features = c("drat", "wt", "qsec"), batch_size = 32L))
   expect_equal(unname(do.call(rbind, p$h)), unname(h), tolerance = 1e-5)
-  r <- as.numeric(h %*% W2 + b2) - y
-  dz <- (2 * r / length(y)) %*% t(W2) * (s * (1 + z * (1 - s)))
+  r <- as.numeric(h %*% w$W2 + w$b2) - y
+  dz <- (2 * r / length(y)) %*% t(w$W2) * (s * (1 + z * (1 - s)))
   quietly(train(est, input, steps = 1))
-  expect_equal(variable_value(est)[["h/kernel"]], W1 - 0.01 * t(x) %*% dz, tolerance = 1e-5, ignore_attr = TRUE)
+  expect_equal(variable_value(est)[["h/kernel"]], w$W1 - 0.01 * t(x) %*% dz, tolerance = 1e-5, ignore_attr = TRUE)
 })
 
 test_that("a gradient step equals a plain-R computation of the same network", {
@@ -226,31 +233,26 @@ test_that("a gradient step equals a plain-R computation of the same network", {
     estimator_spec(mode, loss = loss, train_op = train_op)
   }
   est <- estimator(fn, params = list(lr = 0.01), model_dir = tempfile())
-  input <- input_fn(mtcars, response = "mpg", features = c("drat", "wt", "qsec"), batch_size = 32L,
-                    shuffle = FALSE, num_epochs = NULL)
+  input <- mtcars_input()
   quietly(train(est, input, steps = 1))
-  v <- variable_value(est)
-  W1 <- v[["h/kernel"]]
-  b1 <- as.numeric(v[["h/bias"]])
-  W2 <- v[["out/kernel"]]
-  b2 <- as.numeric(v[["out/bias"]])
+  w <- layer_weights(est)
   # forward, the mean squared error and its gradients by hand
-  z <- sweep(x %*% W1, 2, b1, "+")
+  z <- sweep(x %*% w$W1, 2, w$b1, "+")
   h <- tanh(z)
-  pred <- as.numeric(h %*% W2 + b2)
+  pred <- as.numeric(h %*% w$W2 + w$b2)
   r <- pred - y
   dpred <- 2 * r / length(y)
   gW2 <- t(h) %*% dpred
   gb2 <- sum(dpred)
-  dz <- (dpred %*% t(W2)) * (1 - h^2)
+  dz <- (dpred %*% t(w$W2)) * (1 - h^2)
   gW1 <- t(x) %*% dz
   gb1 <- colSums(dz)
   quietly(train(est, input, steps = 1))
   v2 <- variable_value(est)
-  expect_equal(v2[["out/kernel"]], W2 - 0.01 * gW2, tolerance = 1e-5, ignore_attr = TRUE)
-  expect_equal(as.numeric(v2[["out/bias"]]), b2 - 0.01 * gb2, tolerance = 1e-5)
-  expect_equal(v2[["h/kernel"]], W1 - 0.01 * gW1, tolerance = 1e-5, ignore_attr = TRUE)
-  expect_equal(as.numeric(v2[["h/bias"]]), b1 - 0.01 * gb1, tolerance = 1e-5)
+  expect_equal(v2[["out/kernel"]], w$W2 - 0.01 * gW2, tolerance = 1e-5, ignore_attr = TRUE)
+  expect_equal(as.numeric(v2[["out/bias"]]), w$b2 - 0.01 * gb2, tolerance = 1e-5)
+  expect_equal(v2[["h/kernel"]], w$W1 - 0.01 * gW1, tolerance = 1e-5, ignore_attr = TRUE)
+  expect_equal(as.numeric(v2[["h/bias"]]), w$b1 - 0.01 * gb1, tolerance = 1e-5)
   # the loss the session reports is the mean squared error of those weights
   m <- quietly(evaluate(est, input_fn(mtcars, response = "mpg", features = c("drat", "wt", "qsec"),
                                     batch_size = 32L)))
