@@ -92,10 +92,10 @@ struct Walk {
 // Node `node`, reached with the parent's path (`depth` + 1 elements at
 // `parent`); this node's path is written after it. `fraction`: the share of
 // the conditioning's paths that reach the node.
-void recurse(const Walk& w, int node, const ShapPathElement* parent, int depth,
-             double zero_fraction, double one_fraction, int group, double fraction) {
+void recurse(const Walk& w, int node, ShapPathElement* parent, int depth, double zero_fraction,
+             double one_fraction, int group, double fraction) {
   if (fraction == 0.0) return;
-  ShapPathElement* path = const_cast<ShapPathElement*>(parent) + depth + 1;
+  ShapPathElement* path = parent + depth + 1;
   std::copy(parent, parent + depth + 1, path);
   // the conditioning group takes no place on the path
   if (w.condition == 0 || group != w.condition_group)
