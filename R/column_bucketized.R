@@ -86,3 +86,6 @@ column_weight_categories.cppestimators_column_bucketized <- function(col, n) {
 
 #' @export
 column_in_tf_trees.cppestimators_column_bucketized <- function(col) TRUE
+
+#' @export
+column_is_ordered.cppestimators_column_bucketized <- function(col) TRUE

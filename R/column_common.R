@@ -128,3 +128,10 @@ check_named_after_dots <- function(is_missing, arg, fn, ...) {
                 if (length(given) > 1L) "were taken as column names" else "was taken as a column name",
                 arg, hint), class = "cppestimators_missing_argument")
 }
+
+# Whether a column's values are ordered, so that a model may be monotone in
+# it (numeric and bucketized columns).
+column_is_ordered <- function(col) UseMethod("column_is_ordered")
+
+#' @export
+column_is_ordered.default <- function(col) FALSE

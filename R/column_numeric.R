@@ -85,3 +85,6 @@ column_weight_categories.cppestimators_column_numeric <- function(col, n) rep(NA
 
 #' @export
 column_in_tf_trees.cppestimators_column_numeric <- function(col) TRUE
+
+#' @export
+column_is_ordered.cppestimators_column_numeric <- function(col) TRUE

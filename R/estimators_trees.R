@@ -162,6 +162,23 @@
 #'   the one of missing values (default 256).
 #' @param subsample,colsample The histogram growths: the share of rows and
 #'   of features each tree samples (default 1, all).
+#' @param monotone_constraints `NULL`, or the directions in which the
+#'   margin (see [predict.tf_estimator()]'s contributions) must move with
+#'   features: a numeric vector of 1 (never falls as the feature rises), -1
+#'   (never rises) and 0, named by input feature (or feature column), such as
+#'   `c(int_rate = 1, annual_inc = -1)`; or unnamed, one per input feature
+#'   in the order the feature columns read them (xgboost's and LightGBM's
+#'   positional form). As xgboost: a split breaking the order is not made,
+#'   and each node's value is bounded by its ancestors' splits, so every tree
+#'   is monotone. A constrained feature must be read by a numeric or
+#'   bucketized column of its own. TensorFlow's growth takes them with one
+#'   logit only.
+#' @param interaction_constraints `NULL`, or a list of sets of features
+#'   (character vectors of names, or integer positions among the input
+#'   features): the features of one root-to-leaf path all come from one set,
+#'   so features in no common set never interact. A feature in no set is a
+#'   set of its own (used alone on its paths); a factor's dummy variables
+#'   (`name_level`) count as the factor.
 #' @inheritParams linear_estimators
 #' @param n_batches_per_layer Batches whose statistics are averaged to grow
 #'   one layer.
@@ -230,7 +247,8 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                                     l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
                                     config = NULL, center_bias = FALSE, pruning_mode = "none",
                                     quantile_sketch_epsilon = 0.01, growth = "tensorflow", max_leaves = NULL,
-                                    max_bin = 256L, subsample = 1, colsample = 1) {
+                                    max_bin = 256L, subsample = 1, colsample = 1, monotone_constraints = NULL,
+                                    interaction_constraints = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   if (label_dimension != 1L) {
     abort(paste0("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, "."))
@@ -247,6 +265,8 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                     tree_complexity = tree_complexity, min_node_weight = min_node_weight, max_leaves = max_leaves,
                     max_bin = max_bin, subsample = subsample, colsample = colsample)
   }
+  model <- with_tree_constraints(model, if (!missing(feature_columns)) feature_columns, monotone_constraints,
+                                 interaction_constraints)
   if (missing(n_batches_per_layer)) n_batches_per_layer <- NULL
   new_estimator("regressor", "boosted_trees_regressor", feature_columns, model_dir,
                 head = "regression", head_n = 1L, weight_column = weight_column, label_vocabulary = NULL,
@@ -262,12 +282,17 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      l2_regularization = 0, tree_complexity = 0, min_node_weight = 0,
                                      config = NULL, center_bias = FALSE, pruning_mode = "none",
                                      quantile_sketch_epsilon = 0.01, growth = "tensorflow", max_leaves = NULL,
-                                     max_bin = 256L, subsample = 1, colsample = 1) {
+                                     max_bin = 256L, subsample = 1, colsample = 1, monotone_constraints = NULL,
+                                     interaction_constraints = NULL) {
   classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
                                 if (!missing(feature_columns)) feature_columns, max = 1000)
   n_classes <- classes$n_classes
   label_vocabulary <- classes$label_vocabulary
   rm(classes)
+  if (n_classes > 2L && is.numeric(monotone_constraints) && any(monotone_constraints != 0) && identical(growth, "tensorflow")) {
+    abort(paste("monotone_constraints need one logit in TensorFlow's growth (n_classes > 2 grows every class in",
+                "one tree): use growth = \"depthwise\" or \"lossguide\"."), class = "cppestimators_argument_error")
+  }
   if (n_classes > 2L && isTRUE(center_bias) && identical(growth, "tensorflow")) {
     abort("`center_bias = TRUE` needs one logit: it is not supported with n_classes > 2.")
   }
@@ -283,6 +308,8 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                     tree_complexity = tree_complexity, min_node_weight = min_node_weight, max_leaves = max_leaves,
                     max_bin = max_bin, subsample = subsample, colsample = colsample)
   }
+  model <- with_tree_constraints(model, if (!missing(feature_columns)) feature_columns, monotone_constraints,
+                                 interaction_constraints)
   if (missing(n_batches_per_layer)) n_batches_per_layer <- NULL
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
                 head = classifier_head(n_classes), head_n = n_classes,
@@ -393,6 +420,13 @@ hist_trees_spec <- function(growth, given, feature_columns, n_trees, max_depth, 
                  max_bin = check_whole(max_bin, "max_bin", null_ok = FALSE, min = 4, max = 65535),
                  subsample = fraction(subsample, "subsample"),
                  colsample = fraction(colsample, "colsample"))
+}
+
+# The model spec with its constraints' fields (R/trees_constraints.R).
+with_tree_constraints <- function(model, feature_columns, monotone_constraints, interaction_constraints) {
+  fields <- tree_constraints_spec(feature_columns, monotone_constraints, interaction_constraints)
+  for (name in names(fields)) model[[name]] <- fields[[name]]
+  model
 }
 
 # Whether `object` is a boosted trees estimator of a histogram growth.

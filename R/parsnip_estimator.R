@@ -35,7 +35,8 @@ parsnip_engine_args <- function(model) {
   common <- c("batch_size", "steps", "model_dir", "hooks", "validation", "config", "verbose")
   switch(model,
     boost_tree = c("growth", "max_leaves", "max_bin", "learning_rate", "l1_regularization", "l2_regularization",
-                   "tree_complexity", "min_node_weight", "n_batches_per_layer", common),
+                   "tree_complexity", "min_node_weight", "n_batches_per_layer", "monotone_constraints",
+                   "interaction_constraints", common),
     mlp = c("optimizer", "tolerance", common),
     c("optimizer", "learning_rate", "epochs", "tolerance", common))
 }

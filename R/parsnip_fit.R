@@ -27,6 +27,9 @@
 #' @param growth,max_leaves,max_bin `boost_tree()`'s engine arguments: the
 #'   growth (`"depthwise"` by default, `"lossguide"`, or `"tensorflow"`),
 #'   see [boosted_trees_estimators].
+#' @param monotone_constraints,interaction_constraints `boost_tree()`'s
+#'   engine arguments, named by the predictors the engine receives (after a
+#'   recipe's steps): see [boosted_trees_estimators].
 #' @param sample_size,mtry `boost_tree()`'s main arguments with the histogram
 #'   growths: the share of rows each tree samples, and the predictors each
 #'   tree may use (a count).
@@ -63,7 +66,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               loss_reduction = NULL, l1_regularization = NULL, l2_regularization = NULL,
                               min_node_weight = NULL, n_batches_per_layer = NULL, outcome = NULL,
                               growth = "depthwise", max_leaves = NULL, max_bin = NULL, sample_size = NULL,
-                              mtry = NULL, ...) {
+                              mtry = NULL, monotone_constraints = NULL, interaction_constraints = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
     valid <- parsnip_engine_args(model)
@@ -109,6 +112,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     abort(paste("`sample_size` and `mtry` need growth = \"depthwise\" or \"lossguide\"",
                 "(TensorFlow's growth samples neither)."))
   }
+  if (!trees && (!is.null(monotone_constraints) || !is.null(interaction_constraints))) {
+    abort("`monotone_constraints` and `interaction_constraints` are boost_tree()'s engine arguments.",
+          class = "cppestimators_engine_argument")
+  }
   if (hist && !is.null(n_batches_per_layer)) {
     abort(paste("`n_batches_per_layer` applies to growth = \"tensorflow\" only: the histogram growths grow each",
                 "tree from every row."),
@@ -150,6 +157,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               min_node_weight = min_hessian_sum %||% min_node_weight, max_leaves = max_leaves,
                               max_bin = max_bin, sample_size = sample_size, mtry = mtry, weight_column = weight_name)
     est$spec$no_start_checkpoint <- TRUE
+    est$spec$model <- with_tree_constraints(est$spec$model, columns, monotone_constraints, interaction_constraints)
     if (!is.null(epochs)) abort("boost_tree() trains until its trees are grown: use `steps`, not `epochs`.")
     steps <- check_whole(steps, "steps", max = 2^53)
     input <- input_fn(data_of(train_rows), features = all_of(features), response = all_of(outcome),
@@ -198,6 +206,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     est$spec$model$min_child_weight <- xgb * (min_hessian_sum %||% 1) / rows_per_layer
     # a node that can not split is a leaf, and a layer without splits ends its tree (xgboost's rules)
     est$spec$model$finish_unsplit_trees <- 1
+    est$spec$model <- with_tree_constraints(est$spec$model, columns, monotone_constraints, interaction_constraints)
   }
   est$spec$no_start_checkpoint <- TRUE  # no checkpoint of the initial variables
   if (!trees) est <- start_at_base_rate(est, y[train_rows], levels, weights[train_rows], linear = linear)

@@ -117,6 +117,7 @@
 #include "model/registry.cpp"
 #include "model/sparse_grad.cpp"
 #include "model/training_strategy.cpp"
+#include "model/trees/constraints.cpp"
 #include "model/trees/ensemble.cpp"
 #include "model/trees/hist_bins.cpp"
 #include "model/trees/hist_grower.cpp"

@@ -51,6 +51,19 @@ BoostedTreesModel::BoostedTreesModel(const Spec& spec, int units) : Model(spec, 
   ensemble_.set_finish_unsplit(spec.flag_or("finish_unsplit_trees", false));
   buckets_.build(
       features_, [this](const std::string& name) { return uses(name); }, epsilon);
+  {
+    std::vector<trees::FeatureOrigin> origins;
+    for (const trees::Feature& f : buckets_.features())
+      origins.push_back({features_.column(static_cast<std::size_t>(f.col)).name(),
+                         f.kind != trees::Feature::Indicator});
+    constraints_ = trees::TreeConstraints::from_spec(spec, origins);
+    if (k > 1 && !constraints_.monotone.empty())
+      throw std::invalid_argument(
+          "monotone_constraints need one logit in TensorFlow's growth (n_classes > 2 grows every "
+          "class in one tree): use growth = \"depthwise\" or \"lossguide\"");
+    if (!constraints_.monotone.empty() || !constraints_.sets.empty())
+      ensemble_.set_constraints(&constraints_);
+  }
   const int t = n_trees, n = static_cast<int>(nodes);
   Parameter& feature = add_var("tree_feature", {t, n}, -1.0);
   Parameter& threshold = add_var("tree_threshold", {t, n}, 0.0);

@@ -75,6 +75,7 @@ HistBoostedTreesModel::HistBoostedTreesModel(const Spec& spec, int units) : Mode
   seed_ = static_cast<std::uint64_t>(spec.num_or("seed", 0.0));
   feats_.build(
       features_, [this](const std::string& name) { return uses(name); }, max_bin);
+  constraints(spec);
   const int k = classes_;
   state_ = &var("state", {kStateSize}, 0.0, false);
   base_ = &var("base_score", {k}, 0.0, false);
@@ -95,6 +96,17 @@ HistBoostedTreesModel::HistBoostedTreesModel(const Spec& spec, int units) : Mode
   tree_start_.assign(1, 0);
   cat_start_.assign(1, 0);
   set_training(boosting_);
+}
+
+void HistBoostedTreesModel::constraints(const Spec& spec) {
+  std::vector<trees::FeatureOrigin> origins;
+  for (const trees::HistFeature& f : feats_.features())
+    origins.push_back({features_.column(static_cast<std::size_t>(f.col)).name(),
+                       f.kind != trees::HistFeature::Categorical});
+  constraints_ = trees::TreeConstraints::from_spec(spec, origins);
+  grow_.monotone = constraints_.monotone_or_null();
+  grow_.feature_sets = constraints_.sets_or_null();
+  grow_.set_words = constraints_.words;
 }
 
 Parameter& HistBoostedTreesModel::var(const std::string& name, std::vector<int> shape, double init,

@@ -29,6 +29,7 @@
 #include "model.h"
 #include "parameter.h"
 #include "training_strategy.h"
+#include "trees/constraints.h"
 #include "trees/ensemble.h"
 #include "trees/histograms.h"
 #include "trees/quantiles.h"
@@ -153,6 +154,7 @@ class BoostedTreesModel : public Model {
   trees::Regularization reg_;
   trees::Bucketizer buckets_;
   trees::Ensemble ensemble_;
+  trees::TreeConstraints constraints_;  // ensemble_ reads it
   trees::Accumulator accumulator_;
   Boosting boosting_{*this};
 };

@@ -33,6 +33,7 @@
 #include "model.h"
 #include "parameter.h"
 #include "training_strategy.h"
+#include "trees/constraints.h"
 #include "trees/hist_bins.h"
 #include "trees/hist_grower.h"
 #include "trees/tree_shap.h"
@@ -173,10 +174,14 @@ class HistBoostedTreesModel : public Model {
   bool sampled(std::int64_t g, int round) const;
   void append(const trees::GrownTree& t);
   Parameter& var(const std::string& name, std::vector<int> shape, double init, bool growable);
+  // Monotone and interaction constraints of the spec (by column name) into
+  // grow_, per feature.
+  void constraints(const Spec& spec);
 
   int n_trees_ = 100;
   int classes_ = 1;
   trees::GrowParams grow_;
+  trees::TreeConstraints constraints_;  // grow_'s constraints point into it
   double subsample_ = 1.0, colsample_ = 1.0;
   std::uint64_t seed_ = 0;
   // this rank's shard of the rows across processes (global row of local

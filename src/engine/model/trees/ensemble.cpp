@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <cppestimators/features/feature_batch.h>
 #include <cppestimators/parallel.h>
 #include <cppestimators/model/parameter.h>
+#include <cppestimators/model/trees/constraints.h>
 #include <cppestimators/model/trees/histograms.h>
 #include <cppestimators/model/trees/quantiles.h>
 #include <cppestimators/model/trees/split.h>
@@ -317,6 +319,39 @@ void Ensemble::layer_nodes(int tree, int layer, LayerNodes& out) const {
     }
 }
 
+void Ensemble::node_constraints(int tree, int node, float& lo, float& hi,
+                                std::vector<std::uint64_t>& sets) const {
+  lo = -std::numeric_limits<float>::infinity();
+  hi = std::numeric_limits<float>::infinity();
+  const TreeConstraints& c = *constraints_;
+  const std::size_t words = static_cast<std::size_t>(c.words);
+  sets.assign(words, ~std::uint64_t{0});
+  const std::size_t base = static_cast<std::size_t>(tree) * static_cast<std::size_t>(nodes_);
+  const float* feature = feature_->value.data() + base;
+  const float* value = value_->value.data() + base;  // (one logit)
+  // the path from the root down: each ancestor and whether the path goes left
+  int path[64];
+  int depth = 0;
+  for (int n = node; n > 0 && depth < 64; n = (n - 1) / 2) path[depth++] = n;
+  for (int d = depth - 1; d >= 0; --d) {
+    const int child = path[d], parent = (child - 1) / 2;
+    const int f = static_cast<int>(feature[parent]);
+    if (f < 0) continue;
+    if (!c.monotone.empty() && c.monotone[static_cast<std::size_t>(f)] != 0) {
+      const int dir = c.monotone[static_cast<std::size_t>(f)];
+      const float mid = 0.5f * (value[2 * parent + 1] + value[2 * parent + 2]);
+      const bool left = child == 2 * parent + 1;
+      if ((dir > 0) == left)
+        hi = std::min(hi, mid);
+      else
+        lo = std::max(lo, mid);
+    }
+    if (words > 0)
+      for (std::size_t w = 0; w < words; ++w)
+        sets[w] &= c.sets[static_cast<std::size_t>(f) * words + w];
+  }
+}
+
 void Ensemble::grow_layer(int tree, const LayerNodes& nodes, int threads, Accumulator& acc,
                           const Bucketizer& buckets, const Regularization& reg, float learning_rate,
                           int batches_per_layer) {
@@ -341,15 +376,36 @@ void Ensemble::grow_layer(int tree, const LayerNodes& nodes, int threads, Accumu
     finish_layer(tree, layer, split);
     return;
   }
+  const TreeConstraints* cons = constraints_;
+  const std::size_t words = cons != nullptr ? static_cast<std::size_t>(cons->words) : 0;
   parallel_for(t_count, t_count, [&](int part) {
+    std::vector<std::uint64_t> sets;
     for (int s = count * part / t_count; s < count * (part + 1) / t_count; ++s) {
       const int node = nodes.nodes[static_cast<std::size_t>(s)];
       const int row = acc.row_of(node);
       const float* st = row >= 0 ? acc.bins(row, total_bins) : zeros.data();
       Split best;
-      for (std::size_t f = 0; f < feats.size(); ++f)
-        offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets, reg,
-                      best);
+      // the node's value bounds as bounds of its children's weights
+      float lo = -std::numeric_limits<float>::infinity(), hi = -lo;
+      if (cons != nullptr) node_constraints(tree, node, lo, hi, sets);
+      const bool monotone = cons != nullptr && !cons->monotone.empty();
+      for (std::size_t f = 0; f < feats.size(); ++f) {
+        if (words > 0) {
+          bool allowed = false;
+          for (std::size_t w = 0; w < words; ++w)
+            allowed = allowed || (sets[w] & cons->sets[f * words + w]) != 0;
+          if (!allowed) continue;
+        }
+        if (monotone) {
+          const WeightBounds b = {(lo - value[node]) / learning_rate,
+                                  (hi - value[node]) / learning_rate, cons->monotone[f]};
+          offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets,
+                        reg, best, &b);
+        } else {
+          offer_feature(static_cast<int>(f), st + 2 * feats[f].bin_offset, per, feats[f].buckets,
+                        reg, best);
+        }
+      }
       if (best.feature < 0) continue;
       if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
       feature[node] = static_cast<float>(best.feature);
@@ -357,6 +413,9 @@ void Ensemble::grow_layer(int tree, const LayerNodes& nodes, int threads, Accumu
       gain[node] = best.gain;
       value[2 * node + 1] = value[node] + learning_rate * best.left_weight;
       value[2 * node + 2] = value[node] + learning_rate * best.right_weight;
+      if (monotone) {  // (the bounds exactly, whatever the rounding of the weights)
+        for (int c : {2 * node + 1, 2 * node + 2}) value[c] = std::min(hi, std::max(lo, value[c]));
+      }
       split[static_cast<std::size_t>(s)] = 1;
     }
   });
@@ -392,7 +451,9 @@ void Ensemble::grow_classes(int tree, const LayerNodes& nodes, int t_count, cons
   float* threshold = threshold_->value.data() + base;
   float* value = value_->value.data() + base * kk;
   float* gain = gain_->value.data() + base;
+  const std::size_t words = constraints_ != nullptr ? static_cast<std::size_t>(constraints_->words) : 0;
   parallel_for(t_count, t_count, [&](int part) {
+    std::vector<std::uint64_t> sets;
     std::vector<float> scratch(kClassScratch * kk);
     ClassSplit best;
     best.left_weight.assign(kk, 0.0f);
@@ -402,10 +463,19 @@ void Ensemble::grow_classes(int tree, const LayerNodes& nodes, int t_count, cons
       const int row = acc.row_of(node);
       const float* st = row >= 0 ? acc.bins(row, total_bins) : zeros.data();
       best.feature = -1;
-      for (std::size_t f = 0; f < feats.size(); ++f)
+      float lo, hi;
+      if (words > 0) node_constraints(tree, node, lo, hi, sets);
+      for (std::size_t f = 0; f < feats.size(); ++f) {
+        if (words > 0) {
+          bool allowed = false;
+          for (std::size_t w = 0; w < words; ++w)
+            allowed = allowed || (sets[w] & constraints_->sets[f * words + w]) != 0;
+          if (!allowed) continue;
+        }
         offer_feature_classes(static_cast<int>(f),
                               st + 2 * kk * static_cast<std::size_t>(feats[f].bin_offset), per,
                               feats[f].buckets, k, reg, scratch.data(), best);
+      }
       if (best.feature < 0) continue;
       if (pruning_ == kPrePruning && best.gain < 0.0f) continue;  // TF keeps zero gains
       feature[node] = static_cast<float>(best.feature);

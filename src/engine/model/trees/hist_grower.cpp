@@ -63,6 +63,51 @@ double Grower::weight(double g, double h) const {
   return d > 0.0 ? -t / d : 0.0;
 }
 
+double Grower::bounded_weight(const Open& o, double g, double h) const {
+  return std::min(o.hi, std::max(o.lo, weight(g, h)));
+}
+
+double Grower::gain_at(double g, double h, double w, double extra_l2) const {
+  const double t = g > p_.l1 ? g - p_.l1 : g < -p_.l1 ? g + p_.l1 : 0.0;
+  return -(2.0 * t * w + (h + p_.l2 + extra_l2) * w * w);
+}
+
+bool Grower::allowed(const Open& o, int j) const {
+  if (p_.feature_sets == nullptr || o.sets < 0) return true;
+  const std::size_t words = static_cast<std::size_t>(p_.set_words);
+  const std::uint64_t* a = sets_.data() + o.sets;
+  const std::uint64_t* b = p_.feature_sets + static_cast<std::size_t>(j) * words;
+  for (std::size_t w = 0; w < words; ++w)
+    if ((a[w] & b[w]) != 0) return true;
+  return false;
+}
+
+void Grower::constrain_children(const Open& o, Open& l, Open& r) {
+  l.lo = r.lo = o.lo;
+  l.hi = r.hi = o.hi;
+  const int j = o.best.feature;
+  const int c = p_.monotone != nullptr ? p_.monotone[j] : 0;
+  if (c != 0) {
+    const double mid = 0.5 * (bounded_weight(o, l.g, l.h) + bounded_weight(o, r.g, r.h));
+    if (c > 0) {
+      l.hi = mid;
+      r.lo = mid;
+    } else {
+      l.lo = mid;
+      r.hi = mid;
+    }
+  }
+  if (p_.feature_sets != nullptr) {
+    // the sets both the node and its feature are in
+    const std::size_t words = static_cast<std::size_t>(p_.set_words);
+    const int at = static_cast<int>(sets_.size());
+    const std::uint64_t* f = p_.feature_sets + static_cast<std::size_t>(j) * words;
+    for (std::size_t w = 0; w < words; ++w)
+      sets_.push_back(o.sets < 0 ? f[w] : sets_[static_cast<std::size_t>(o.sets) + w] & f[w]);
+    l.sets = r.sets = at;
+  }
+}
+
 bool Grower::splittable(const Open& o) const {
   return (p_.max_depth <= 0 || o.depth < p_.max_depth) && o.n >= 2 &&
          o.h >= 2.0 * p_.min_child_weight && o.h > 0.0;
@@ -232,10 +277,21 @@ void Grower::scan(const Open& o, int j, Scratch& s, double gm, double hm, Split&
   const bool missing = hm > 0.0;
   int won = -1;  // which candidate won (categorical: its position)
   bool won_desc = false;
+  // monotone constraints: the weights within the node's bounds, in order
+  const int mono = p_.monotone != nullptr ? p_.monotone[j] : 0;
+  const bool bounded = mono != 0 || o.lo > -kUnbounded || o.hi < kUnbounded;
   const auto consider = [&](double lg, double lh, bool dl, int bin, double extra) {
     const double rg = G - lg, rh = H - lh;
     if (lh < mcw || rh < mcw || !(lh > 0.0) || !(rh > 0.0)) return false;
-    const double gain = score(lg, lh, extra) + score(rg, rh, extra) - score(G, H, extra);
+    double gain;
+    if (bounded) {
+      const double wl = bounded_weight(o, lg, lh), wr = bounded_weight(o, rg, rh);
+      if ((mono > 0 && wl > wr) || (mono < 0 && wl < wr)) return false;
+      gain = gain_at(lg, lh, wl, extra) + gain_at(rg, rh, wr, extra) -
+             gain_at(G, H, bounded_weight(o, G, H), extra);
+    } else {
+      gain = score(lg, lh, extra) + score(rg, rh, extra) - score(G, H, extra);
+    }
     if (!(gain > floor_gain) || !(gain > best.gain)) return false;
     best.feature = j;
     best.bin = bin;
@@ -314,7 +370,7 @@ void Grower::evaluate(Open& o) {
   const int nf = static_cast<int>(f_->features().size());
   const auto one = [&](int j) {
     Split& b = per_feature_[static_cast<std::size_t>(j)];
-    if (use_ != nullptr && use_[j] == 0) {
+    if ((use_ != nullptr && use_[j] == 0) || !allowed(o, j)) {
       b = Split{};
       return;
     }
@@ -446,7 +502,7 @@ void Grower::partition(Open& o, int& mid, int classify) {
 
 void Grower::set_node(const Open& o) {
   GrownNode& g = out_->nodes[static_cast<std::size_t>(o.node)];
-  g.value = weight(o.g, o.h) * p_.learning_rate;
+  g.value = bounded_weight(o, o.g, o.h) * p_.learning_rate;
   g.cover = o.h;
 }
 
@@ -500,6 +556,7 @@ void Grower::split_open(Open& o, Children& c, int& leaves) {
   l.h = o.best.lh;
   r.g = o.g - l.g;
   r.h = o.h - l.h;
+  constrain_children(o, l, r);
   set_node(l);
   set_node(r);
   if (c.last) {
@@ -536,6 +593,7 @@ void Grower::grow(const BinMatrix& x, const HistFeatures& feats, const GradPair*
   out_ = &out;
   out.clear();
   cats_.clear();
+  sets_.clear();
   open_.clear();
   const std::size_t nf = feats.features().size();
   const std::size_t total = static_cast<std::size_t>(feats.total_bins()) * 2;

@@ -24,6 +24,7 @@ void Bucketizer::add_column(const FeatureSet& columns, std::size_t i) {
   const std::string ctor = c.constructor();
   Feature f;
   f.name = c.name();
+  f.col = static_cast<int>(i);
   if (ctor == "column_numeric()") {
     for (int k = 0; k < c.dense_width(); ++k) {
       f.kind = Feature::Numeric;

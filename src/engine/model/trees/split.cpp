@@ -1,5 +1,6 @@
 #include <cppestimators/model/trees/split.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -29,6 +30,14 @@ inline LeafFit fit_leaf(float g, float h, const Regularization& r) {
   return {w, -g * w};
 }
 
+// The loss reduction of weight w on (g, h) (g shrunk by l1 as in fit_leaf()).
+inline float gain_of_weight(float g, float h, float w, const Regularization& r) {
+  if (r.l1 > 0.0f) g = g > r.l1 ? g - r.l1 : g < -r.l1 ? g + r.l1 : 0.0f;
+  return -(2.0f * g * w + (h + r.l2) * w * w);
+}
+
+inline float clamp_weight(float w, const WeightBounds& b) { return std::min(b.hi, std::max(b.lo, w)); }
+
 inline float classes_gain(const float* g, const float* h, int k, const Regularization& r) {
   float sum = 0.0f;
   for (int c = 0; c < k; ++c) sum += fit_leaf(g[c], h[c], r).gain;
@@ -47,7 +56,7 @@ float class_gain(const float* g, const float* h, int k, const Regularization& r)
 }
 
 void offer_feature(int feature, const float* gh, float per, int buckets, const Regularization& r,
-                   Split& best) {
+                   Split& best, const WeightBounds* bounds) {
   float G = 0.0f, H = 0.0f;
   for (int b = 0; b < buckets; ++b) {
     G += per == 1.0f ? gh[2 * b] : gh[2 * b] / per;
@@ -67,7 +76,15 @@ void offer_feature(int feature, const float* gh, float per, int buckets, const R
     hl += h;
     if (r.min_child_weight > 0.0f && (hl < r.min_child_weight || H - hl < r.min_child_weight))
       continue;
-    const float total = fit_leaf(gl, hl, r).gain + fit_leaf(G - gl, H - hl, r).gain;
+    float total;
+    if (bounds != nullptr) {
+      const float wl = clamp_weight(fit_leaf(gl, hl, r).weight, *bounds),
+                  wr = clamp_weight(fit_leaf(G - gl, H - hl, r).weight, *bounds);
+      if ((bounds->direction > 0 && wl > wr) || (bounds->direction < 0 && wl < wr)) continue;
+      total = gain_of_weight(gl, hl, wl, r) + gain_of_weight(G - gl, H - hl, wr, r);
+    } else {
+      total = fit_leaf(gl, hl, r).gain + fit_leaf(G - gl, H - hl, r).gain;
+    }
     if (larger_gain(total, top)) {
       top = total;
       at = b;
@@ -76,13 +93,21 @@ void offer_feature(int feature, const float* gh, float per, int buckets, const R
     }
   }
   if (top == std::numeric_limits<float>::lowest()) return;  // no side heavy enough
-  const float gain = (top - fit_leaf(G, H, r).gain) - r.tree_complexity;
+  const float parent =
+      bounds != nullptr
+          ? gain_of_weight(G, H, clamp_weight(fit_leaf(G, H, r).weight, *bounds), r)
+          : fit_leaf(G, H, r).gain;
+  const float gain = (top - parent) - r.tree_complexity;
   if (best.feature >= 0 && (equal_gains(gain, best.gain) || !larger_gain(gain, best.gain))) return;
   best.feature = feature;
   best.bucket = at;
   best.gain = gain;
   best.left_weight = fit_leaf(top_gl, top_hl, r).weight;
   best.right_weight = fit_leaf(G - top_gl, H - top_hl, r).weight;
+  if (bounds != nullptr) {
+    best.left_weight = clamp_weight(best.left_weight, *bounds);
+    best.right_weight = clamp_weight(best.right_weight, *bounds);
+  }
 }
 
 void offer_feature_classes(int feature, const float* gh, float per, int buckets, int k,

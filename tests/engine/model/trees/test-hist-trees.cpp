@@ -104,9 +104,101 @@ void grow_all(Grower& g, const Table& t, const GrowParams& p, int threads, Grown
          threads, out);
 }
 
+// The value of the leaf a row of bins (one per feature) reaches.
+double value_at(const GrownTree& t, const int* bins) {
+  int node = 0;
+  while (t.nodes[static_cast<std::size_t>(node)].feature >= 0) {
+    const GrownNode& n = t.nodes[static_cast<std::size_t>(node)];
+    const int b = bins[n.feature];
+    node = n.left + ((b == 0 ? n.default_left : b <= n.bin) ? 0 : 1);
+  }
+  return t.nodes[static_cast<std::size_t>(node)].value;
+}
+
+// Over every bin of features b and c, whether the tree's value moves with
+// feature a's bins 1..15 in `direction` (1: never falls, -1: never rises).
+bool monotone_in_a(const GrownTree& t, int direction) {
+  for (int b = 0; b < 16; ++b)
+    for (int c = 0; c < 16; ++c) {
+      int row[3] = {1, b, c};
+      double before = value_at(t, row);
+      for (int a = 2; a < 16; ++a) {
+        row[0] = a;
+        const double v = value_at(t, row);
+        if (direction * (v - before) < 0.0) return false;
+        before = v;
+      }
+    }
+  return true;
+}
+
+// Every root-to-leaf path's features (a bit each), from node `at`.
+void path_features(const GrownTree& t, int at, unsigned used, std::vector<unsigned>& out) {
+  const GrownNode& n = t.nodes[static_cast<std::size_t>(at)];
+  if (n.feature < 0) {
+    out.push_back(used);
+    return;
+  }
+  used |= 1u << n.feature;
+  path_features(t, n.left, used, out);
+  path_features(t, n.left + 1, used, out);
+}
+
 }  // namespace
 
 context("Histogram growths") {
+  test_that("a monotone constraint makes every tree monotone in its feature, of either growth") {
+    Table t(20000);  // the signal falls with feature a (its gradients rise)
+    for (bool lossguide : {false, true}) {
+      GrowParams p = deep(lossguide);
+      Grower g;
+      GrownTree free_tree, up, down;
+      grow_all(g, t, p, 2, free_tree);
+      expect_false(monotone_in_a(free_tree, 1));  // (the noise breaks the order unconstrained)
+      expect_false(monotone_in_a(free_tree, -1));
+      const signed char rising[3] = {1, 0, 0}, falling[3] = {-1, 0, 0};
+      p.monotone = rising;
+      grow_all(g, t, p, 2, up);
+      expect_true(monotone_in_a(up, 1));
+      p.monotone = falling;
+      grow_all(g, t, p, 2, down);
+      expect_true(monotone_in_a(down, -1));
+      // the falling constraint agrees with the data: it still splits on a
+      bool splits_a = false;
+      for (const GrownNode& n : down.nodes) splits_a = splits_a || n.feature == 0;
+      expect_true(splits_a);
+      expect_true(down.nodes.size() > 50);
+    }
+  }
+
+  test_that("interaction constraints keep every path within one set") {
+    Table t(20000);
+    for (bool lossguide : {false, true}) {
+      GrowParams p = deep(lossguide);
+      Grower g;
+      GrownTree free_tree, tree;
+      grow_all(g, t, p, 2, free_tree);
+      std::vector<unsigned> paths;
+      path_features(free_tree, 0, 0u, paths);
+      bool mixed = false;  // unconstrained, some path uses a or b with c
+      for (unsigned u : paths) mixed = mixed || ((u & 3u) != 0 && (u & 4u) != 0);
+      expect_true(mixed);
+      // sets {a, b} and {c}: one word of bits per feature
+      const std::uint64_t sets[3] = {1u, 1u, 2u};
+      p.feature_sets = sets;
+      p.set_words = 1;
+      grow_all(g, t, p, 2, tree);
+      paths.clear();
+      path_features(tree, 0, 0u, paths);
+      bool within = true, both_sets = false;
+      for (unsigned u : paths) within = within && !((u & 3u) != 0 && (u & 4u) != 0);
+      for (unsigned u : paths) both_sets = both_sets || (u & 3u) == 3u;
+      expect_true(within);
+      expect_true(both_sets);  // a and b do interact
+      expect_true(paths.size() > 20u);
+    }
+  }
+
   test_that("subtraction and small nodes' sorted rows grow the trees of direct histograms") {
     Table t(60000);  // above the grower's parallel threshold (32,768 rows)
     for (bool lossguide : {false, true}) {

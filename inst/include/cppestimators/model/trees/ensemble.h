@@ -28,6 +28,7 @@ struct LayerNodes;
 class Bucketizer;
 struct Feature;
 struct Regularization;
+struct TreeConstraints;
 
 // A session's per-row caches for walking the trees, sized once.
 struct RowCache {
@@ -161,6 +162,12 @@ class Ensemble {
   // multi_predict() of parsnip asks: a setting of the model, not of its
   // variables (training ignores it: set it around a prediction only).
   void set_tree_limit(int n) { tree_limit_ = n; }
+  // Monotone and interaction constraints per feature (null: none; kept by
+  // the caller). A node's bounds and sets come from its ancestors' splits
+  // and the values stored: past a split on a monotone feature, the left
+  // subtree's values are at most (increasing) or at least (decreasing) the
+  // mean of the two children's values, the right subtree's the other way.
+  void set_constraints(const TreeConstraints* c) { constraints_ = c; }
 
   // Each feature's summed split gains over the trees grown so far.
   std::vector<std::pair<std::string, double>> importances(const std::vector<Feature>& feats) const;
@@ -169,6 +176,11 @@ class Ensemble {
   // After a layer's nodes split where they could (`split` per slot), the
   // state moves on.
   void finish_layer(int tree, int layer, const std::vector<unsigned char>& split);
+
+  // Node `node`'s value bounds and (with interaction constraints) its sets,
+  // from its ancestors in tree `tree`.
+  void node_constraints(int tree, int node, float& lo, float& hi,
+                        std::vector<std::uint64_t>& sets) const;
 
   // grow_layer()'s splits for K logits: per class sums, K leaf values per
   // node (a node that splits does so for every class, on the gain summed
@@ -208,6 +220,7 @@ class Ensemble {
   Pruning pruning_ = kNoPruning;
   bool finish_unsplit_ = false;
   int tree_limit_ = -1;
+  const TreeConstraints* constraints_ = nullptr;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
             *state_ = nullptr;

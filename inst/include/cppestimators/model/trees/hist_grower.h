@@ -33,6 +33,17 @@
 //   until max_leaves leaves (and max_depth when > 0). Ties go to the
 //   feature, bin and node of lower index, so a tree depends on its data
 //   only, not on threads.
+// - Monotone constraints (xgboost's): a feature constrained to increase
+//   (decrease) takes no split whose left child's weight is above (below)
+//   its right child's; every node's weight is held within bounds its
+//   ancestors set: past a constrained split, the left subtree's weights
+//   are at most (at least) the mean of the two children's weights and the
+//   right subtree's at least (at most) it. Gains are computed with the
+//   weights as bounded. Every tree is then monotone in the feature.
+// - Interaction constraints: sets of features; a node may split on a
+//   feature that shares a set with every feature split on above it (a
+//   feature in no set is a set of its own), so a path's features all come
+//   from one set.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +65,12 @@ struct GrowParams {
   // Every node's histogram built from its rows (no subtraction, no split
   // from sorted rows): the reference the tests compare the fast paths to.
   bool direct_histograms = false;
+  // Per feature, -1, 0 or 1 (null: no feature constrained).
+  const signed char* monotone = nullptr;
+  // Per feature, `set_words` words of bits: the interaction sets it is in
+  // (null: no constraint).
+  const std::uint64_t* feature_sets = nullptr;
+  int set_words = 0;
 };
 
 // A node of a grown tree. Children are made in pairs: right = left + 1.
@@ -128,8 +145,12 @@ class Grower {
     int begin = 0, end = 0, depth = 0, node = 0, slot = -1;
     std::int64_t n = 0;  // its rows on every rank
     double g = 0.0, h = 0.0;
+    // the bounds of its weight (monotone constraints)
+    double lo = -kUnbounded, hi = kUnbounded;
+    int sets = -1;  // its interaction sets: their first word in sets_ (-1: every set)
     Split best;
   };
+  static constexpr double kUnbounded = 1e300;
   struct Scratch {
     std::vector<BinStat> list;
     std::vector<std::uint32_t> keys;
@@ -165,6 +186,14 @@ class Grower {
             std::vector<int>& best_set) const;
   double score(double g, double h, double extra_l2 = 0.0) const;
   double weight(double g, double h) const;
+  // The weight within the node's bounds.
+  double bounded_weight(const Open& o, double g, double h) const;
+  // The loss reduction of weight w on (g, h): score() when w is the best.
+  double gain_at(double g, double h, double w, double extra_l2) const;
+  // Whether node o may split on feature j (interaction constraints).
+  bool allowed(const Open& o, int j) const;
+  // The children's bounds and interaction sets from their parent's split.
+  void constrain_children(const Open& o, Open& l, Open& r);
   bool splittable(const Open& o) const;
   // Partitions o's rows by its split (mid: the first right row); with
   // classify >= 0, notes each row's leaf (classify, classify + 1) instead.
@@ -190,6 +219,7 @@ class Grower {
   std::vector<Split> per_feature_;
   std::vector<std::vector<int>> per_feature_set_;
   std::vector<int> cats_;
+  std::vector<std::uint64_t> sets_;  // the nodes' interaction sets, set_words each
   std::vector<std::uint8_t> side_;  // partition(): per bin of the split's feature, 1: left
   std::vector<int> leaf_row_;
   std::vector<Open> open_;

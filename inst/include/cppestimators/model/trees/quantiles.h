@@ -48,6 +48,7 @@ inline int quantiles_for(double epsilon) { return static_cast<int>(1.0 / epsilon
 struct Feature {
   enum Kind { Numeric, Bucketized, Indicator } kind = Numeric;
   std::string name;
+  int col = 0;       // its column's index in the feature set
   int source = 0;    // dense offset (numeric) or sparse slot
   int category = 0;  // indicator: the category this 0/1 feature tests
   int numeric = -1;  // numeric: its row in bucket_boundaries

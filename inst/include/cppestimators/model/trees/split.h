@@ -45,8 +45,18 @@ struct Split {
 // 1e-15 wins; then the feature's gain (best - parent - tree_complexity)
 // replaces `best` when larger, an equal gain keeping the lower feature (call
 // in feature order).
+//
+// With `bounds` (monotone constraints), each side's weight is clamped to
+// [lo, hi], a threshold whose left weight is above (direction 1) or below
+// (-1) its right weight is no candidate, and gains are those of the
+// clamped weights: -(2 g' w + (h + l2) w^2), which is -g' w at the
+// unclamped weight.
+struct WeightBounds {
+  float lo, hi;
+  int direction;  // the feature's: -1, 0, 1
+};
 void offer_feature(int feature, const float* gh, float per, int buckets, const Regularization& r,
-                   Split& best);
+                   Split& best, const WeightBounds* bounds = nullptr);
 
 // Multi-class trees (K logits): each leaf holds K weights, from each class's
 // gradient and hessian sums, the hessian taken diagonal as TensorFlow 2's
