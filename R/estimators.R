@@ -40,6 +40,19 @@
 #'   learning rate `min(0.2, 1/sqrt(number of feature columns))`.
 #' @param config `NULL` or a [run_config()].
 #' @param partitioner Accepted for compatibility and ignored.
+#' @param lower_limits,upper_limits `NULL` (no limit), or limits of the
+#'   weights as glmnet's `lower.limits` and `upper.limits`: one number for
+#'   every feature, or numbers named by input feature (or feature column;
+#'   a factor's dummy variables `name_level` by the factor's name), or
+#'   unnamed one per input feature in order. Lower limits must be <= 0 and
+#'   upper limits >= 0 (weights start at 0); `lower_limits = 0` makes every
+#'   weight non-negative. Every optimizer step ends by clamping the weights
+#'   into their limits (FTRL's per-coordinate solution within them). A limit
+#'   applies to the weight of the values the model reads, except that an
+#'   engine standardization ([normalizer_standardize()]) is undone: the
+#'   limit is then on the coefficient of the raw values. Every weight of a
+#'   categorical column (one per category) gets its feature's limits;
+#'   embeddings take none.
 #' @return An estimator object (class `tf_estimator`).
 #' @family estimators
 #' @name linear_estimators
@@ -57,28 +70,36 @@ NULL
 #' @export
 linear_regressor <- function(feature_columns, model_dir = NULL, label_dimension = 1L,
                              weight_column = NULL, optimizer = "Ftrl", config = NULL,
-                             partitioner = NULL) {
+                             partitioner = NULL, lower_limits = NULL, upper_limits = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
+  model <- linear_model_spec(if (!missing(feature_columns)) feature_columns, lower_limits, upper_limits)
   new_estimator("regressor", "linear_regressor", feature_columns, model_dir,
                 head = "regression", head_n = label_dimension, weight_column = weight_column,
                 label_vocabulary = NULL, optimizer = optimizer, config = config,
-                args = as.list(environment()))
+                args = as.list(environment()), model = model)
 }
 
 #' @rdname linear_estimators
 #' @export
 linear_classifier <- function(feature_columns, model_dir = NULL, n_classes = 2L,
                               weight_column = NULL, label_vocabulary = NULL,
-                              optimizer = "Ftrl", config = NULL, partitioner = NULL) {
+                              optimizer = "Ftrl", config = NULL, partitioner = NULL,
+                              lower_limits = NULL, upper_limits = NULL) {
   classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
                                 if (!missing(feature_columns)) feature_columns)
   n_classes <- classes$n_classes
   label_vocabulary <- classes$label_vocabulary
   rm(classes)
+  model <- linear_model_spec(if (!missing(feature_columns)) feature_columns, lower_limits, upper_limits)
   new_estimator("classifier", "linear_classifier", feature_columns, model_dir,
                 head = classifier_head(n_classes), head_n = n_classes,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
-                optimizer = optimizer, config = config, args = as.list(environment()))
+                optimizer = optimizer, config = config, args = as.list(environment()), model = model)
+}
+
+# A linear model's spec, with the limits of its weights (R/constraints.R).
+linear_model_spec <- function(feature_columns, lower_limits, upper_limits) {
+  do.call(new_model_spec, c(list("linear"), linear_limits_spec(feature_columns, lower_limits, upper_limits)))
 }
 
 # A classifier's n_classes and label_vocabulary, checked. When the call

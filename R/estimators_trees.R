@@ -422,7 +422,7 @@ hist_trees_spec <- function(growth, given, feature_columns, n_trees, max_depth, 
                  colsample = fraction(colsample, "colsample"))
 }
 
-# The model spec with its constraints' fields (R/trees_constraints.R).
+# The model spec with its constraints' fields (R/constraints.R).
 with_tree_constraints <- function(model, feature_columns, monotone_constraints, interaction_constraints) {
   fields <- tree_constraints_spec(feature_columns, monotone_constraints, interaction_constraints)
   for (name in names(fields)) model[[name]] <- fields[[name]]

@@ -38,7 +38,7 @@ parsnip_engine_args <- function(model) {
                    "tree_complexity", "min_node_weight", "n_batches_per_layer", "monotone_constraints",
                    "interaction_constraints", common),
     mlp = c("optimizer", "tolerance", common),
-    c("optimizer", "learning_rate", "epochs", "tolerance", common))
+    c("optimizer", "learning_rate", "epochs", "tolerance", "lower_limits", "upper_limits", common))
 }
 
 check_parsnip_classes <- function(model, levels) {
@@ -110,9 +110,11 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args, w
                                per_step = TRUE)
       if (classifier) {
         linear_classifier(columns, n_classes = k, label_vocabulary = lv, optimizer = opt, config = config,
-                          weight_column = weight_column)
+                          weight_column = weight_column, lower_limits = args$lower_limits,
+                          upper_limits = args$upper_limits)
       } else {
-        linear_regressor(columns, optimizer = opt, config = config, weight_column = weight_column)
+        linear_regressor(columns, optimizer = opt, config = config, weight_column = weight_column,
+                         lower_limits = args$lower_limits, upper_limits = args$upper_limits)
       }
     },
     mlp = {

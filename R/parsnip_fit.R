@@ -30,6 +30,9 @@
 #' @param monotone_constraints,interaction_constraints `boost_tree()`'s
 #'   engine arguments, named by the predictors the engine receives (after a
 #'   recipe's steps): see [boosted_trees_estimators].
+#' @param lower_limits,upper_limits The linear models' engine arguments:
+#'   limits of the coefficients as glmnet's (see [linear_estimators]), named
+#'   by the predictors the engine receives.
 #' @param sample_size,mtry `boost_tree()`'s main arguments with the histogram
 #'   growths: the share of rows each tree samples, and the predictors each
 #'   tree may use (a count).
@@ -66,7 +69,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               loss_reduction = NULL, l1_regularization = NULL, l2_regularization = NULL,
                               min_node_weight = NULL, n_batches_per_layer = NULL, outcome = NULL,
                               growth = "depthwise", max_leaves = NULL, max_bin = NULL, sample_size = NULL,
-                              mtry = NULL, monotone_constraints = NULL, interaction_constraints = NULL, ...) {
+                              mtry = NULL, monotone_constraints = NULL, interaction_constraints = NULL,
+                              lower_limits = NULL, upper_limits = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
     valid <- parsnip_engine_args(model)
@@ -114,6 +118,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   }
   if (!trees && (!is.null(monotone_constraints) || !is.null(interaction_constraints))) {
     abort("`monotone_constraints` and `interaction_constraints` are boost_tree()'s engine arguments.",
+          class = "cppestimators_engine_argument")
+  }
+  if (!model %in% c("linear_reg", "logistic_reg", "multinom_reg") && (!is.null(lower_limits) || !is.null(upper_limits))) {
+    abort("`lower_limits` and `upper_limits` are engine arguments of linear_reg(), logistic_reg() and multinom_reg().",
           class = "cppestimators_engine_argument")
   }
   if (hist && !is.null(n_batches_per_layer)) {
@@ -193,6 +201,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   est <- parsnip_estimator(model, columns, levels, config, per_layer = per_layer, args = list(
     penalty = penalty, mixture = mixture, hidden_units = hidden_units, dropout = dropout,
     activation_fn = activation_fn, learning_rate = learning_rate, optimizer = optimizer,
+    lower_limits = lower_limits, upper_limits = upper_limits,
     n_trees = n_trees, max_depth = max_depth, batch_rows = batch_size, full_batch = batch_size >= n_train,
     y_scale = if (!classification) parsnip_y_scale(y[train_rows], weights[train_rows]),
     # boost_tree(): xgboost's scale (sums over the rows of its loss, half the

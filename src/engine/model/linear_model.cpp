@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 
 #include <cppestimators/features/feature_set.h>
 #include <cppestimators/features/transform.h>
@@ -58,6 +60,51 @@ LinearModel::LinearModel(const Spec& spec, int units) : Model(spec, units) {
   }
   bias_ = &add(Parameter::single(scope + "bias_weights", {u}));
   start_bias(spec, *bias_);
+  limits(spec);
+}
+
+void LinearModel::limits(const Spec& spec) {
+  if (spec.strs.count("limit_columns") == 0) return;
+  const std::vector<std::string>& names = spec.strings("limit_columns");
+  const std::vector<double>& lower = spec.numbers("lower_limits");
+  const std::vector<double>& upper = spec.numbers("upper_limits");
+  if (lower.size() != names.size() || upper.size() != names.size())
+    throw std::invalid_argument("lower_limits, upper_limits: one of each per column");
+  const auto bound = [](Parameter& p, std::size_t b, std::size_t e, double lo, double hi) {
+    if (p.lower.empty()) {
+      p.lower.assign(p.value.size(), -std::numeric_limits<float>::infinity());
+      p.upper.assign(p.value.size(), std::numeric_limits<float>::infinity());
+    }
+    std::fill(p.lower.begin() + static_cast<std::ptrdiff_t>(b),
+              p.lower.begin() + static_cast<std::ptrdiff_t>(e), static_cast<float>(lo));
+    std::fill(p.upper.begin() + static_cast<std::ptrdiff_t>(b),
+              p.upper.begin() + static_cast<std::ptrdiff_t>(e), static_cast<float>(hi));
+  };
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (!(lower[k] <= 0.0 && upper[k] >= 0.0))
+      throw std::invalid_argument("the limits of '" + names[k] +
+                                  "' must hold 0 (lower <= 0 <= upper): weights start at 0");
+    bool found = false;
+    for (std::size_t i = 0; i < features_.size() && !found; ++i) {
+      const FeatureTransform& c = features_.column(i);
+      if (c.name() != names[k] || !uses(c.name())) continue;
+      found = true;
+      if (c.role() == ColumnRole::Dense) {
+        const std::size_t offset = static_cast<std::size_t>(features_.dense_offset(i)) * units_;
+        bound(*dense_, offset, offset + static_cast<std::size_t>(c.dense_width()) * units_,
+              lower[k], upper[k]);
+      } else if (c.role() == ColumnRole::Embedding) {
+        throw std::invalid_argument("the limits of '" + names[k] +
+                                    "': an embedding column's weights have no sign to limit");
+      } else {
+        for (Sparse& s : sparse_)
+          if (s.column == static_cast<int>(i)) bound(*s.weights, 0, s.weights->value.size(), lower[k], upper[k]);
+      }
+    }
+    if (!found)
+      throw std::invalid_argument("lower_limits, upper_limits: no feature column '" + names[k] +
+                                  "' in the linear model");
+  }
 }
 
 std::string LinearModel::kind() const { return "linear"; }

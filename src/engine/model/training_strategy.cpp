@@ -1,5 +1,7 @@
 #include <cppestimators/model/training_strategy.h>
 
+#include <algorithm>
+
 #include <cstddef>
 
 #include <cppestimators/model/model.h>
@@ -41,6 +43,18 @@ void GradientStep::apply(const StepStats& stats, const Optimizers& optimizers, W
       opt.apply_sparse(p.value.data(), slots, p.row_width, p.rows(), g.rows, g.values, g.count);
     else
       opt.apply_dense(p.value.data(), g.dense, slots, p.value.size());
+    if (p.lower.empty()) continue;
+    const auto clamp = [&p](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) p.value[i] = std::min(p.upper[i], std::max(p.lower[i], p.value[i]));
+    };
+    if (g.sparse) {
+      for (std::size_t k = 0; k < g.count; ++k) {
+        const std::size_t r = static_cast<std::size_t>(g.rows[k]) * p.row_width;
+        clamp(r, r + p.row_width);
+      }
+    } else {
+      clamp(0, p.value.size());
+    }
   }
   for (auto& o : optimizers) o->finish_step();
 }

@@ -50,6 +50,10 @@ class LinearModel : public Model {
                bool interactions = false) const override;
 
  private:
+  // The spec's lower_limits / upper_limits (per column, by name) as box
+  // constraints of the column's weights (model/parameter.h).
+  void limits(const Spec& spec);
+
   struct Sparse {
     int slot;
     Parameter* weights;

@@ -48,6 +48,10 @@ struct Parameter {
   // A checkpoint without it restores (growable ones then emptied): a
   // variable added after checkpoints of its model were written.
   bool optional = false;
+  // Box constraints, per value (empty: none): every optimizer update ends
+  // by clamping the values it changed into [lower, upper] (a projected
+  // step; FTRL's per-coordinate solution under the box, exactly).
+  std::vector<float> lower, upper;
   std::vector<std::vector<float>> slots;
 
   // A parameter seen as one variable of the given shape.

@@ -1,7 +1,7 @@
-# Monotone and interaction constraints of boosted trees, named by input
-# feature (or by feature column), resolved here to the model's feature
-# columns: the engine takes them by column name
-# (src/engine/model/trees/constraints.cpp).
+# Constraints by feature name, resolved here to the model's feature
+# columns (the engine takes them by column name): monotone and interaction
+# constraints of boosted trees (src/engine/model/trees/constraints.cpp) and
+# the limits of a linear model's weights (LinearModel::limits()).
 
 # The model spec's fields for the constraints (an empty list without any).
 tree_constraints_spec <- function(feature_columns, monotone_constraints, interaction_constraints) {
@@ -114,4 +114,64 @@ interaction_spec <- function(sets, col_names, keys, features) {
     out_sets <- c(out_sets, rep(s - 1, length(at)))
   }
   list(interaction_columns = out_cols, interaction_sets = out_sets)
+}
+
+# The model spec's fields for a linear model's limits (glmnet's
+# lower.limits / upper.limits): each NULL (none), one number for every
+# feature, one per feature named by input feature (or feature column), or
+# unnamed one per feature in order. A limit is on the weight of the
+# feature's values as the model reads them, except that an engine
+# standardization (normalizer_standardize()) is undone: the limit is then on
+# the coefficient of the raw values, as coef() reports it.
+linear_limits_spec <- function(feature_columns, lower_limits, upper_limits) {
+  if (is.null(lower_limits) && is.null(upper_limits)) return(list())
+  if (is.null(feature_columns)) {
+    abort("`lower_limits` and `upper_limits` need the estimator's `feature_columns`.",
+          class = "cppestimators_argument_error")
+  }
+  cols <- feature_columns(feature_columns)
+  col_names <- vapply(cols, function(col) col$name, "")
+  keys <- lapply(cols, function(col) unique(vapply(column_leaves(list(col)), function(l) as.character(l[["key"]]), "")))
+  features <- unique(unlist(keys))
+  per_column <- function(limits, arg, sign) {
+    out <- rep(sign * Inf, length(cols))
+    if (is.null(limits)) return(out)
+    ok <- is.numeric(limits) && !anyNA(limits) && length(limits) > 0L && all(sign * limits >= 0)
+    if (!ok) {
+      abort(sprintf(paste("`%s` must be numbers %s 0 (glmnet's rule: every weight starts at 0), one for every",
+                          "feature or named by feature, not %s."), arg, if (sign > 0) ">=" else "<=",
+                    describe(limits)), class = "cppestimators_argument_error")
+    }
+    if (is.null(names(limits))) {
+      if (length(limits) == 1L) limits <- rep(limits, length(features))
+      if (length(limits) != length(features)) {
+        abort(sprintf("`%s` without names takes one number, or one per feature of the model (%d: %s), not %d.",
+                      arg, length(features), paste(features, collapse = ", "), length(limits)),
+              class = "cppestimators_argument_error")
+      }
+      names(limits) <- features
+    }
+    for (name in names(limits)) {
+      for (i in constraint_columns(name, arg, col_names, keys, features, dummies = TRUE)) {
+        scale <- attr(cols[[i]]$normalizer_fn, "engine", exact = TRUE)$scale %||% 1
+        if (length(unique(scale)) > 1L && is.finite(limits[[name]]) && limits[[name]] != 0) {
+          abort(sprintf("`%s`: '%s' is standardized with one scale per value; give it 0 or an infinite limit.",
+                        arg, name), class = "cppestimators_argument_error")
+        }
+        out[i] <- limits[[name]] * scale[1]
+      }
+    }
+    out
+  }
+  lower <- per_column(lower_limits, "lower_limits", -1)
+  upper <- per_column(upper_limits, "upper_limits", 1)
+  limited <- is.finite(lower) | is.finite(upper)
+  for (i in which(limited)) {
+    if (is_embedding_column(cols[[i]])) {
+      abort(sprintf("`lower_limits` / `upper_limits`: %s is an embedding, whose weights have no sign to limit.",
+                    column_repr(cols[[i]])), class = "cppestimators_argument_error")
+    }
+  }
+  if (!any(limited)) return(list())
+  list(limit_columns = col_names[limited], lower_limits = lower[limited], upper_limits = upper[limited])
 }

@@ -1,4 +1,5 @@
-# Monotone and interaction constraints of boosted trees (R/trees_constraints.R,
+# Monotone and interaction constraints of boosted trees and the limits of a
+# linear model's weights (R/constraints.R,
 # src/engine/model/trees/constraints.cpp), in every growth.
 
 constraint_data <- function(n = 2000) {
@@ -166,4 +167,55 @@ test_that("through parsnip and a recipe, a named constraint reaches the engine",
   spec2 <- parsnip::set_engine(spec, "cppestimators", monotone_constraints = c(g = 1))
   wf2 <- workflows::add_model(workflows::add_recipe(workflows::workflow(), rec), spec2)
   expect_error(parsnip::fit(wf2, df), "expanded into dummy columns \\(g_q, g_r\\)")
+})
+
+test_that("linear limits are glmnet's lower.limits / upper.limits", {
+  skip_if_not_installed("parsnip")
+  skip_if_not_installed("glmnet")
+  x <- as.matrix(mtcars[-1])
+  scale <- apply(x, 2, stats::sd) * sqrt(31 / 32)  # glmnet's standardization (1/n)
+  # unconstrained, cyl, disp, wt and carb have negative slopes at this penalty
+  upper <- c(cyl = 0, disp = 0, hp = 0, drat = Inf, wt = 0, qsec = Inf, vs = Inf, am = Inf, gear = Inf, carb = 0)
+  cases <- list(list(lower = 0, upper = NULL, glmnet_lower = 0, glmnet_upper = Inf),
+                list(lower = NULL, upper = upper, glmnet_lower = -Inf, glmnet_upper = upper[colnames(x)]))
+  for (case in cases) {
+    set.seed(1)
+    fit <- suppressMessages(parsnip::fit(parsnip::set_engine(
+      parsnip::linear_reg(penalty = 0.1, mixture = 1), "cppestimators", epochs = 20000, tolerance = 0,
+      lower_limits = case$lower, upper_limits = case$upper), mpg ~ ., mtcars))
+    ours <- tidy(parsnip::extract_fit_engine(fit))
+    ref <- as.matrix(stats::coef(glmnet::glmnet(x, mtcars$mpg, lambda = 0.1, thresh = 1e-12,
+                                                lower.limits = case$glmnet_lower,
+                                                upper.limits = case$glmnet_upper)))[, 1]
+    slopes <- stats::setNames(ours$estimate, ours$term)[names(ref)[-1]]
+    expect_gte(min(slopes - case$glmnet_lower), 0)
+    expect_lte(max(slopes - case$glmnet_upper), 0)
+    expect_lt(max(abs((slopes - ref[-1]) * scale)), 0.03)  # in standard deviations of the predictors
+    expect_equal(abs(slopes * scale) > 1e-3, ref[-1] != 0)  # the same predictors at zero
+  }
+})
+
+test_that("linear limits bound every category's weight and are checked", {
+  set.seed(5)
+  df <- data.frame(x = runif(200), g = sample(c("a", "b", "c"), 200, TRUE))
+  df$y <- 2 - 3 * df$x + ifelse(df$g == "a", -2, 1) + rnorm(200, sd = 0.1)
+  cols <- feature_columns(column_numeric("x"), column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b", "c")))
+  est <- linear_regressor(cols, optimizer = optimizer_ftrl(0.5), lower_limits = c(x = 0, g = 0))
+  train(est, df, response = "y", num_epochs = 50, batch_size = 50)
+  co <- coef(est)
+  expect_true(all(co[names(co) != "(Intercept)"] >= 0))
+  expect_equal(unname(co[grep("^x", names(co))]), 0)  # its free slope is -3
+  expect_error(linear_regressor(cols, lower_limits = 1), "`lower_limits` must be numbers <= 0",
+               class = "cppestimators_argument_error")
+  expect_error(linear_regressor(cols, upper_limits = c(q = 1)), "names 'q', which is not a feature.*x, g",
+               class = "cppestimators_argument_error")
+  expect_error(linear_regressor(cols, upper_limits = c(1, 2, 3)), "one per feature of the model \\(2: x, g\\), not 3",
+               class = "cppestimators_argument_error")
+  emb <- feature_columns(column_embedding(column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b")),
+                                          dimension = 2))
+  expect_error(linear_regressor(emb, lower_limits = 0), "an embedding, whose weights have no sign",
+               class = "cppestimators_argument_error")
+  expect_error(suppressMessages(parsnip::fit(parsnip::set_engine(parsnip::boost_tree(mode = "regression"),
+                                                                 "cppestimators", lower_limits = 0), mpg ~ ., mtcars)),
+               "engine arguments of linear_reg")
 })
