@@ -219,3 +219,18 @@ test_that("linear limits bound every category's weight and are checked", {
                                                                  "cppestimators", lower_limits = 0), mpg ~ ., mtcars)),
                "engine arguments of linear_reg")
 })
+
+test_that("on lending_club, P(bad) never falls as int_rate rises, for 500 rows over a 100-point grid", {
+  skip_if_not_installed("modeldata")
+  d <- as.data.frame(modeldata::lending_club)
+  set.seed(55)
+  test_rows <- sample(nrow(d), 500)
+  est <- boosted_trees_classifier(feature_columns_from_data(d[-test_rows, ], -Class), growth = "depthwise",
+                                  n_trees = 30, max_depth = 4, monotone_constraints = c(int_rate = -1))
+  train(est, d[-test_rows, ], response = "Class")
+  grid <- d[rep(test_rows, each = 100), ]
+  grid$int_rate <- rep(seq(min(d$int_rate), max(d$int_rate), length.out = 100), 500)
+  p_bad <- matrix(1 - predict(est, grid)$logistic, 100)  # (logistic: P of the second level, good)
+  expect_gte(min(diff(p_bad)), 0)
+  expect_gt(min(p_bad[100, ] - p_bad[1, ]), 0.01)  # and it does rise
+})
