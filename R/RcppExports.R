@@ -121,8 +121,8 @@ cpp_checkpoint_global_step <- function(dir) {
     .Call(`_cppestimators_cpp_checkpoint_global_step`, dir)
 }
 
-cpp_estimator_explain <- function(est, features, threads, interactions) {
-    .Call(`_cppestimators_cpp_estimator_explain`, est, features, threads, interactions)
+cpp_estimator_explain <- function(est, features, threads, kind) {
+    .Call(`_cppestimators_cpp_estimator_explain`, est, features, threads, kind)
 }
 
 cpp_write_scalars <- function(dir, step, values, hostname) {

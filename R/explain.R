@@ -1,17 +1,22 @@
-# Per-prediction explanations (predict(type = "contributions")): the
-# engine's contributions of each of the model's feature columns to each
-# logit (Model::explain(), model/model.h), summed back to the input features
-# the columns read (a column over several features, such as a crossed or a
-# weighted column, shares its contribution equally between them).
+# Per-prediction explanations (predict(type = "contributions",
+# "interactions" or "dfc")): the engine's contributions of each of the
+# model's feature columns to each logit (Model::explain(), model/model.h:
+# TreeSHAP of boosted trees of every growth, a linear model's terms,
+# TensorFlow's directional feature contributions), summed back to the input
+# features the columns read (a column over several features, such as a
+# crossed or a weighted column, shares its contribution equally between
+# them).
 
 # The contributions of the rows of `input_fn` (a data frame or an input_fn()
 # in memory): a data frame with one column per input feature and
 # `.baseline`, on the margin's scale (the logit of the second class of a
-# binary classifier, the prediction of a regressor); for several logits (a
+# binary classifier, the prediction of a regressor; "dfc" of a binary
+# classifier on the probability's scale, as TensorFlow's); for several logits (a
 # multi-class classifier, a multi-target regressor), a named list of such
 # data frames, one per class or target.
-predict_contributions <- function(object, input_fn, checkpoint_path = NULL, interactions = FALSE,
+predict_contributions <- function(object, input_fn, checkpoint_path = NULL, kind = "contributions",
                                   reference = NULL) {
+  interactions <- identical(kind, "interactions")
   if (is.null(checkpoint_path)) {
     ptr <- estimator_ptr(object)
     sync_from_model_dir(object, ptr)
@@ -20,20 +25,42 @@ predict_contributions <- function(object, input_fn, checkpoint_path = NULL, inte
   }
   data <- resolve_input(input_fn, object, "infer")
   if (isTRUE(data$stream)) {
-    abort(paste0("predict(type = \"", if (interactions) "interactions" else "contributions",
-                 "\") reads data in memory: collect the dataset first ",
+    abort(paste0("predict(type = \"", kind, "\") reads data in memory: collect the dataset first ",
                  "(dataset_collect()) or pass a data frame."), class = "cppestimators_argument_error")
   }
-  m <- cpp_estimator_explain(ptr, data$features, engine_threads(), interactions)
+  engine_kind <- kind
+  if (identical(kind, "dfc")) {
+    if (identical(object$spec$head, "multi_class")) {
+      abort(paste("predict(type = \"dfc\") needs one logit, as TensorFlow's experimental_predict_with_explanations():",
+                  "use type = \"contributions\" for several classes."), class = "cppestimators_unsupported")
+    }
+    if (is_boosted_trees(object) && !is_hist_trees(object) && !isTRUE(object$spec$model$center_bias)) {
+      abort(paste("predict(type = \"dfc\") needs center_bias = TRUE, as TensorFlow's",
+                  "experimental_predict_with_explanations() did: the bias is the centered prior."),
+            class = "cppestimators_argument_error")
+    }
+    # a binary classifier's, of the probability (TensorFlow's); a regressor's, of the prediction
+    if (identical(object$spec$head, "binary")) engine_kind <- "dfc_logistic"
+  }
+  m <- withCallingHandlers(
+    cpp_estimator_explain(ptr, data$features, engine_threads(), engine_kind),
+    error = function(e) {
+      if (grepl("have no covers", conditionMessage(e), fixed = TRUE)) {
+        abort(conditionMessage(e), class = c("cppestimators_no_covers", "cppestimators_argument_error"))
+      }
+    })
   if (!is.null(m) && model_trait(estimator_model(object$spec), "coefficients")) {
     m <- centre_terms(object, ptr, m, reference)
   }
   if (is.null(m)) {
-    abort(paste0("predict(type = \"", if (interactions) "interactions" else "contributions",
-                 "\") is computed for boosted trees grown by histograms ",
-                 "(growth = \"depthwise\" or \"lossguide\")",
-                 if (!interactions) " and linear models", "; ", object$spec$name, "() has none yet."),
-          class = "cppestimators_unsupported")
+    abort(paste0("predict(type = \"", kind, "\") is computed for ",
+                 switch(kind,
+                        dfc = "boosted trees of TensorFlow's growth (growth = \"tensorflow\")",
+                        interactions = "boosted trees",
+                        "boosted trees and linear models"),
+                 "; ", object$spec$name, "()", if (is_boosted_trees(object)) {
+                   paste0(" of growth = \"", object$spec$model$growth %||% "tensorflow", "\"")
+                 }, " has none."), class = "cppestimators_unsupported")
   }
   columns <- attr(m, "columns")
   share <- contribution_shares(object$spec$feature_columns, columns)
@@ -118,7 +145,7 @@ centre_terms <- function(object, ptr, m, reference) {
     abort("`reference` must be a data frame or an input_fn() of data in memory.",
           class = "cppestimators_argument_error")
   }
-  means <- colMeans(cpp_estimator_explain(ptr, ref$features, engine_threads(), FALSE))
+  means <- colMeans(cpp_estimator_explain(ptr, ref$features, engine_threads(), "contributions"))
   for (j in seq_len(k)) {
     at <- (j - 1L) * n_cols + seq_len(n_cols - 1L)
     m[, at] <- sweep(m[, at, drop = FALSE], 2L, means[at])

@@ -30,13 +30,24 @@
 #'   (exact TreeSHAP of boosted trees grown by histograms, by the covers
 #'   recorded in training; for linear models, each weight times the value's
 #'   distance from its mean, see `reference`; a feature read by several columns gets the sum of
-#'   their contributions). For several logits (multi-class classifiers,
+#'   their contributions). TensorFlow's growth records each split's covers
+#'   (its sides' hessian sums, from the statistics that split it); a model
+#'   saved before they were recorded has none, and its contributions are an
+#'   error of class `cppestimators_no_covers` (its `"dfc"` are not). For several logits (multi-class classifiers,
 #'   multi-target regressors), a list of such data frames, one per class or
 #'   target. Missing values take the trees' default directions. Or
 #'   `"interactions"`: SHAP interaction values, per example an array
 #'   `[example, feature, feature]` whose row for a feature sums to its
 #'   contribution (its own effect on the diagonal), with `.baseline` in the
-#'   last cell, as xgboost's `predinteraction` lays them out. A parsnip
+#'   last cell, as xgboost's `predinteraction` lays them out. Or `"dfc"`
+#'   (boosted trees of TensorFlow's growth): TensorFlow's directional
+#'   feature contributions, as its `experimental_predict_with_explanations()`
+#'   gave them: along the example's path through the trees in order, the
+#'   change of the prediction (a binary classifier's probability of its
+#'   second class, a regressor's prediction) at each split goes to the
+#'   split's feature; `.baseline` is the bias (the first tree's root, the
+#'   centered prior) on the same scale; they sum to the prediction. As in
+#'   TensorFlow, it needs `center_bias = TRUE` and one logit. A parsnip
 #'   fit of the "cppestimators" engine is explained the same way through
 #'   its engine fit: `predict(extract_fit_engine(fit), new_data, type =
 #'   "contributions")`, with `new_data` holding the raw predictors (parsnip
@@ -80,14 +91,13 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                  yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"),
                                  reference = NULL, ...) {
   check_not_sparse(input_fn, "input_fn", "predict")
-  if (identical(type, "contributions") || identical(type, "interactions")) {
+  if (identical(type, "contributions") || identical(type, "interactions") || identical(type, "dfc")) {
     if (is.data.frame(input_fn)) {
       input_fn <- data_input(object, input_fn, "infer", "predict", ...)
     } else {
       check_method_dots(dots_names(...), "predict", predict.tf_estimator)
     }
-    return(predict_contributions(object, input_fn, checkpoint_path, interactions = type == "interactions",
-                                 reference = reference))
+    return(predict_contributions(object, input_fn, checkpoint_path, kind = type, reference = reference))
   }
   if (is.data.frame(input_fn)) {
     na_rows <- match.arg(na_rows)

@@ -31,7 +31,12 @@
 #'   * `value`: the node's value, for a regressor and a binary classifier;
 #'     a multi-class classifier has one column per class instead, named
 #'     `value_<class>` after its `label_vocabulary` (or its class ids 0, 1,
-#'     ... without one), in the order of the logits.
+#'     ... without one), in the order of the logits;
+#'   * `cover`: the node's hessian sum as the contributions
+#'     ([predict.tf_estimator()]) read it: each split shares its node's cover
+#'     between its children as their hessian sums did in the statistics
+#'     that split it (the root's is the sum of its children's; 0 in a model
+#'     saved before covers were recorded).
 #'
 #'   Its attribute `"trees"` is a data frame with one row per tree: `tree`,
 #'   `weight` (always 1: the learning rate is in the leaf values, as in
@@ -72,7 +77,8 @@ boosted_trees_ensemble <- function(object) {
   trees_ensemble_frame(feature = get("tree_feature"), threshold = get("tree_threshold"),
                        value = get("tree_value"), gain = get("tree_gain"), state = get("state"),
                        max_depth = as.integer(object$spec$model$max_depth), feature_names = labels,
-                       value_names = value_names)
+                       value_names = value_names,
+                       cover = tryCatch(get("tree_cover"), error = function(e) NULL))
 }
 
 tree_value_labels <- function(object, n_classes) {
@@ -86,7 +92,7 @@ tree_value_labels <- function(object, n_classes) {
 # x nodes x classes) and the state (finished trees, layers of the current
 # tree, attempted layers, ...).
 trees_ensemble_frame <- function(feature, threshold, value, gain, state, max_depth, feature_names,
-                                 value_names) {
+                                 value_names, cover = NULL) {
   n_trees <- nrow(feature)
   n_nodes <- ncol(feature)
   finished <- as.integer(state[1])
@@ -129,13 +135,29 @@ trees_ensemble_frame <- function(feature, threshold, value, gain, state, max_dep
     layers[t] <- if (any(is_split)) max(depth_of[heap[is_split] + 1L]) + 1L else 0L
     vals <- node_values(t, heap)
     colnames(vals) <- value_names
+    # covers as TreeSHAP reads them: each split shares its node's cover
+    # between its children as their recorded hessian sums do (the root's
+    # is the sum of its children's)
+    cov <- numeric(n_nodes)
+    if (!is.null(cover) && t <= n_trees && n_nodes > 1L) {
+      raw <- cover[t, ]
+      cov[1L] <- if (split[1L]) raw[2L] + raw[3L] else 0
+      for (d in seq_len(max_depth)) {
+        at <- which(split & depth_of == d - 1L)
+        if (!length(at)) break
+        total <- raw[2L * at] + raw[2L * at + 1L]
+        share <- ifelse(total > 0, raw[2L * at] / total, 0.5)
+        cov[2L * at] <- cov[at] * share
+        cov[2L * at + 1L] <- cov[at] * (1 - share)
+      }
+    }
     rows[[t]] <- data.frame(
       tree = rep(t, length(heap)), node_id = id[heap + 1L], is_leaf = !is_split,
       feature = ifelse(is_split, feature_names[fid + 1L], NA_character_), feature_id = fid,
       threshold = ifelse(is_split, as.integer(if (t <= n_trees) threshold[t, heap + 1L] else 0), NA_integer_),
       left_id = left, right_id = right,
       gain = ifelse(is_split, if (t <= n_trees) gain[t, heap + 1L] else 0, NA_real_),
-      vals, stringsAsFactors = FALSE, check.names = FALSE)
+      vals, cover = cov[heap + 1L], stringsAsFactors = FALSE, check.names = FALSE)
   }
   out <- if (listed) do.call(rbind, rows) else empty_ensemble_frame(value_names)
   rownames(out) <- NULL
@@ -172,7 +194,7 @@ empty_ensemble_frame <- function(value_names) {
   vals <- matrix(numeric(), 0L, length(value_names), dimnames = list(NULL, value_names))
   data.frame(tree = integer(), node_id = integer(), is_leaf = logical(), feature = character(),
              feature_id = integer(), threshold = integer(), left_id = integer(), right_id = integer(),
-             gain = numeric(), vals, stringsAsFactors = FALSE, check.names = FALSE)
+             gain = numeric(), vals, cover = numeric(), stringsAsFactors = FALSE, check.names = FALSE)
 }
 
 # boosted_trees_ensemble() of the histogram growths, from their node arrays

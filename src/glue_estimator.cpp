@@ -22,6 +22,7 @@ using cppestimators::decode_checkpoint;
 using cppestimators::Estimator;
 using cppestimators::estimator_of;
 using cppestimators::EstimatorSpec;
+using cppestimators::Explanation;
 using cppestimators::FeatureSet;
 using cppestimators::HistBoostedTreesModel;
 using cppestimators::latest_checkpoint;
@@ -191,16 +192,26 @@ double cpp_checkpoint_global_step(std::string dir) {
 // Per-prediction explanations of the rows of `features` (a named list of R
 // vectors, read in place): a matrix of rows x (logits x (columns + 1)),
 // each logit's contributions of the model's feature columns then its
-// baseline (with `interactions`, rows x (logits x (columns + 1)^2): each
-// logit's matrix of interaction values, row by row), with the columns'
-// names in attribute "columns"; NULL when the model has no explanations.
+// baseline (`kind` "interactions": rows x (logits x (columns + 1)^2), each
+// logit's matrix of interaction values, row by row; "dfc" and
+// "dfc_logistic": TensorFlow's directional feature contributions of the
+// logit or of its sigmoid, laid out as the contributions), with
+// the columns' names in attribute "columns"; NULL when the model has no
+// explanations of that kind.
 // [[Rcpp::export(rng = false)]]
-SEXP cpp_estimator_explain(SEXP est, Rcpp::List features, int threads, bool interactions) {
+SEXP cpp_estimator_explain(SEXP est, Rcpp::List features, int threads, std::string kind) {
   const Estimator& e = estimator_of(est);
+  if (kind != "contributions" && kind != "interactions" && kind != "dfc" && kind != "dfc_logistic")
+    Rcpp::stop("internal: an explanation is contributions, interactions, dfc or dfc_logistic");
+  const bool interactions = kind == "interactions";
+  const Explanation which = interactions             ? Explanation::Interactions
+                            : kind == "dfc"          ? Explanation::Directional
+                            : kind == "dfc_logistic" ? Explanation::DirectionalLogistic
+                                                     : Explanation::Contributions;
   Dataset data;
   dataset_from_r(features, R_NilValue, data);
   std::vector<double> values;
-  if (!e.explain(data, threads, values, interactions)) return R_NilValue;
+  if (!e.explain(data, threads, values, which)) return R_NilValue;
   const FeatureSet& columns = e.model().features();
   const std::size_t side = columns.size() + 1;
   const std::size_t width =

@@ -122,7 +122,7 @@ test_that("estimators without explanations say so with a classed error", {
   est <- dnn_regressor(hidden_units = 4, feature_columns = cols)
   suppressMessages(train(est, df, response = "y", steps = 2))
   expect_error(predict(est, df, type = "contributions"), class = "cppestimators_unsupported")
-  expect_error(predict(est, df, type = "contributions"), "boosted trees grown by histograms")
+  expect_error(predict(est, df, type = "contributions"), "boosted trees and linear models")
   lin <- linear_regressor(cols)
   suppressMessages(train(lin, df, response = "y", steps = 2))
   expect_error(predict(lin, df, type = "interactions", reference = df), class = "cppestimators_unsupported")
@@ -206,4 +206,111 @@ test_that("contribution_importance() ranks features by their mean absolute contr
   expect_error(contribution_importance(mtcars), class = "cppestimators_argument_error")
   per_class <- contribution_importance(list(x = contrib, y = contrib))
   expect_equal(per_class$class, rep(c("x", "y"), each = 3))
+})
+
+# TensorFlow's data of its tests of experimental_predict_with_explanations()
+# (tensorflow/estimator's boosted_trees_test.py, BoostedTreesDebugOutputsTest)
+tf_dfc_data <- function() {
+  data.frame(f_0 = c(12.5, 1.0, -2.001, -2.0001, -1.999), f_1 = c(2.0, -3.0, 0.5, 0.0, 0.4995),
+             f_2 = c(3.0, 20.0, 50.0, -100.0, 102.75), cl = c(0, 1, 1, 0, 0), rg = c(1.5, 0.3, 0.2, 2, 5))
+}
+tf_dfc_columns <- function() {
+  feature_columns(lapply(c("f_0", "f_1", "f_2"), function(f) column_bucketized(column_numeric(f), c(-2, 0.5, 12))))
+}
+
+test_that("type = \"dfc\" gives TensorFlow's directional feature contributions (its tests' numbers)", {
+  d <- tf_dfc_data()
+  input <- function(y) input_fn(d, response = y, batch_size = 5L, num_epochs = NULL, shuffle = FALSE)
+  cls <- boosted_trees_classifier(tf_dfc_columns(), n_batches_per_layer = 1, n_trees = 1, max_depth = 5,
+                                  center_bias = TRUE)
+  suppressMessages(train(cls, input("cl"), steps = 100))
+  dfc <- predict(cls, d[1:3], type = "dfc")
+  expect_named(dfc, c("f_0", "f_1", "f_2", ".baseline"))
+  expect_equal(dfc$.baseline, rep(0.4, 5), tolerance = 1e-6)
+  expect_equal(dfc$f_0, c(-0.1210861345357448, 0.19650601422250574, 0.16057487356133376, -0.1210861345357448,
+                          -0.10832468554550384), tolerance = 1e-6)
+  expect_equal(dfc$f_1, rep(0, 5))
+  expect_equal(dfc$f_2, c(-0.03925492981448114, 0.02693827052766018, 0.02693827052766018, -0.03925492981448114,
+                          0.02693827052766018), tolerance = 1e-6)
+  expect_equal(rowSums(dfc), c(0.23965894, 0.62344426, 0.58751315, 0.23965894, 0.31861359), tolerance = 1e-6)
+  reg <- boosted_trees_regressor(tf_dfc_columns(), n_batches_per_layer = 1, n_trees = 1, max_depth = 5,
+                                 center_bias = TRUE)
+  suppressMessages(train(reg, input("rg"), steps = 100))
+  dfc <- predict(reg, d[1:3], type = "dfc")
+  expect_equal(dfc$.baseline, rep(1.8, 5), tolerance = 1e-6)
+  expect_equal(dfc$f_0, c(-0.07049942016601562, -0.5376303195953369, -0.5175694227218628, 0.1563495397567749,
+                          0.96934974193573), tolerance = 1e-6)
+  expect_equal(dfc$f_1, c(-0.09500002861022949, 0.06333339214324951, -0.09500002861022949, 0.06333339214324951,
+                          0.06333339214324951), tolerance = 1e-6)
+  expect_equal(dfc$f_2, rep(0, 5))
+  expect_equal(rowSums(dfc), c(1.6345005, 1.32570302, 1.1874305, 2.01968288, 2.83268309), tolerance = 1e-6)
+})
+
+test_that("dfc of numeric columns add up to the predictions; its refusals are TensorFlow's", {
+  d <- tf_dfc_data()
+  cols <- feature_columns(column_numeric("f_0"), column_numeric("f_1"), column_numeric("f_2"))
+  input <- function(y) input_fn(d, response = y, batch_size = 5L, num_epochs = NULL, shuffle = FALSE)
+  cls <- boosted_trees_classifier(cols, n_batches_per_layer = 1, n_trees = 1, max_depth = 5, center_bias = TRUE,
+                                  quantile_sketch_epsilon = 0.33)
+  suppressMessages(train(cls, input("cl"), steps = 100))
+  expect_equal(rowSums(predict(cls, d[1:3], type = "dfc")), predict(cls, d[1:3])$logistic, tolerance = 1e-7)
+  reg <- boosted_trees_regressor(cols, n_batches_per_layer = 1, n_trees = 1, max_depth = 5, center_bias = TRUE,
+                                 quantile_sketch_epsilon = 0.33)
+  suppressMessages(train(reg, input("rg"), steps = 100))
+  expect_equal(rowSums(predict(reg, d[1:3], type = "dfc")), predict(reg, d[1:3])$predictions, tolerance = 1e-7)
+  plain <- boosted_trees_regressor(cols, n_batches_per_layer = 1, n_trees = 1, max_depth = 2)
+  suppressMessages(train(plain, input("rg"), steps = 10))
+  expect_error(predict(plain, d[1:3], type = "dfc"), "needs center_bias = TRUE",
+               class = "cppestimators_argument_error")
+  hist <- boosted_trees_regressor(cols, growth = "depthwise", n_trees = 2, max_depth = 2)
+  suppressMessages(train(hist, d[c(1:3, 5)], response = "rg"))
+  expect_error(predict(hist, d[1:3], type = "dfc"), "TensorFlow's growth", class = "cppestimators_unsupported")
+})
+
+test_that("TensorFlow's growth: TreeSHAP by the recorded covers, exact against every subset", {
+  df <- explain_data(n = 300)
+  bounds <- list(a = 1:7, b = c(-1, 0, 1), c = c(-1, 0, 1))
+  cols <- do.call(feature_columns, lapply(names(bounds), function(f) column_bucketized(column_numeric(f), bounds[[f]])))
+  est <- boosted_trees_regressor(cols, n_batches_per_layer = 1, n_trees = 3, max_depth = 3, learning_rate = 0.5)
+  suppressMessages(train(est, input_fn(df, response = "y", batch_size = 300L, num_epochs = NULL)))
+  contrib <- predict(est, df[1:5, ], type = "contributions")
+  expect_named(contrib, c("a", "b", "c", ".baseline"))
+  expect_true(all(abs(rowSums(contrib) - predict(est, df[1:5, ])$predictions) < 1e-5))
+  # the rows as the trees read them: bucket ids, named as the ensemble's features
+  ens <- boosted_trees_ensemble(est)
+  ens$default_left <- TRUE
+  expect_true(all(ens$cover[ens$tree <= 3 & ens$node_id == 0] > 0))
+  names_of <- stats::setNames(unique(stats::na.omit(ens$feature)), sub("_bucketized$", "", unique(stats::na.omit(ens$feature))))
+  for (i in 1:5) {
+    row <- lapply(names(bounds), function(f) findInterval(df[[f]][i], bounds[[f]]))
+    names(row) <- paste0(names(bounds), "_bucketized")
+    phi <- brute_force_shapley(ens, row, names(row))
+    expect_equal(unname(unlist(contrib[i, c("a", "b", "c")])), unname(phi), tolerance = 1e-6)
+  }
+  # interactions add up to the contributions
+  inter <- predict(est, df[1:5, ], type = "interactions")
+  expect_equal(apply(inter[, 1:3, 1:3], c(1, 2), sum), as.matrix(contrib[1:3]), tolerance = 1e-8,
+               ignore_attr = TRUE)
+})
+
+test_that("TensorFlow's growth: contributions of binary and multi-class trees add up to each logit", {
+  df <- explain_data(n = 300)
+  df$k <- cut(df$y, 3, labels = FALSE) - 1
+  df$h <- as.integer(df$y > median(df$y))
+  cols <- feature_columns(column_numeric("a"), column_bucketized(column_numeric("b"), c(-1, 0, 1)),
+                          column_numeric("c"))
+  for (n_classes in 2:3) {
+    est <- boosted_trees_classifier(cols, n_batches_per_layer = 1, n_trees = 3, max_depth = 3, n_classes = n_classes)
+    suppressMessages(train(est, input_fn(df, response = if (n_classes == 2) "h" else "k", batch_size = 300L,
+                                         num_epochs = NULL)))
+    contrib <- predict(est, df[1:20, ], type = "contributions")
+    logits <- predict(est, df[1:20, ])$logits
+    if (n_classes == 2) {
+      expect_true(all(abs(rowSums(contrib) - logits) < 1e-5))
+    } else {
+      expect_length(contrib, 3L)
+      expect_true(all(abs(sapply(contrib, rowSums) - do.call(rbind, logits)) < 1e-5))
+      expect_error(predict(est, df[1:3, ], type = "dfc"), "needs one logit", class = "cppestimators_unsupported")
+    }
+  }
 })

@@ -55,7 +55,7 @@ test_that("an ensemble that never grew lists nothing; a finished one ends with T
                                feature_names = "x", value_names = "value")
   expect_equal(nrow(none), 0L)
   expect_named(none, c("tree", "node_id", "is_leaf", "feature", "feature_id", "threshold", "left_id",
-                       "right_id", "gain", "value"))
+                       "right_id", "gain", "value", "cover"))
   feature[1, 1] <- 0
   done <- trees_ensemble_frame(feature, zero, matrix(c(0, 1, 2), 1), zero, c(1, 0, 1, 0, 1), max_depth = 1L,
                                feature_names = "x", value_names = "value")
@@ -77,7 +77,7 @@ test_that("multi-class values come as one column per class", {
   out <- trees_ensemble_frame(feature, zero, value, zero, c(0, 1, 1, 0, 1), max_depth = 2L,
                               feature_names = "x", value_names = c("value_a", "value_b", "value_c"))
   expect_named(out, c("tree", "node_id", "is_leaf", "feature", "feature_id", "threshold", "left_id",
-                      "right_id", "gain", "value_a", "value_b", "value_c"))
+                      "right_id", "gain", "value_a", "value_b", "value_c", "cover"))
   expect_equal(out$value_a, c(0, 0.1, -0.05))
   expect_equal(out$value_b, c(0, -0.05, 0.1))
 })

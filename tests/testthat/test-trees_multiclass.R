@@ -32,7 +32,7 @@ test_that("one layer for three classes: gradients, hessians, split and leaf vect
 
   nodes <- boosted_trees_ensemble(est)
   expect_named(nodes, c("tree", "node_id", "is_leaf", "feature", "feature_id", "threshold", "left_id",
-                        "right_id", "gain", "value_0", "value_1", "value_2"))
+                        "right_id", "gain", "value_0", "value_1", "value_2", "cover"))
   first <- nodes[nodes$tree == 1, ]
   expect_equal(first$node_id, 0:2)
   expect_equal(first$is_leaf, c(FALSE, TRUE, TRUE))

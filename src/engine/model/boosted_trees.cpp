@@ -12,6 +12,8 @@
 
 #include <cppestimators/distributed/collective.h>
 #include <cppestimators/model/heads/head.h>
+#include <cppestimators/model/trees/tree_shap.h>
+#include <cppestimators/parallel.h>
 
 namespace cppestimators {
 
@@ -72,6 +74,10 @@ BoostedTreesModel::BoostedTreesModel(const Spec& spec, int units) : Model(spec, 
       add_var("tree_value", k == 1 ? std::vector<int>{t, n} : std::vector<int>{t, n, k}, 0.0);
   Parameter& gain = add_var("tree_gain", {t, n}, 0.0);
   ensemble_.attach(feature, threshold, value, gain);
+  // (optional: models saved before covers were recorded restore without)
+  Parameter& cover = add_var("tree_cover", {t, n}, 0.0);
+  cover.optional = true;
+  ensemble_.attach_cover(cover);
   // per node of the layer being grown that batches reached (growable: sized
   // by those nodes; checkpoints written before `accumulator_nodes` had a row
   // per place of the deepest layer and restore without it)
@@ -293,6 +299,141 @@ int BoostedTreesModel::whole(const Spec& spec, const char* name, double min) {
     throw std::invalid_argument(
         std::string(name) + " must be a whole number >= " + std::to_string(static_cast<int>(min)));
   return static_cast<int>(v);
+}
+
+bool BoostedTreesModel::explain(const FeatureBatch& batch, int threads, double* out,
+                                Explanation kind) const {
+  const bool interactions = kind == Explanation::Interactions;
+  const bool logistic = kind == Explanation::DirectionalLogistic;
+  const bool directional = kind == Explanation::Directional || logistic;
+  if (directional && ensemble_.classes() > 1)
+    throw std::invalid_argument(
+        "TensorFlow's directional feature contributions need one logit (TF's "
+        "experimental_predict_with_explanations() refused logits_dimension > 1)");
+  if (!directional && !ensemble_.has_covers())
+    throw std::invalid_argument(
+        "this model's trees have no covers (it was saved before they were recorded, at each "
+        "split): its SHAP values can not be computed; type = \"dfc\" needs none, or train it "
+        "anew");
+  const trees::Ensemble& e = ensemble_;
+  const int k = e.classes();
+  int finished = 0, current = -1;
+  e.walked_trees(finished, current);
+  std::vector<int> walked;
+  for (int t = 0; t < finished; ++t) walked.push_back(t);
+  if (current >= 0) walked.push_back(current);
+  const std::vector<trees::Feature>& feats = buckets_.features();
+  const std::size_t columns = features_.size();
+  const std::size_t side = columns + 1;
+  const std::size_t width = interactions ? side * side : side;
+  // each tree (per class) as TreeSHAP reads it: its nodes breadth first,
+  // each split's children adjacent; heap[i]: node i's id in the tree
+  const std::size_t nt = walked.size();
+  std::vector<std::vector<trees::ShapNode>> shap(nt * static_cast<std::size_t>(k));
+  std::vector<std::vector<int>> heap(nt);
+  std::vector<int> depth(nt, 0);
+  std::vector<double> baseline(static_cast<std::size_t>(k), 0.0);
+  for (std::size_t i = 0; i < nt; ++i) {
+    const int t = walked[i];
+    std::vector<int>& ids = heap[i];
+    std::vector<trees::ShapNode> nodes;
+    ids.assign(1, 0);
+    nodes.emplace_back();
+    nodes[0].cover = 1.0;
+    for (std::size_t at = 0; at < ids.size(); ++at) {
+      const int id = ids[at];
+      const int f = e.node_feature(t, id);
+      if (f < 0) continue;
+      const int l = 2 * id + 1;
+      const double cl = e.node_cover(t, l), cr = e.node_cover(t, l + 1);
+      const double share = cl + cr > 0.0 ? cl / (cl + cr) : 0.5;
+      nodes[at].left = static_cast<int>(ids.size());
+      nodes[at].group = feats[static_cast<std::size_t>(f)].col;
+      const double parent = nodes[at].cover;
+      ids.push_back(l);
+      ids.push_back(l + 1);
+      nodes.emplace_back();
+      nodes.back().cover = parent * share;
+      nodes.emplace_back();
+      nodes.back().cover = parent * (1.0 - share);
+    }
+    for (int c = 0; c < k; ++c) {
+      std::vector<trees::ShapNode>& s =
+          shap[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(c)];
+      s = nodes;
+      for (std::size_t j = 0; j < s.size(); ++j) s[j].value = e.node_value(t, ids[j], c);
+      if (!directional)
+        baseline[static_cast<std::size_t>(c)] += trees::tree_expected_value(s.data());
+    }
+    depth[i] = trees::tree_depth(nodes.data());
+  }
+  const int rows = batch.rows;
+  const int pieces = std::max(1, std::min(rows, std::max(1, threads) * 4));
+  parallel_for(pieces, threads, [&](int p) {
+    const int r0 = static_cast<int>(static_cast<std::int64_t>(rows) * p / pieces);
+    const int r1 = static_cast<int>(static_cast<std::int64_t>(rows) * (p + 1) / pieces);
+    std::vector<int> bins(feats.size());
+    std::vector<unsigned char> left;
+    std::vector<double> pairs(interactions ? columns * columns : 0), work;
+    trees::ShapScratch scratch;
+    const auto act = [logistic](double v) { return logistic ? 1.0 / (1.0 + std::exp(-v)) : v; };
+    for (int r = r0; r < r1; ++r) {
+      buckets_.fill(batch, r, bins.data());
+      double* row = out + static_cast<std::size_t>(r) * static_cast<std::size_t>(k) * width;
+      std::fill(row, row + static_cast<std::size_t>(k) * width, 0.0);
+      for (int c = 0; c < k; ++c)
+        row[static_cast<std::size_t>(c) * width + width - 1] =
+            baseline[static_cast<std::size_t>(c)];
+      // directional: the prediction along the row's path through the trees
+      // in order (TF's logits path: tree 0's root, then each split's child
+      // plus the trees before), each step's change to the split's column
+      double past = 0.0, before = 0.0;
+      if (directional && nt > 0) {
+        const float root = shap[0][0].value;
+        before = root;
+        row[width - 1] = act(static_cast<float>(before));
+      }
+      for (std::size_t i = 0; i < nt; ++i) {
+        const int t = walked[i];
+        const std::vector<int>& ids = heap[i];
+        left.resize(ids.size());
+        for (std::size_t j = 0; j < ids.size(); ++j) {
+          const int f = e.node_feature(t, ids[j]);
+          left[j] = f >= 0 && bins[static_cast<std::size_t>(f)] <= e.node_threshold(t, ids[j]);
+        }
+        for (int c = 0; c < k; ++c) {
+          const std::vector<trees::ShapNode>& s =
+              shap[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(c)];
+          double* logit = row + static_cast<std::size_t>(c) * width;
+          if (directional) {
+            // (in float, as TF's path: its values and sums are float32)
+            std::size_t j = 0;
+            float value = s[0].value;
+            while (s[j].left >= 0) {
+              const std::size_t next = static_cast<std::size_t>(s[j].left) + (left[j] ? 0 : 1);
+              value = static_cast<float>(s[next].value);
+              const float now = value + static_cast<float>(past);
+              logit[static_cast<std::size_t>(s[j].group)] +=
+                  act(now) - act(static_cast<float>(before));
+              before = now;
+              j = next;
+            }
+            if (i == 0 || j > 0) past = static_cast<float>(static_cast<float>(past) + value);
+          } else if (interactions) {
+            std::fill(pairs.begin(), pairs.end(), 0.0);
+            trees::tree_shap_interactions(s.data(), left.data(), static_cast<int>(columns),
+                                          pairs.data(), scratch, work, depth[i]);
+            for (std::size_t a = 0; a < columns; ++a)
+              for (std::size_t b = 0; b < columns; ++b)
+                logit[a * side + b] += pairs[a * columns + b];
+          } else {
+            trees::tree_shap(s.data(), left.data(), logit, scratch, 0, -1, depth[i]);
+          }
+        }
+      }
+    }
+  });
+  return true;
 }
 
 Parameter& BoostedTreesModel::add_var(const std::string& name, std::vector<int> shape, double init,

@@ -173,15 +173,15 @@ void Estimator::sort_variables() {
 }
 
 bool Estimator::explain(const Dataset& data, int threads, std::vector<double>& out,
-                        bool interactions) const {
+                        Explanation kind) const {
   const FeatureSet& features = model_->features();
   const std::size_t side = features.size() + 1;
-  const std::size_t width =
-      static_cast<std::size_t>(head_->logits_dim()) * (interactions ? side * side : side);
+  const std::size_t width = static_cast<std::size_t>(head_->logits_dim()) *
+                            (kind == Explanation::Interactions ? side * side : side);
   const std::int64_t n = data.n;
   out.assign(static_cast<std::size_t>(n) * width, 0.0);
   if (n == 0)  // (whether the model can)
-    return model_->explain(FeatureBatch(), threads, out.data(), interactions);
+    return model_->explain(FeatureBatch(), threads, out.data(), kind);
   auto binding = features.bind(data);
   const int block = static_cast<int>(std::min<std::int64_t>(n, 4096));
   FeatureBatch batch;
@@ -191,8 +191,7 @@ bool Estimator::explain(const Dataset& data, int threads, std::vector<double>& o
     const int count = static_cast<int>(std::min<std::int64_t>(block, n - r0));
     for (int i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = static_cast<int>(r0 + i);
     features.gather(*binding, rows.data(), count, batch, nullptr, r0 == 0);
-    if (!model_->explain(batch, threads, out.data() + static_cast<std::size_t>(r0) * width,
-                         interactions))
+    if (!model_->explain(batch, threads, out.data() + static_cast<std::size_t>(r0) * width, kind))
       return false;
   }
   return true;

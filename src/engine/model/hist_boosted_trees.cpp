@@ -383,7 +383,9 @@ void HistBoostedTreesModel::add_tree_values(int t, const double* x, std::size_t 
 }
 
 bool HistBoostedTreesModel::explain(const FeatureBatch& batch, int threads, double* out,
-                                    bool interactions) const {
+                                    Explanation kind) const {
+  if (kind != Explanation::Contributions && kind != Explanation::Interactions) return false;
+  const bool interactions = kind == Explanation::Interactions;
   compile();
   const Compiled& c = compiled_;
   const int k = classes_;

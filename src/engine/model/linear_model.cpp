@@ -98,7 +98,8 @@ void LinearModel::limits(const Spec& spec) {
                                     "': an embedding column's weights have no sign to limit");
       } else {
         for (Sparse& s : sparse_)
-          if (s.column == static_cast<int>(i)) bound(*s.weights, 0, s.weights->value.size(), lower[k], upper[k]);
+          if (s.column == static_cast<int>(i))
+            bound(*s.weights, 0, s.weights->value.size(), lower[k], upper[k]);
       }
     }
     if (!found)
@@ -198,8 +199,8 @@ void LinearModel::forward(const FeatureBatch& batch, Mode, Workspace& base, floa
 }
 
 bool LinearModel::explain(const FeatureBatch& batch, int /*threads*/, double* out,
-                          bool interactions) const {
-  if (interactions) return false;
+                          Explanation kind) const {
+  if (kind != Explanation::Contributions) return false;
   const int rows = batch.rows, u = units_;
   const std::size_t columns = features_.size(), width = columns + 1;
   std::fill(out, out + static_cast<std::size_t>(rows) * u * width, 0.0);

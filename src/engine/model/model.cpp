@@ -22,7 +22,7 @@ void Model::rows_replaced(Workspace& /*ws*/) {}
 void Model::bind_mode(Mode /*mode*/) {}
 
 bool Model::explain(const FeatureBatch& /*batch*/, int /*threads*/, double* /*out*/,
-                    bool /*interactions*/) const {
+                    Explanation /*kind*/) const {
   return false;
 }
 

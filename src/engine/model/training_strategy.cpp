@@ -45,7 +45,8 @@ void GradientStep::apply(const StepStats& stats, const Optimizers& optimizers, W
       opt.apply_dense(p.value.data(), g.dense, slots, p.value.size());
     if (p.lower.empty()) continue;
     const auto clamp = [&p](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) p.value[i] = std::min(p.upper[i], std::max(p.lower[i], p.value[i]));
+      for (std::size_t i = b; i < e; ++i)
+        p.value[i] = std::min(p.upper[i], std::max(p.lower[i], p.value[i]));
     };
     if (g.sparse) {
       for (std::size_t k = 0; k < g.count; ++k) {

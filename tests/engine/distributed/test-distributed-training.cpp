@@ -319,7 +319,7 @@ context("Training across ranks") {
           expect_true(cppestimators::testing::same_bits(ranks[0].vars[v], ref[v]));
         ++v;
       }
-      // the trees' values to float rounding (the accumulator holds W batches' sums)
+      // the trees' values and covers to float rounding (the accumulator holds W batches' sums)
       std::vector<std::vector<float>> mine, theirs;
       v = 0;
       for (const VariableRef& var : alone.variables()) {
@@ -329,7 +329,7 @@ context("Training across ranks") {
         }
         ++v;
       }
-      expect_true(mine.size() == 4);
+      expect_true(mine.size() == 5);
       expect_true(max_relative_difference(mine, theirs) <= 1e-5);
       for (int r = 1; r < W; ++r)
         expect_true(same_bits(ranks[static_cast<std::size_t>(r)].vars, ranks[0].vars));

@@ -55,6 +55,16 @@ class BoostedTreesModel : public Model {
   // deepest layer, no `accumulator_nodes`) given its nodes.
   void variables_loaded() override;
 
+  // TreeSHAP of every tree walked (the finished ones and the one being
+  // grown), with the covers recorded at training (each split's share of
+  // its node's hessian sum, from the statistics that split it); or
+  // TensorFlow's directional feature contributions: along the row's path
+  // in each tree, each split's change of the node value goes to the
+  // split's column, the trees' roots to the baseline. Throws when the
+  // model has no covers (saved before they were recorded).
+  bool explain(const FeatureBatch& batch, int threads, double* out,
+               Explanation kind = Explanation::Contributions) const override;
+
   // A streaming session's new window: every row's buckets, finished trees
   // and node are recomputed (TF's path for data not held in memory).
   void rows_replaced(Workspace& base) override;
@@ -82,6 +92,7 @@ class BoostedTreesModel : public Model {
   int node_feature(int tree, int node) const { return ensemble_.node_feature(tree, node); }
   int node_threshold(int tree, int node) const { return ensemble_.node_threshold(tree, node); }
   float node_gain(int tree, int node) const { return ensemble_.node_gain(tree, node); }
+  float node_cover(int tree, int node) const { return ensemble_.node_cover(tree, node); }
 
  private:
   struct Work : Workspace {

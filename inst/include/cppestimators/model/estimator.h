@@ -102,10 +102,10 @@ class Estimator {
 
   // The explanations of every row of `data` (Model::explain()), in blocks
   // of rows: rows x logits x (columns + 1) values into `out` (with
-  // `interactions`, rows x logits x (columns + 1)^2). False when the model
+  // Explanation::Interactions, rows x logits x (columns + 1)^2). False when the model
   // has none.
   bool explain(const Dataset& data, int threads, std::vector<double>& out,
-               bool interactions = false) const;
+               Explanation kind = Explanation::Contributions) const;
   const VariableRef* find_variable(std::string_view name) const;
 
  private:

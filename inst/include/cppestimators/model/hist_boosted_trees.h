@@ -75,7 +75,7 @@ class HistBoostedTreesModel : public Model {
   // contribution per feature column (or the interaction values of each
   // pair), and the base score plus the trees' expected values.
   bool explain(const FeatureBatch& batch, int threads, double* out,
-               bool interactions = false) const override;
+               Explanation kind = Explanation::Contributions) const override;
 
   // Predictions from the first n rounds only (-1: all), for multi_predict().
   void set_tree_limit(int n) { tree_limit_ = n; }

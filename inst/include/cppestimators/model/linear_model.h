@@ -47,7 +47,7 @@ class LinearModel : public Model {
   // or its ids' weights summed), and the bias as the baseline: the terms
   // still to be centred on their means (R/explain.R). No interactions.
   bool explain(const FeatureBatch& batch, int threads, double* out,
-               bool interactions = false) const override;
+               Explanation kind = Explanation::Contributions) const override;
 
  private:
   // The spec's lower_limits / upper_limits (per column, by name) as box

@@ -42,6 +42,14 @@ class Workspace {
   gemm::Kernel kernel = gemm::Kernel::Portable;  // the matrix-product kernel, set by the session
 };
 
+// What Model::explain() computes: exact contributions (SHAP values,
+// summing to the logit), SHAP interaction values, or TensorFlow's
+// directional feature contributions of boosted trees (each split's change
+// of the prediction along the row's path through the trees in order, to
+// the split's column): of the logit (Directional) or of its sigmoid
+// (DirectionalLogistic, a binary classifier's as TensorFlow gave them).
+enum class Explanation { Contributions, Interactions, Directional, DirectionalLogistic };
+
 class Model {
  public:
   // `spec`: the model's spec, with its feature columns and, optionally,
@@ -100,7 +108,7 @@ class Model {
   // baseline in the last cell. False when the model has no explanations
   // (nothing is written).
   virtual bool explain(const FeatureBatch& batch, int threads, double* out,
-                       bool interactions = false) const;
+                       Explanation kind = Explanation::Contributions) const;
 
   // Called when a streaming session moved to a new window of rows: row
   // indices now name other examples, so per-row caches are stale.

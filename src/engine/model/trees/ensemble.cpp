@@ -208,6 +208,25 @@ template void Ensemble::walk_all_rows<std::uint16_t>(RowCache& cache, const std:
                                                      int finished, int current,
                                                      float* logits) const;
 
+bool Ensemble::has_covers() const {
+  if (cover_ == nullptr) return false;
+  bool split = false;
+  for (std::size_t i = 0; i < feature_->value.size(); ++i) {
+    if (cover_->value[i] != 0.0f) return true;
+    split = split || feature_->value[i] >= 0.0f;
+  }
+  return !split;  // (no split: nothing to share)
+}
+
+void Ensemble::walked_trees(int& finished, int& current) const {
+  finished = static_cast<int>(finished_trees());
+  current = finished < n_trees_ ? finished : -1;
+  if (tree_limit_ >= 0 && tree_limit_ < finished + (current >= 0 ? 1 : 0)) {
+    finished = std::min(finished, tree_limit_);
+    current = -1;
+  }
+}
+
 void Ensemble::begin_walk(RowCache& cache, int& finished, int& current) const {
   const float version = state(kBoundariesReady);
   if (version !=
@@ -216,12 +235,7 @@ void Ensemble::begin_walk(RowCache& cache, int& finished, int& current) const {
     std::fill(cache.have_bins.begin(), cache.have_bins.end(), 0);
     cache.bins_version = version;
   }
-  finished = static_cast<int>(finished_trees());
-  current = finished < n_trees_ ? finished : -1;
-  if (tree_limit_ >= 0 && tree_limit_ < finished + (current >= 0 ? 1 : 0)) {
-    finished = std::min(finished, tree_limit_);
-    current = -1;
-  }
+  walked_trees(finished, current);
   if (attempted_layers() < cache.attempted_seen) {  // the ensemble was restored to an earlier one
     cache.spell_out();
     std::fill(cache.base_trees.begin(), cache.base_trees.end(), 0);
@@ -413,6 +427,11 @@ void Ensemble::grow_layer(int tree, const LayerNodes& nodes, int threads, Accumu
       gain[node] = best.gain;
       value[2 * node + 1] = value[node] + learning_rate * best.left_weight;
       value[2 * node + 2] = value[node] + learning_rate * best.right_weight;
+      if (cover_ != nullptr) {
+        float* cover = cover_->value.data() + base;
+        cover[2 * node + 1] = best.left_hessian;
+        cover[2 * node + 2] = best.right_hessian;
+      }
       if (monotone) {  // (the bounds exactly, whatever the rounding of the weights)
         for (int c : {2 * node + 1, 2 * node + 2}) value[c] = std::min(hi, std::max(lo, value[c]));
       }
@@ -451,7 +470,8 @@ void Ensemble::grow_classes(int tree, const LayerNodes& nodes, int t_count, cons
   float* threshold = threshold_->value.data() + base;
   float* value = value_->value.data() + base * kk;
   float* gain = gain_->value.data() + base;
-  const std::size_t words = constraints_ != nullptr ? static_cast<std::size_t>(constraints_->words) : 0;
+  const std::size_t words =
+      constraints_ != nullptr ? static_cast<std::size_t>(constraints_->words) : 0;
   parallel_for(t_count, t_count, [&](int part) {
     std::vector<std::uint64_t> sets;
     std::vector<float> scratch(kClassScratch * kk);
@@ -483,6 +503,11 @@ void Ensemble::grow_classes(int tree, const LayerNodes& nodes, int t_count, cons
       gain[node] = best.gain;
       const std::size_t left = (2 * static_cast<std::size_t>(node) + 1) * kk, right = left + kk,
                         self = static_cast<std::size_t>(node) * kk;
+      if (cover_ != nullptr) {
+        float* cover = cover_->value.data() + base;
+        cover[2 * node + 1] = best.left_hessian;
+        cover[2 * node + 2] = best.right_hessian;
+      }
       for (std::size_t c = 0; c < kk; ++c) {
         value[left + c] = value[self + c] + learning_rate * best.left_weight[c];
         value[right + c] = value[self + c] + learning_rate * best.right_weight[c];
@@ -509,6 +534,7 @@ void Ensemble::post_prune(int tree) {
       for (std::int64_t j = 0; j < k; ++j) value[c * k + j] = 0.0f;
       gain[c] = 0.0f;
       threshold[c] = 0.0f;
+      if (cover_ != nullptr) cover_->value[base + static_cast<std::size_t>(c)] = 0.0f;
     }
     feature[n] = -1.0f;
     threshold[n] = 0.0f;

@@ -36,7 +36,9 @@ inline float gain_of_weight(float g, float h, float w, const Regularization& r) 
   return -(2.0f * g * w + (h + r.l2) * w * w);
 }
 
-inline float clamp_weight(float w, const WeightBounds& b) { return std::min(b.hi, std::max(b.lo, w)); }
+inline float clamp_weight(float w, const WeightBounds& b) {
+  return std::min(b.hi, std::max(b.lo, w));
+}
 
 inline float classes_gain(const float* g, const float* h, int k, const Regularization& r) {
   float sum = 0.0f;
@@ -94,9 +96,8 @@ void offer_feature(int feature, const float* gh, float per, int buckets, const R
   }
   if (top == std::numeric_limits<float>::lowest()) return;  // no side heavy enough
   const float parent =
-      bounds != nullptr
-          ? gain_of_weight(G, H, clamp_weight(fit_leaf(G, H, r).weight, *bounds), r)
-          : fit_leaf(G, H, r).gain;
+      bounds != nullptr ? gain_of_weight(G, H, clamp_weight(fit_leaf(G, H, r).weight, *bounds), r)
+                        : fit_leaf(G, H, r).gain;
   const float gain = (top - parent) - r.tree_complexity;
   if (best.feature >= 0 && (equal_gains(gain, best.gain) || !larger_gain(gain, best.gain))) return;
   best.feature = feature;
@@ -104,6 +105,8 @@ void offer_feature(int feature, const float* gh, float per, int buckets, const R
   best.gain = gain;
   best.left_weight = fit_leaf(top_gl, top_hl, r).weight;
   best.right_weight = fit_leaf(G - top_gl, H - top_hl, r).weight;
+  best.left_hessian = top_hl;
+  best.right_hessian = H - top_hl;
   if (bounds != nullptr) {
     best.left_weight = clamp_weight(best.left_weight, *bounds);
     best.right_weight = clamp_weight(best.right_weight, *bounds);
@@ -161,7 +164,10 @@ void offer_feature_classes(int feature, const float* gh, float per, int buckets,
   best.feature = feature;
   best.bucket = at;
   best.gain = gain;
+  best.left_hessian = best.right_hessian = 0.0f;
   for (int c = 0; c < k; ++c) {
+    best.left_hessian += top_hl[c];
+    best.right_hessian += H[c] - top_hl[c];
     best.left_weight[static_cast<std::size_t>(c)] = fit_leaf(top_gl[c], top_hl[c], r).weight;
     best.right_weight[static_cast<std::size_t>(c)] =
         fit_leaf(G[c] - top_gl[c], H[c] - top_hl[c], r).weight;

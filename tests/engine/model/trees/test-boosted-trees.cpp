@@ -4,7 +4,9 @@
 // finished ensemble's logits on new rows.
 #include <testthat.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,48 @@ const BoostedTreesModel& trees_of(const Estimator& est) {
 }  // namespace
 
 context("Boosted trees") {
+  test_that("the covers of each split, its contributions (TreeSHAP) and its directional ones") {
+    TreesData d;
+    Estimator est(trees_spec(1));
+    {
+      Session s(est, d.data, full_batches(Mode::Train));
+      expect_true(s.run_step());
+    }
+    const BoostedTreesModel& m = trees_of(est);
+    // the split on b at bucket 1: two rows of hessian 2 / 4 on each side
+    expect_true(near(m.node_cover(0, 1), 1.0));
+    expect_true(near(m.node_cover(0, 2), 1.0));
+    // leaves 0.5 (rows 1, 2) and 2.5 (rows 3, 4), equal covers: expected
+    // value 1.5, and b's contribution the row's leaf minus it
+    std::vector<double> out;
+    expect_true(est.explain(d.data, 1, out, Explanation::Contributions));
+    expect_true(out.size() == 4u * 3u);  // rows x (a, b, baseline)
+    const double b_of[4] = {-1.0, -1.0, 1.0, 1.0};
+    for (std::size_t r = 0; r < 4; ++r) {
+      expect_true(near(out[r * 3 + 0], 0.0));
+      expect_true(near(out[r * 3 + 1], b_of[r]));
+      expect_true(near(out[r * 3 + 2], 1.5));
+    }
+    // directional: the root's value (0) then the step to the leaf
+    expect_true(est.explain(d.data, 1, out, Explanation::Directional));
+    for (std::size_t r = 0; r < 4; ++r) {
+      expect_true(near(out[r * 3 + 1], b_of[r] + 1.5));
+      expect_true(near(out[r * 3 + 2], 0.0));
+    }
+    // a model without covers (saved before they were recorded) refuses
+    for (Parameter* p : est.model().parameters())
+      if (p->views.size() == 1 && p->views[0].name == "boosted_trees/tree_cover")
+        std::fill(p->value.begin(), p->value.end(), 0.0f);
+    bool refused = false;
+    try {
+      est.explain(d.data, 1, out, Explanation::Contributions);
+    } catch (const std::invalid_argument& e) {
+      refused = std::string(e.what()).find("no covers") != std::string::npos;
+    }
+    expect_true(refused);
+    expect_true(est.explain(d.data, 1, out, Explanation::Directional));  // needs none
+  }
+
   test_that("one layer: the split and leaves follow from the batch's gradients and hessians") {
     TreesData d;
     Estimator est(trees_spec(1));

@@ -73,6 +73,18 @@ class Ensemble {
   // and the state (kStateSize).
   void attach(Parameter& feature, Parameter& threshold, Parameter& value, Parameter& gain);
   void attach_state(Parameter& state) { state_ = &state; }
+  // The covers (n_trees x nodes): each child's hessian sum when its parent
+  // split (summed over the classes), from the statistics that split it.
+  void attach_cover(Parameter& cover) { cover_ = &cover; }
+  float node_cover(int tree, int node) const {
+    return cover_->value[static_cast<std::size_t>(tree * nodes_ + node)];
+  }
+  // Whether the covers were recorded (a model saved before they were has
+  // none: every one 0 though some tree split).
+  bool has_covers() const;
+  // The trees predictions walk: the finished ones, then the one being grown
+  // (-1: none), within the tree limit (as forward()).
+  void walked_trees(int& finished, int& current) const;
 
   int n_trees() const { return n_trees_; }
   int max_depth() const { return max_depth_; }
@@ -221,6 +233,7 @@ class Ensemble {
   bool finish_unsplit_ = false;
   int tree_limit_ = -1;
   const TreeConstraints* constraints_ = nullptr;
+  Parameter* cover_ = nullptr;
   std::int64_t nodes_ = 127;
   Parameter *feature_ = nullptr, *threshold_ = nullptr, *value_ = nullptr, *gain_ = nullptr,
             *state_ = nullptr;

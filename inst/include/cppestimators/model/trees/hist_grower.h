@@ -220,7 +220,7 @@ class Grower {
   std::vector<std::vector<int>> per_feature_set_;
   std::vector<int> cats_;
   std::vector<std::uint64_t> sets_;  // the nodes' interaction sets, set_words each
-  std::vector<std::uint8_t> side_;  // partition(): per bin of the split's feature, 1: left
+  std::vector<std::uint8_t> side_;   // partition(): per bin of the split's feature, 1: left
   std::vector<int> leaf_row_;
   std::vector<Open> open_;
   std::vector<Children> children_;  // grow(): the nodes of one depth split

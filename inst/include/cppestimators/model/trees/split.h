@@ -35,6 +35,7 @@ struct Split {
   int bucket = -1;                                       // examples with bucket <= this go left
   float gain = -std::numeric_limits<float>::infinity();  // left + right - parent - tree_complexity
   float left_weight = 0.0f, right_weight = 0.0f;
+  float left_hessian = 0.0f, right_hessian = 0.0f;  // the sides' hessian sums (covers)
 };
 
 // Offers one feature's best threshold to `best`, from its histogram (g[2b],
@@ -67,7 +68,8 @@ struct ClassSplit {
   int feature = -1;  // -1: no split
   int bucket = -1;   // examples with bucket <= this go left
   float gain = -std::numeric_limits<float>::infinity();
-  std::vector<float> left_weight, right_weight;  // K each, sized by the caller
+  std::vector<float> left_weight, right_weight;     // K each, sized by the caller
+  float left_hessian = 0.0f, right_hessian = 0.0f;  // summed over the classes (covers)
 };
 
 float class_gain(const float* g, const float* h, int k, const Regularization& r);
