@@ -125,6 +125,10 @@ cpp_estimator_explain <- function(est, features, threads, kind) {
     .Call(`_cppestimators_cpp_estimator_explain`, est, features, threads, kind)
 }
 
+cpp_estimator_integrated_gradients <- function(est, features, reference, steps, threads) {
+    .Call(`_cppestimators_cpp_estimator_integrated_gradients`, est, features, reference, steps, threads)
+}
+
 cpp_write_scalars <- function(dir, step, values, hostname) {
     .Call(`_cppestimators_cpp_write_scalars`, dir, step, values, hostname)
 }

@@ -15,7 +15,7 @@
 # multi-class classifier, a multi-target regressor), a named list of such
 # data frames, one per class or target.
 predict_contributions <- function(object, input_fn, checkpoint_path = NULL, kind = "contributions",
-                                  reference = NULL) {
+                                  reference = NULL, integration_steps = 50L) {
   interactions <- identical(kind, "interactions")
   if (is.null(checkpoint_path)) {
     ptr <- estimator_ptr(object)
@@ -52,12 +52,15 @@ predict_contributions <- function(object, input_fn, checkpoint_path = NULL, kind
   if (!is.null(m) && model_trait(estimator_model(object$spec), "coefficients")) {
     m <- centre_terms(object, ptr, m, reference)
   }
+  if (is.null(m) && identical(kind, "contributions") && identical(estimator_model(object$spec)$kind, "dnn")) {
+    m <- integrated_gradients(object, ptr, data, reference, integration_steps)
+  }
   if (is.null(m)) {
     abort(paste0("predict(type = \"", kind, "\") is computed for ",
                  switch(kind,
                         dfc = "boosted trees of TensorFlow's growth (growth = \"tensorflow\")",
                         interactions = "boosted trees",
-                        "boosted trees and linear models"),
+                        "boosted trees, linear models and DNNs"),
                  "; ", object$spec$name, "()", if (is_boosted_trees(object)) {
                    paste0(" of growth = \"", object$spec$model$growth %||% "tensorflow", "\"")
                  }, " has none."), class = "cppestimators_unsupported")
@@ -139,12 +142,7 @@ centre_terms <- function(object, ptr, m, reference) {
     }
     return(m)
   }
-  if (is.data.frame(reference)) reference <- data_input(object, reference, "infer", "predict")
-  ref <- resolve_input(reference, object, "infer")
-  if (isTRUE(ref$stream)) {
-    abort("`reference` must be a data frame or an input_fn() of data in memory.",
-          class = "cppestimators_argument_error")
-  }
+  ref <- reference_input(object, reference)
   means <- colMeans(cpp_estimator_explain(ptr, ref$features, engine_threads(), "contributions"))
   for (j in seq_len(k)) {
     at <- (j - 1L) * n_cols + seq_len(n_cols - 1L)
@@ -153,6 +151,31 @@ centre_terms <- function(object, ptr, m, reference) {
   }
   attr(m, "columns") <- columns
   m
+}
+
+# The rows of `reference` (a data frame or an input_fn() in memory) as the
+# engine reads them.
+reference_input <- function(object, reference) {
+  if (is.data.frame(reference)) reference <- data_input(object, reference, "infer", "predict")
+  ref <- resolve_input(reference, object, "infer")
+  if (isTRUE(ref$stream)) {
+    abort("`reference` must be a data frame or an input_fn() of data in memory.",
+          class = "cppestimators_argument_error")
+  }
+  ref
+}
+
+# A DNN's contributions: integrated gradients from the mean of the reference
+# rows' input layer (Model::integrated_gradients()).
+integrated_gradients <- function(object, ptr, data, reference, steps) {
+  steps <- check_whole(steps, "integration_steps", null_ok = FALSE, min = 1, max = 1e5)
+  if (is.null(reference)) {
+    abort(paste0("the contributions of a DNN are integrated gradients from a baseline, the mean of reference ",
+                 "rows: give `reference`, the training data (or a sample of it)."),
+          class = "cppestimators_argument_error")
+  }
+  ref <- reference_input(object, reference)
+  cpp_estimator_integrated_gradients(ptr, data$features, ref$features, steps, engine_threads())
 }
 
 #' Global importance from per-prediction contributions
@@ -192,4 +215,89 @@ contribution_importance <- function(contributions) {
   out <- out[order(-out$importance, method = "radix"), , drop = FALSE]
   rownames(out) <- NULL
   out
+}
+
+# shapviz::shapviz() of an estimator (registered when shapviz is loaded):
+# the contributions of `X_pred`'s rows as a "shapviz" object (one per class,
+# as an "mshapviz", for a multi-class classifier unless `which_class` picks
+# one), with `X` the feature values shown beside them.
+shapviz_tf_estimator <- function(object, X_pred, X = X_pred, which_class = NULL, interactions = FALSE,
+                                 reference = NULL, ...) {
+  contrib <- predict(object, X_pred, type = "contributions", reference = reference, ...)
+  inter <- if (isTRUE(interactions)) predict(object, X_pred, type = "interactions")
+  one <- function(k) {
+    part <- if (is.data.frame(contrib)) contrib else contrib[[k]]
+    features <- setdiff(names(part), ".baseline")
+    s_inter <- NULL
+    if (!is.null(inter)) {
+      block <- if (is.array(inter)) inter else inter[[k]]
+      s_inter <- block[, features, features, drop = FALSE]
+    }
+    shapviz::shapviz(as.matrix(part[features]), X = as.data.frame(X)[features],
+                     baseline = part$.baseline[1], S_inter = s_inter)
+  }
+  if (is.data.frame(contrib)) return(one(1L))
+  if (!is.null(which_class)) return(one(which_class))
+  shapviz::mshapviz(stats::setNames(lapply(seq_along(contrib), one), names(contrib)))
+}
+
+# treeshap::unify() of a boosted trees estimator of a histogram growth
+# (registered when treeshap is loaded): its trees in treeshap's "unified
+# model" table (nodes with their splits, children, leaf values and covers),
+# for treeshap::treeshap(). Numeric columns split on raw values only.
+unify_tf_estimator <- function(model, data, ...) {
+  if (!is_hist_trees(model)) {
+    abort("treeshap's unified model is made of boosted trees grown by histograms (growth = \"depthwise\" or \"lossguide\").",
+          class = "cppestimators_unsupported")
+  }
+  if (identical(model$spec$head, "multi_class")) {
+    abort("treeshap's unified model takes one logit: a multi-class classifier has several.",
+          class = "cppestimators_unsupported")
+  }
+  ens <- boosted_trees_ensemble(model)
+  split <- !ens$is_leaf
+  cols <- model$spec$feature_columns
+  plain <- vapply(cols, function(col) is_numeric_column(col) && is.null(col$normalizer_fn), NA)
+  names(plain) <- vapply(cols, function(col) col$name, "")
+  bad <- unique(ens$feature[split & !ens$feature %in% names(plain)[plain]])
+  if (length(bad)) {
+    abort(paste0("treeshap's unified model splits raw numeric values: the trees split on ", paste(bad, collapse = ", "),
+                 ", which ", if (length(bad) == 1L) "is not a numeric column" else "are not numeric columns",
+                 " without a normalizer."), class = "cppestimators_unsupported")
+  }
+  # each node's row in the table: trees one after another
+  first <- match(ens$tree, ens$tree) - 1L
+  row_of <- function(id) ifelse(is.na(id), NA_integer_, first + id + 1L)
+  table <- data.frame(Tree = ens$tree - 1L, Node = ens$node_id, Feature = ifelse(split, ens$feature, NA_character_),
+                      Decision.type = factor(ifelse(split, "<=", NA_character_), levels = c("<=", "<")),
+                      Split = ifelse(split, ens$threshold, NA_real_), Yes = row_of(ens$left_id),
+                      No = row_of(ens$right_id),
+                      Missing = ifelse(split, row_of(ifelse(ens$default_left, ens$left_id, ens$right_id)), NA_integer_),
+                      Prediction = ifelse(split, NA_real_, ens$value), Cover = ens$cover, stringsAsFactors = FALSE)
+  features <- names(plain)[plain]
+  out <- list(model = table, data = as.data.frame(data)[intersect(features, names(data))], feature_names = features)
+  class(out) <- "model_unified"
+  attr(out, "missing_support") <- TRUE
+  attr(out, "model") <- "cppestimators"
+  out
+}
+
+# Registers shapviz::shapviz() and treeshap::unify() methods of estimators
+# now if those packages are loaded, and whenever they are loaded later.
+register_explainers_on_load <- function() {
+  methods <- list(shapviz = c("shapviz", "shapviz_tf_estimator"), treeshap = c("unify", "unify_tf_estimator"))
+  for (pkg in names(methods)) {
+    local({
+      pkg <- pkg
+      generic <- methods[[pkg]][1]
+      fun <- get(methods[[pkg]][2], mode = "function")
+      register <- function(...) {
+        tryCatch(registerS3method(generic, "tf_estimator", fun, envir = asNamespace(pkg)),
+                 error = function(e) NULL)
+      }
+      if (isNamespaceLoaded(pkg)) register()
+      setHook(packageEvent(pkg, "onLoad"), register)
+    })
+  }
+  invisible()
 }

@@ -136,4 +136,5 @@ NULL
 
 .onLoad <- function(libname, pkgname) {
   register_parsnip_on_load()  # parsnip engines "cppestimators" (R/parsnip.R)
+  register_explainers_on_load()  # shapviz::shapviz() and treeshap::unify() of estimators (R/explain.R)
 }

@@ -29,7 +29,11 @@
 #'   regressor) and `.baseline`, which they add up to the margin from
 #'   (exact TreeSHAP of boosted trees grown by histograms, by the covers
 #'   recorded in training; for linear models, each weight times the value's
-#'   distance from its mean, see `reference`; a feature read by several columns gets the sum of
+#'   distance from its mean, see `reference`; for a DNN, integrated
+#'   gradients (Sundararajan et al. 2017) of the logit with respect to its
+#'   input layer, from the mean input-layer row of `reference` (the
+#'   baseline) to the example, summed per feature, which add up to the logit
+#'   up to the integral's error (see `integration_steps`); a feature read by several columns gets the sum of
 #'   their contributions). TensorFlow's growth records each split's covers
 #'   (its sides' hessian sums, from the statistics that split it); a model
 #'   saved before they were recorded has none, and its contributions are an
@@ -58,8 +62,13 @@
 #'   there (for a categorical feature, its category's weight minus the mean
 #'   weight), and `.baseline` the prediction at those means. Not needed when
 #'   every column is numeric and standardized in the engine
-#'   ([normalizer_standardize()]): their means are 0. Trees need none (their
-#'   baseline is the expectation over the covers recorded in training).
+#'   ([normalizer_standardize()]): their means are 0. A DNN needs it: its
+#'   baseline is the mean of these rows' input layer (numeric values,
+#'   one-hot and embedding vectors). Trees need none (their baseline is the
+#'   expectation over the covers recorded in training).
+#' @param integration_steps With `type = "contributions"` of a DNN: the
+#'   steps of the integral of the gradients (the midpoint rule): more steps,
+#'   a smaller gap between the contributions' sum and the logit.
 #' @param na_rows With a data frame as `input_fn`: `"na"` (the default)
 #'   predicts `NA` for the rows with a missing value in a numeric feature
 #'   (or in a categorical one whose vocabulary column has no
@@ -68,6 +77,18 @@
 #' @param ... With a data frame as `input_fn`: `batch_size`, as for
 #'   [train()]. Any other argument is an error naming the nearest valid
 #'   one.
+#' @section Explanations with shapviz and treeshap:
+#' With the package shapviz installed, `shapviz::shapviz(est, X_pred = data)`
+#' turns the contributions of `data`'s rows into a `"shapviz"` object (an
+#' `"mshapviz"` of one per class for a multi-class classifier, unless
+#' `which_class` picks one; `interactions = TRUE` adds the interaction
+#' values; `reference` is passed on), for its plots (`sv_importance()`,
+#' `sv_dependence()`, `sv_waterfall()`, ...). With treeshap installed,
+#' `treeshap::unify(est, data)` gives the trees of a histogram growth over
+#' raw numeric columns as treeshap's unified model (nodes, splits, leaf
+#' values and the covers recorded in training), whose
+#' `treeshap::treeshap()` values equal the contributions. The global
+#' importance, mean absolute contributions: [contribution_importance()].
 #' @section Untrained estimators:
 #' Predicting with an estimator that never trained (global step 0, no
 #' checkpoint in its `model_dir`) is an error, with TensorFlow's message
@@ -89,7 +110,7 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                                   "logistic", "logits", "probabilities"),
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
                                  yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"),
-                                 reference = NULL, ...) {
+                                 reference = NULL, integration_steps = 50L, ...) {
   check_not_sparse(input_fn, "input_fn", "predict")
   if (identical(type, "contributions") || identical(type, "interactions") || identical(type, "dfc")) {
     if (is.data.frame(input_fn)) {
@@ -97,7 +118,8 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
     } else {
       check_method_dots(dots_names(...), "predict", predict.tf_estimator)
     }
-    return(predict_contributions(object, input_fn, checkpoint_path, kind = type, reference = reference))
+    return(predict_contributions(object, input_fn, checkpoint_path, kind = type, reference = reference,
+                                 integration_steps = integration_steps))
   }
   if (is.data.frame(input_fn)) {
     na_rows <- match.arg(na_rows)

@@ -351,6 +351,25 @@ RcppExport SEXP _cppestimators_cpp_estimator_explain(SEXP estSEXP, SEXP features
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_estimator_integrated_gradients
+SEXP cpp_estimator_integrated_gradients(SEXP est, Rcpp::List features, Rcpp::List reference,
+                                        int steps, int threads);
+RcppExport SEXP _cppestimators_cpp_estimator_integrated_gradients(SEXP estSEXP, SEXP featuresSEXP,
+                                                                  SEXP referenceSEXP,
+                                                                  SEXP stepsSEXP,
+                                                                  SEXP threadsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type reference(referenceSEXP);
+  Rcpp::traits::input_parameter<int>::type steps(stepsSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  rcpp_result_gen =
+      Rcpp::wrap(cpp_estimator_integrated_gradients(est, features, reference, steps, threads));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_write_scalars
 std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values,
                               std::string hostname);
@@ -951,6 +970,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_checkpoint_global_step",
      (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
     {"_cppestimators_cpp_estimator_explain", (DL_FUNC)&_cppestimators_cpp_estimator_explain, 4},
+    {"_cppestimators_cpp_estimator_integrated_gradients",
+     (DL_FUNC)&_cppestimators_cpp_estimator_integrated_gradients, 5},
     {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
     {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
     {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},

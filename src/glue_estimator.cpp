@@ -189,6 +189,30 @@ double cpp_checkpoint_global_step(std::string dir) {
   return static_cast<double>(read_checkpoint_file(path).global_step);
 }
 
+namespace {
+
+// rows x width explanation values (row-major) as an R matrix with the
+// model's feature column names in attribute "columns".
+SEXP explanation_matrix(const Estimator& e, const std::vector<double>& values, std::int64_t n,
+                        bool interactions) {
+  const FeatureSet& columns = e.model().features();
+  const std::size_t side = columns.size() + 1;
+  const std::size_t width =
+      static_cast<std::size_t>(e.head().logits_dim()) * (interactions ? side * side : side);
+  const std::size_t rows = static_cast<std::size_t>(n);
+  Rcpp::NumericMatrix out(static_cast<int>(rows), static_cast<int>(width));
+  double* o = out.begin();
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < width; ++j) o[j * rows + r] = values[r * width + j];
+  Rcpp::CharacterVector names(static_cast<R_xlen_t>(columns.size()));
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    names[static_cast<R_xlen_t>(c)] = columns.column(c).name();
+  out.attr("columns") = names;
+  return out;
+}
+
+}  // namespace
+
 // Per-prediction explanations of the rows of `features` (a named list of R
 // vectors, read in place): a matrix of rows x (logits x (columns + 1)),
 // each logit's contributions of the model's feature columns then its
@@ -212,18 +236,25 @@ SEXP cpp_estimator_explain(SEXP est, Rcpp::List features, int threads, std::stri
   dataset_from_r(features, R_NilValue, data);
   std::vector<double> values;
   if (!e.explain(data, threads, values, which)) return R_NilValue;
-  const FeatureSet& columns = e.model().features();
-  const std::size_t side = columns.size() + 1;
-  const std::size_t width =
-      static_cast<std::size_t>(e.head().logits_dim()) * (interactions ? side * side : side);
-  const std::size_t rows = static_cast<std::size_t>(data.n);
-  Rcpp::NumericMatrix out(static_cast<int>(rows), static_cast<int>(width));
-  double* o = out.begin();
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < width; ++j) o[j * rows + r] = values[r * width + j];
-  Rcpp::CharacterVector names(static_cast<R_xlen_t>(columns.size()));
-  for (std::size_t c = 0; c < columns.size(); ++c)
-    names[static_cast<R_xlen_t>(c)] = columns.column(c).name();
-  out.attr("columns") = names;
-  return out;
+  return explanation_matrix(e, values, data.n, interactions);
+}
+
+// Integrated gradients of a model of an input layer (a DNN): each logit's
+// gradient with respect to the input layer integrated along the straight
+// path from the mean input-layer row of `reference` to each row of
+// `features` over `steps` midpoint steps, times the row's difference from
+// that mean, summed per feature column; laid out as cpp_estimator_explain()'s
+// contributions, the baseline the logit at the mean row. NULL when the model
+// has no input layer.
+// [[Rcpp::export(rng = false)]]
+SEXP cpp_estimator_integrated_gradients(SEXP est, Rcpp::List features, Rcpp::List reference,
+                                        int steps, int threads) {
+  const Estimator& e = estimator_of(est);
+  if (steps < 1) Rcpp::stop("`steps` must be a whole number >= 1");
+  Dataset data, ref;
+  dataset_from_r(features, R_NilValue, data);
+  dataset_from_r(reference, R_NilValue, ref);
+  std::vector<double> values;
+  if (!e.integrated_gradients(data, ref, steps, threads, values)) return R_NilValue;
+  return explanation_matrix(e, values, data.n, false);
 }

@@ -119,10 +119,11 @@ test_that("factors, missing values and a bucketized column are explained by the 
 test_that("estimators without explanations say so with a classed error", {
   df <- explain_data(n = 100)
   cols <- feature_columns(column_numeric("a"), column_numeric("b"))
-  est <- dnn_regressor(hidden_units = 4, feature_columns = cols)
+  est <- dnn_linear_combined_regressor(linear_feature_columns = cols, dnn_feature_columns = cols,
+                                       dnn_hidden_units = 4)
   suppressMessages(train(est, df, response = "y", steps = 2))
   expect_error(predict(est, df, type = "contributions"), class = "cppestimators_unsupported")
-  expect_error(predict(est, df, type = "contributions"), "boosted trees and linear models")
+  expect_error(predict(est, df, type = "contributions"), "boosted trees, linear models and DNNs")
   lin <- linear_regressor(cols)
   suppressMessages(train(lin, df, response = "y", steps = 2))
   expect_error(predict(lin, df, type = "interactions", reference = df), class = "cppestimators_unsupported")
@@ -313,4 +314,55 @@ test_that("TensorFlow's growth: contributions of binary and multi-class trees ad
       expect_error(predict(est, df[1:3, ], type = "dfc"), "needs one logit", class = "cppestimators_unsupported")
     }
   }
+})
+
+test_that("a DNN's contributions are integrated gradients that add up to its logits", {
+  df <- explain_data(n = 400)
+  df$f <- factor(sample(c("u", "v", "w"), nrow(df), TRUE))
+  df$y <- df$y + (df$f == "u")
+  cols <- feature_columns(column_numeric("a"), column_numeric("b"), column_numeric("c"), uvw_indicator())
+  est <- dnn_regressor(c(16, 8), cols)
+  suppressMessages(train(est, df, response = "y", num_epochs = 10))
+  contrib <- predict(est, df[1:100, ], type = "contributions", reference = df)
+  expect_named(contrib, c("a", "b", "c", "f", ".baseline"))
+  pred <- predict(est, df[1:100, ])$predictions
+  expect_lt(max(abs(rowSums(contrib) - pred)), 1e-3)
+  # the baseline is the logit at the reference rows' mean input layer
+  means <- data.frame(a = mean(df$a), b = mean(df$b), c = mean(df$c), f = "u")
+  expect_equal(length(unique(contrib$.baseline)), 1L)
+  # a feature equal to its mean contributes nothing
+  at_mean <- df[1:5, ]
+  at_mean$a <- mean(df$a)
+  expect_lt(max(abs(predict(est, at_mean, type = "contributions", reference = df)$a)), 1e-6)
+  # binary and multi-class classifiers: one set per logit
+  df$k <- factor(cut(df$y, 3, labels = c("lo", "mid", "hi")))
+  cls <- dnn_classifier(c(8), cols, n_classes = 3, label_vocabulary = c("lo", "mid", "hi"))
+  suppressMessages(train(cls, df[c("a", "b", "c", "f", "k")], response = "k", num_epochs = 5))
+  per_class <- predict(cls, df[1:30, ], type = "contributions", reference = df, integration_steps = 20)
+  expect_named(per_class, c("lo", "mid", "hi"))
+  logits <- do.call(rbind, predict(cls, df[1:30, ])$logits)
+  expect_lt(max(abs(sapply(per_class, rowSums) - logits)), 1e-3)
+  expect_error(predict(est, df[1:3, ], type = "contributions"), "give `reference`",
+               class = "cppestimators_argument_error")
+})
+
+test_that("treeshap computes our contributions from our trees and covers; shapviz takes them in one call", {
+  skip_if_not_installed("treeshap")
+  df <- explain_data(n = 400)
+  cols <- feature_columns(column_numeric("a"), column_numeric("b"), column_numeric("c"))
+  est <- boosted_trees_regressor(cols, growth = "depthwise", n_trees = 20, max_depth = 4, learning_rate = 0.3)
+  suppressMessages(train(est, df, response = "y"))
+  x <- df[1:50, c("a", "b", "c")]
+  x$b[1:3] <- NA  # missing values follow the trees' default directions in both
+  unified <- treeshap::unify(est, x)
+  expect_s3_class(unified, "model_unified")
+  theirs <- suppressMessages(treeshap::treeshap(unified, x, verbose = FALSE))$shaps
+  ours <- predict(est, x, type = "contributions")
+  expect_lt(max(abs(as.matrix(theirs) - as.matrix(ours[c("a", "b", "c")]))), 1e-6)
+  skip_if_not_installed("shapviz")
+  sv <- shapviz::shapviz(est, X_pred = x)
+  expect_s3_class(sv, "shapviz")
+  expect_equal(unname(shapviz::get_shap_values(sv)), unname(as.matrix(ours[c("a", "b", "c")])))
+  expect_equal(shapviz::get_baseline(sv), ours$.baseline[1])
+  expect_true(inherits(shapviz::sv_importance(sv), "ggplot"))
 })

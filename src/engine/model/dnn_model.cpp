@@ -23,9 +23,11 @@ DnnModel::DnnModel(const Spec& spec, int units)
   if (!(dropout_ >= 0.0 && dropout_ < 1.0))
     throw std::invalid_argument("dropout must be in [0, 1)");
   for (std::size_t i = 0; i < features_.size(); ++i)
-    if (uses(features_.column(i).name()))
+    if (uses(features_.column(i).name())) {
       input_.append(features_, i, "dnn/input_from_feature_columns/input_layer/",
                     [this](Parameter p) -> Parameter& { return add(std::move(p)); });
+      input_columns_.push_back(static_cast<int>(i));
+    }
   int fan_in = input_.width();
   for (std::size_t k = 0; k <= hidden_.size(); ++k) {
     const bool logits = k == hidden_.size();
@@ -174,6 +176,132 @@ const std::vector<Gradient>& DnnModel::backward(const FeatureBatch& batch, const
     input_.backward(batch, nullptr, ws.dx.data(), static_cast<std::size_t>(input_.width()),
                     ws.input, ws.grads);
   return ws.grads;
+}
+
+bool DnnModel::input_rows(const FeatureBatch& batch, float* x) const {
+  auto base = new_workspace(batch, std::max(1, batch.rows), 1);
+  Work& ws = static_cast<Work&>(*base);
+  input_.forward(batch, nullptr, x, static_cast<std::size_t>(input_.width()), ws.input);
+  return true;
+}
+
+void DnnModel::forward_from(const float* x, int n, Work& ws, float* logits) const {
+  const float* prev = x;
+  int fan_in = input_.width();
+  for (std::size_t k = 0; k < hidden_.size(); ++k) {
+    dense(prev, n, fan_in, k, ws.z[k].data(), ws, ws.a[k].data());
+    prev = ws.a[k].data();
+    fan_in = hidden_[k] * act_.width_factor();
+  }
+  ws.last_dropout = false;
+  dense(prev, n, fan_in, hidden_.size(), logits, ws);
+}
+
+void DnnModel::input_gradient(int n, int logit, Work& ws, float* dx) const {
+  float* dz = ws.dz.data();
+  std::fill(dz, dz + static_cast<std::size_t>(n) * units_, 0.0f);
+  for (int r = 0; r < n; ++r) dz[static_cast<std::size_t>(r) * units_ + logit] = 1.0f;
+  int out = units_;
+  for (std::size_t k = kernels_.size(); k-- > 0;) {
+    const int fan_in = k == 0 ? input_.width() : hidden_[k - 1] * act_.width_factor();
+    float* da = k == 0 ? dx : ws.da.data();
+    gemm::multiply(ws.kernel, false, true, n, fan_in, out, dz, out, kernels_[k]->value.data(), out,
+                   da, fan_in, false);
+    if (k == 0) break;
+    const int h = hidden_[k - 1];
+    float* next = dz == ws.dz.data() ? ws.dz2.data() : ws.dz.data();
+    act_.backward(ws.z[k - 1].data(), ws.a[k - 1].data(), da, n, h, next);
+    dz = next;
+    out = h;
+  }
+}
+
+bool DnnModel::integrated_gradients(const FeatureBatch& batch, const float* baseline, int steps,
+                                    int threads, double* out) const {
+  const int rows = batch.rows, k = units_;
+  const std::size_t w = static_cast<std::size_t>(input_.width());
+  const std::size_t side = features_.size() + 1;
+  if (rows == 0) return true;
+  steps = std::max(1, steps);
+  auto base = new_workspace(batch, std::max(rows, 1024), threads);
+  Work& ws = static_cast<Work&>(*base);
+  std::vector<float> x(static_cast<std::size_t>(rows) * w);
+  input_.forward(batch, nullptr, x.data(), w, ws.input);
+  // the logits at the baseline and at every row: what the contributions
+  // add up to
+  std::vector<float> at_base(static_cast<std::size_t>(k)),
+      at_row(static_cast<std::size_t>(rows) * k);
+  forward_from(baseline, 1, ws, at_base.data());
+  forward_from(x.data(), rows, ws, at_row.data());
+  std::vector<double> mean(w);
+  // the rows of `todo`, `steps_now` steps each, rows x steps points at a time
+  const auto integrate = [&](const std::vector<int>& todo, int steps_now) {
+    const int block = std::max(1, 1024 / steps_now);
+    const int most = block * steps_now;
+    auto work = new_workspace(batch, most, threads);
+    Work& wk = static_cast<Work&>(*work);
+    std::vector<float> path(static_cast<std::size_t>(most) * w), grad(path.size()),
+        logits(static_cast<std::size_t>(most) * k);
+    for (std::size_t t0 = 0; t0 < todo.size(); t0 += static_cast<std::size_t>(block)) {
+      const int nr = static_cast<int>(std::min<std::size_t>(block, todo.size() - t0));
+      const int n = nr * steps_now;
+      for (int i = 0; i < nr; ++i) {
+        const float* xi = x.data() + static_cast<std::size_t>(todo[t0 + i]) * w;
+        for (int s = 0; s < steps_now; ++s) {
+          const float alpha = (static_cast<float>(s) + 0.5f) / static_cast<float>(steps_now);
+          float* p = path.data() + (static_cast<std::size_t>(i) * steps_now + s) * w;
+          for (std::size_t j = 0; j < w; ++j) p[j] = baseline[j] + alpha * (xi[j] - baseline[j]);
+        }
+      }
+      forward_from(path.data(), n, wk, logits.data());
+      for (int c = 0; c < k; ++c) {
+        input_gradient(n, c, wk, grad.data());
+        for (int i = 0; i < nr; ++i) {
+          const int r = todo[t0 + i];
+          const float* xi = x.data() + static_cast<std::size_t>(r) * w;
+          std::fill(mean.begin(), mean.end(), 0.0);
+          for (int s = 0; s < steps_now; ++s) {
+            const float* g = grad.data() + (static_cast<std::size_t>(i) * steps_now + s) * w;
+            for (std::size_t j = 0; j < w; ++j) mean[j] += g[j];
+          }
+          double* cell = out + (static_cast<std::size_t>(r) * k + c) * side;
+          std::fill(cell, cell + side, 0.0);
+          cell[side - 1] = at_base[static_cast<std::size_t>(c)];
+          for (std::size_t col = 0; col < input_.size(); ++col) {
+            const std::size_t b = static_cast<std::size_t>(input_.column(col).offset),
+                              e = b + static_cast<std::size_t>(input_.column(col).width);
+            double sum = 0.0;
+            for (std::size_t j = b; j < e; ++j)
+              sum += (static_cast<double>(xi[j]) - baseline[j]) * mean[j] / steps_now;
+            cell[static_cast<std::size_t>(input_columns_[col])] += sum;
+          }
+        }
+      }
+    }
+  };
+  // rows whose contributions miss their logits by more than kGap (a
+  // piecewise-linear activation's kinks cost the midpoint rule an error
+  // of order 1 / steps) are integrated again with 4x the steps, at most
+  // kRefinements times
+  std::vector<int> todo(static_cast<std::size_t>(rows));
+  for (int r = 0; r < rows; ++r) todo[static_cast<std::size_t>(r)] = r;
+  for (int round = 0; !todo.empty(); ++round, steps *= 4) {
+    integrate(todo, steps);
+    if (round == kRefinements) break;
+    std::vector<int> again;
+    for (int r : todo)
+      for (int c = 0; c < k; ++c) {
+        const double* cell = out + (static_cast<std::size_t>(r) * k + c) * side;
+        double sum = 0.0;
+        for (std::size_t j = 0; j < side; ++j) sum += cell[j];
+        if (std::abs(sum - at_row[static_cast<std::size_t>(r) * k + c]) > kGap) {
+          again.push_back(r);
+          break;
+        }
+      }
+    todo.swap(again);
+  }
+  return true;
 }
 
 const float* DnnModel::layer_output(const Work& ws, std::size_t k) {

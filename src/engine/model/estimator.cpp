@@ -197,4 +197,45 @@ bool Estimator::explain(const Dataset& data, int threads, std::vector<double>& o
   return true;
 }
 
+bool Estimator::integrated_gradients(const Dataset& data, const Dataset& reference, int steps,
+                                     int threads, std::vector<double>& out) const {
+  const int width = model_->explained_input_width();
+  if (width < 0) return false;
+  const FeatureSet& features = model_->features();
+  const std::size_t w = static_cast<std::size_t>(width);
+  // the reference rows' mean input-layer row, in double
+  std::vector<double> sum(w, 0.0);
+  std::vector<float> rows_x, baseline(w, 0.0f);
+  const auto blocks = [&](const Dataset& d, auto&& each) {
+    if (d.n == 0) return;
+    auto binding = features.bind(d);
+    const int block = static_cast<int>(std::min<std::int64_t>(d.n, 4096));
+    FeatureBatch batch;
+    features.allocate(*binding, block, batch);
+    std::vector<int> rows(static_cast<std::size_t>(block));
+    for (std::int64_t r0 = 0; r0 < d.n; r0 += block) {
+      const int count = static_cast<int>(std::min<std::int64_t>(block, d.n - r0));
+      for (int i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = static_cast<int>(r0 + i);
+      features.gather(*binding, rows.data(), count, batch, nullptr, r0 == 0);
+      each(batch, r0);
+    }
+  };
+  if (reference.n < 1) throw std::invalid_argument("integrated gradients need reference rows");
+  blocks(reference, [&](const FeatureBatch& batch, std::int64_t) {
+    rows_x.resize(static_cast<std::size_t>(batch.rows) * w);
+    model_->input_rows(batch, rows_x.data());
+    for (int r = 0; r < batch.rows; ++r)
+      for (std::size_t j = 0; j < w; ++j) sum[j] += rows_x[static_cast<std::size_t>(r) * w + j];
+  });
+  for (std::size_t j = 0; j < w; ++j)
+    baseline[j] = static_cast<float>(sum[j] / static_cast<double>(reference.n));
+  const std::size_t per_row = static_cast<std::size_t>(head_->logits_dim()) * (features.size() + 1);
+  out.assign(static_cast<std::size_t>(data.n) * per_row, 0.0);
+  blocks(data, [&](const FeatureBatch& batch, std::int64_t r0) {
+    model_->integrated_gradients(batch, baseline.data(), steps, threads,
+                                 out.data() + static_cast<std::size_t>(r0) * per_row);
+  });
+  return true;
+}
+
 }  // namespace cppestimators

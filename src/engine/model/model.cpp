@@ -26,6 +26,14 @@ bool Model::explain(const FeatureBatch& /*batch*/, int /*threads*/, double* /*ou
   return false;
 }
 
+int Model::explained_input_width() const { return -1; }
+
+bool Model::input_rows(const FeatureBatch&, float*) const { return false; }
+
+bool Model::integrated_gradients(const FeatureBatch&, const float*, int, int, double*) const {
+  return false;
+}
+
 std::vector<Parameter*> Model::parameters() {
   std::vector<Parameter*> out;
   for (Parameter& p : params_) out.push_back(&p);

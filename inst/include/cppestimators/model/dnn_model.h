@@ -36,6 +36,11 @@ class DnnModel : public Model {
   const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
                                         Workspace& base) override;
 
+  int explained_input_width() const override { return input_.width(); }
+  bool input_rows(const FeatureBatch& batch, float* x) const override;
+  bool integrated_gradients(const FeatureBatch& batch, const float* baseline, int steps,
+                            int threads, double* out) const override;
+
  private:
   struct Work : Workspace {
     std::vector<float> x, dx, da, dz, dz2;
@@ -47,6 +52,18 @@ class DnnModel : public Model {
   };
 
   static const float* layer_output(const Work& ws, std::size_t k);
+
+  // The hidden layers and logits of n input-layer rows x (no dropout),
+  // the layers' values kept in ws; then the gradient of logit `logit` of
+  // each row with respect to its input row, into dx (n x input width).
+  void forward_from(const float* x, int n, Work& ws, float* logits) const;
+  void input_gradient(int n, int logit, Work& ws, float* dx) const;
+
+  std::vector<int> input_columns_;  // each input-layer column's index in the feature set
+  // integrated_gradients(): the largest gap between a row's contributions
+  // and its logit before the row is integrated again with 4x the steps
+  static constexpr double kGap = 1e-4;
+  static constexpr int kRefinements = 4;
 
   // out = in W_k + b_k, rows split over threads when the product is large;
   // each row starts as the bias and the product is added to it

@@ -106,6 +106,11 @@ class Estimator {
   // has none.
   bool explain(const Dataset& data, int threads, std::vector<double>& out,
                Explanation kind = Explanation::Contributions) const;
+  // Integrated gradients (Model::integrated_gradients()) of every row of
+  // `data` from the mean input-layer row of `reference`'s rows, laid out as
+  // explain()'s. False when the model has none.
+  bool integrated_gradients(const Dataset& data, const Dataset& reference, int steps, int threads,
+                            std::vector<double>& out) const;
   const VariableRef* find_variable(std::string_view name) const;
 
  private:

@@ -110,6 +110,20 @@ class Model {
   virtual bool explain(const FeatureBatch& batch, int threads, double* out,
                        Explanation kind = Explanation::Contributions) const;
 
+  // Integrated gradients (Sundararajan, Taly and Yan 2017) for models of
+  // an input layer: input_rows() writes the batch's input-layer rows
+  // (rows x input_width()); integrated_gradients() integrates each logit's
+  // gradient with respect to the input layer along the straight path from
+  // `baseline` (an input-layer row: the mean of reference rows' input_rows())
+  // to each row, by the midpoint rule over `steps` steps, times the row's
+  // difference from the baseline, summed per feature column: `out` laid
+  // out as explain()'s, the baseline cell the logit at `baseline`. The
+  // defaults: no input layer (-1, false).
+  virtual int explained_input_width() const;
+  virtual bool input_rows(const FeatureBatch& batch, float* x) const;
+  virtual bool integrated_gradients(const FeatureBatch& batch, const float* baseline, int steps,
+                                    int threads, double* out) const;
+
   // Called when a streaming session moved to a new window of rows: row
   // indices now name other examples, so per-row caches are stale.
   virtual void rows_replaced(Workspace& ws);
