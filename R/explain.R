@@ -52,7 +52,8 @@ predict_contributions <- function(object, input_fn, checkpoint_path = NULL, kind
   if (!is.null(m) && model_trait(estimator_model(object$spec), "coefficients")) {
     m <- centre_terms(object, ptr, m, reference)
   }
-  if (is.null(m) && identical(kind, "contributions") && identical(estimator_model(object$spec)$kind, "dnn")) {
+  if (is.null(m) && identical(kind, "contributions") &&
+      estimator_model(object$spec)$kind %in% c("dnn", "combined")) {
     m <- integrated_gradients(object, ptr, data, reference, integration_steps)
   }
   if (is.null(m)) {
@@ -60,7 +61,7 @@ predict_contributions <- function(object, input_fn, checkpoint_path = NULL, kind
                  switch(kind,
                         dfc = "boosted trees of TensorFlow's growth (growth = \"tensorflow\")",
                         interactions = "boosted trees",
-                        "boosted trees, linear models and DNNs"),
+                        "boosted trees, linear models, DNNs and wide & deep models"),
                  "; ", object$spec$name, "()", if (is_boosted_trees(object)) {
                    paste0(" of growth = \"", object$spec$model$growth %||% "tensorflow", "\"")
                  }, " has none."), class = "cppestimators_unsupported")
@@ -166,11 +167,13 @@ reference_input <- function(object, reference) {
 }
 
 # A DNN's contributions: integrated gradients from the mean of the reference
-# rows' input layer (Model::integrated_gradients()).
+# rows' input layer (Model::integrated_gradients()); a wide & deep model's
+# add its linear part's terms against their means over those rows.
 integrated_gradients <- function(object, ptr, data, reference, steps) {
   steps <- check_whole(steps, "integration_steps", null_ok = FALSE, min = 1, max = 1e5)
   if (is.null(reference)) {
-    abort(paste0("the contributions of a DNN are integrated gradients from a baseline, the mean of reference ",
+    abort(paste0("the contributions of a DNN (and of a wide & deep model) are integrated gradients from a ",
+                 "baseline, the mean of reference ",
                  "rows: give `reference`, the training data (or a sample of it)."),
           class = "cppestimators_argument_error")
   }

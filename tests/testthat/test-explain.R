@@ -119,11 +119,12 @@ test_that("factors, missing values and a bucketized column are explained by the 
 test_that("estimators without explanations say so with a classed error", {
   df <- explain_data(n = 100)
   cols <- feature_columns(column_numeric("a"), column_numeric("b"))
-  est <- dnn_linear_combined_regressor(linear_feature_columns = cols, dnn_feature_columns = cols,
-                                       dnn_hidden_units = 4)
+  # (a wide & deep model without its deep part)
+  est <- dnn_linear_combined_regressor(linear_feature_columns = cols)
   suppressMessages(train(est, df, response = "y", steps = 2))
-  expect_error(predict(est, df, type = "contributions"), class = "cppestimators_unsupported")
-  expect_error(predict(est, df, type = "contributions"), "boosted trees, linear models and DNNs")
+  expect_error(predict(est, df, type = "contributions", reference = df), class = "cppestimators_unsupported")
+  expect_error(predict(est, df, type = "contributions", reference = df),
+               "boosted trees, linear models, DNNs and wide & deep models")
   lin <- linear_regressor(cols)
   suppressMessages(train(lin, df, response = "y", steps = 2))
   expect_error(predict(lin, df, type = "interactions", reference = df), class = "cppestimators_unsupported")
@@ -344,6 +345,16 @@ test_that("a DNN's contributions are integrated gradients that add up to its log
   expect_lt(max(abs(sapply(per_class, rowSums) - logits)), 1e-3)
   expect_error(predict(est, df[1:3, ], type = "contributions"), "give `reference`",
                class = "cppestimators_argument_error")
+  # wide & deep: the linear part's terms against their reference means, the deep part's integrated gradients
+  wide <- dnn_linear_combined_regressor(linear_feature_columns = cols[c(1, 4)], dnn_feature_columns = cols[2:4],
+                                        dnn_hidden_units = c(8, 4))
+  suppressMessages(train(wide, df, response = "y", num_epochs = 5))
+  contrib <- predict(wide, df[1:100, ], type = "contributions", reference = df)
+  expect_named(contrib, c("a", "b", "c", "f", ".baseline"))
+  expect_lt(max(abs(rowSums(contrib) - predict(wide, df[1:100, ])$predictions)), 1e-3)
+  # contributions average to about zero over the reference rows themselves
+  whole <- predict(wide, df, type = "contributions", reference = df)
+  expect_lt(abs(mean(whole$a)), 1e-4)
 })
 
 test_that("treeshap computes our contributions from our trees and covers; shapviz takes them in one call", {

@@ -1,7 +1,9 @@
 #include <cppestimators/model/combined_model.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
+#include <vector>
 
 namespace cppestimators {
 
@@ -85,6 +87,58 @@ std::vector<Model*> CombinedModel::parts() const {
   if (linear_) out.push_back(linear_.get());
   if (dnn_) out.push_back(dnn_.get());
   return out;
+}
+
+int CombinedModel::explained_input_width() const {
+  if (!dnn_) return -1;
+  const int terms = linear_ ? units_ * static_cast<int>(features_.size() + 1) : 0;
+  return dnn_->explained_input_width() + terms;
+}
+
+bool CombinedModel::input_rows(const FeatureBatch& batch, float* x) const {
+  if (!dnn_) return false;
+  const std::size_t w = static_cast<std::size_t>(dnn_->explained_input_width());
+  const std::size_t width = static_cast<std::size_t>(explained_input_width());
+  const std::size_t rows = static_cast<std::size_t>(batch.rows);
+  std::vector<float> deep(rows * w);
+  dnn_->input_rows(batch, deep.data());
+  std::vector<double> terms;
+  if (linear_) {
+    terms.resize(rows * (width - w));
+    linear_->explain(batch, 1, terms.data(), Explanation::Contributions);
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::copy(deep.begin() + static_cast<std::ptrdiff_t>(r * w),
+              deep.begin() + static_cast<std::ptrdiff_t>((r + 1) * w), x + r * width);
+    for (std::size_t j = 0; j < width - w; ++j)
+      x[r * width + w + j] = static_cast<float>(terms[r * (width - w) + j]);
+  }
+  return true;
+}
+
+bool CombinedModel::integrated_gradients(const FeatureBatch& batch, const float* baseline,
+                                         int steps, int threads, double* out) const {
+  if (!dnn_) return false;
+  if (!dnn_->integrated_gradients(batch, baseline, steps, threads, out)) return false;
+  if (!linear_) return true;
+  const std::size_t side = features_.size() + 1;
+  const std::size_t k = static_cast<std::size_t>(units_);
+  const std::size_t rows = static_cast<std::size_t>(batch.rows);
+  const float* mean = baseline + dnn_->explained_input_width();  // the terms' means, per logit
+  std::vector<double> terms(rows * k * side);
+  linear_->explain(batch, threads, terms.data(), Explanation::Contributions);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < k; ++c) {
+      double* cell = out + (r * k + c) * side;
+      const double* term = terms.data() + (r * k + c) * side;
+      const float* m = mean + c * side;
+      for (std::size_t j = 0; j + 1 < side; ++j) {
+        cell[j] += term[j] - m[j];
+        cell[side - 1] += m[j];
+      }
+      cell[side - 1] += term[side - 1];  // the bias
+    }
+  return true;
 }
 
 }  // namespace cppestimators

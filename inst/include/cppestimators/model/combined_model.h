@@ -35,6 +35,17 @@ class CombinedModel : public Model {
   const std::vector<Gradient>& backward(const FeatureBatch& batch, const float* dlogits,
                                         Workspace& base) override;
 
+  // Integrated gradients of the whole model (with a DNN part): the DNN
+  // part's over its input layer, and the linear part's exactly (a linear
+  // function's integrated gradients are its terms minus their baseline
+  // values). The explained input row is the DNN's input-layer row, then
+  // the linear part's terms (explain(): per logit, each column's term and
+  // the bias), so that their mean over reference rows is the baseline.
+  int explained_input_width() const override;
+  bool input_rows(const FeatureBatch& batch, float* x) const override;
+  bool integrated_gradients(const FeatureBatch& batch, const float* baseline, int steps,
+                            int threads, double* out) const override;
+
  private:
   struct Work : Workspace {
     std::unique_ptr<Workspace> linear, dnn;
