@@ -289,7 +289,8 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
   n_classes <- classes$n_classes
   label_vocabulary <- classes$label_vocabulary
   rm(classes)
-  if (n_classes > 2L && is.numeric(monotone_constraints) && any(monotone_constraints != 0) && identical(growth, "tensorflow")) {
+  monotone <- is.numeric(monotone_constraints) && any(monotone_constraints != 0)
+  if (n_classes > 2L && monotone && identical(growth, "tensorflow")) {
     abort(paste("monotone_constraints need one logit in TensorFlow's growth (n_classes > 2 grows every class in",
                 "one tree): use growth = \"depthwise\" or \"lossguide\"."), class = "cppestimators_argument_error")
   }

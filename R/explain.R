@@ -250,7 +250,8 @@ shapviz_tf_estimator <- function(object, X_pred, X = X_pred, which_class = NULL,
 # for treeshap::treeshap(). Numeric columns split on raw values only.
 unify_tf_estimator <- function(model, data, ...) {
   if (!is_hist_trees(model)) {
-    abort("treeshap's unified model is made of boosted trees grown by histograms (growth = \"depthwise\" or \"lossguide\").",
+    abort(paste("treeshap's unified model is made of boosted trees grown by histograms",
+                "(growth = \"depthwise\" or \"lossguide\")."),
           class = "cppestimators_unsupported")
   }
   if (identical(model$spec$head, "multi_class")) {

@@ -120,7 +120,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     abort("`monotone_constraints` and `interaction_constraints` are boost_tree()'s engine arguments.",
           class = "cppestimators_engine_argument")
   }
-  if (!model %in% c("linear_reg", "logistic_reg", "multinom_reg") && (!is.null(lower_limits) || !is.null(upper_limits))) {
+  limits <- !is.null(lower_limits) || !is.null(upper_limits)
+  if (!model %in% c("linear_reg", "logistic_reg", "multinom_reg") && limits) {
     abort("`lower_limits` and `upper_limits` are engine arguments of linear_reg(), logistic_reg() and multinom_reg().",
           class = "cppestimators_engine_argument")
   }

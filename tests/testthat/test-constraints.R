@@ -118,9 +118,11 @@ test_that("a feature in no interaction set is used alone on its paths; positions
 })
 
 test_that("bad constraints are refused with the known features", {
-  cols <- feature_columns(column_numeric("x"), column_indicator(column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b"))))
+  g <- column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b"))
+  cols <- feature_columns(column_numeric("x"), column_indicator(g))
   expect_error(boosted_trees_classifier(cols, growth = "depthwise", monotone_constraints = c(y = 1)),
-               "names 'y', which is not a feature of the model.*The features: x, g", class = "cppestimators_argument_error")
+               "names 'y', which is not a feature of the model.*The features: x, g",
+               class = "cppestimators_argument_error")
   expect_error(boosted_trees_classifier(cols, growth = "depthwise", monotone_constraints = c(g = 1)),
                "'g' is read by .*a categorical column, whose categories have no order",
                class = "cppestimators_argument_error")
@@ -199,7 +201,8 @@ test_that("linear limits bound every category's weight and are checked", {
   set.seed(5)
   df <- data.frame(x = runif(200), g = sample(c("a", "b", "c"), 200, TRUE))
   df$y <- 2 - 3 * df$x + ifelse(df$g == "a", -2, 1) + rnorm(200, sd = 0.1)
-  cols <- feature_columns(column_numeric("x"), column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b", "c")))
+  g <- column_categorical_with_vocabulary_list("g", vocabulary_list = c("a", "b", "c"))
+  cols <- feature_columns(column_numeric("x"), g)
   est <- linear_regressor(cols, optimizer = optimizer_ftrl(0.5), lower_limits = c(x = 0, g = 0))
   train(est, df, response = "y", num_epochs = 50, batch_size = 50)
   co <- coef(est)

@@ -282,7 +282,6 @@ test_that("TensorFlow's growth: TreeSHAP by the recorded covers, exact against e
   ens <- boosted_trees_ensemble(est)
   ens$default_left <- TRUE
   expect_true(all(ens$cover[ens$tree <= 3 & ens$node_id == 0] > 0))
-  names_of <- stats::setNames(unique(stats::na.omit(ens$feature)), sub("_bucketized$", "", unique(stats::na.omit(ens$feature))))
   for (i in 1:5) {
     row <- lapply(names(bounds), function(f) findInterval(df[[f]][i], bounds[[f]]))
     names(row) <- paste0(names(bounds), "_bucketized")
