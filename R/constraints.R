@@ -175,3 +175,23 @@ linear_limits_spec <- function(feature_columns, lower_limits, upper_limits) {
   if (!any(limited)) return(list())
   list(limit_columns = col_names[limited], lower_limits = lower[limited], upper_limits = upper[limited])
 }
+
+# print()'s lines about a model's constraints (none without any).
+constraints_summary <- function(model) {
+  out <- character()
+  if (length(model$monotone_columns)) {
+    on <- model$monotone_directions != 0
+    dirs <- ifelse(model$monotone_directions[on] > 0, "increasing", "decreasing")
+    if (any(on)) out[["monotone"]] <- paste(sprintf("%s (%s)", model$monotone_columns[on], dirs), collapse = ", ")
+  }
+  if (length(model$interaction_columns)) {
+    sets <- split(model$interaction_columns, model$interaction_sets)
+    out[["interactions within"]] <- paste(vapply(sets, function(s) paste0("{", paste(s, collapse = ", "), "}"), ""),
+                                          collapse = ", ")
+  }
+  if (length(model$limit_columns)) {
+    out[["weight limits"]] <- paste(sprintf("%s [%g, %g]", model$limit_columns, model$lower_limits,
+                                            model$upper_limits), collapse = ", ")
+  }
+  out
+}

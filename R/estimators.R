@@ -239,7 +239,8 @@ model_summary <- function(model, x) UseMethod("model_summary")
 
 #' @export
 model_summary.default <- function(model, x) {
-  c(columns_summary(x$spec$feature_columns), layers_summary(model), optimizers_summary(x$spec))
+  c(columns_summary(x$spec$feature_columns), layers_summary(model), constraints_summary(model),
+    optimizers_summary(x$spec))
 }
 
 columns_summary <- function(cols, label = "feature columns") {

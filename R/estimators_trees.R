@@ -537,7 +537,8 @@ model_summary.cppestimators_model_boosted_trees <- function(model, x) {
             as.integer(model$max_depth), model$learning_rate, as.integer(model$n_batches_per_layer),
             if (model$n_batches_per_layer == 1) "" else "es")
   }
-  c(columns_summary(x$spec$feature_columns), trees = trees, grown = trees_progress(x))
+  c(columns_summary(x$spec$feature_columns), trees = trees, constraints_summary(model),
+    grown = trees_progress(x))
 }
 
 # A warning when a boosted trees training ended because its input ran out

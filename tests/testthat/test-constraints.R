@@ -52,6 +52,7 @@ test_that("positional monotone constraints follow the features' order", {
   expect_identical(named$spec$model$monotone_columns, c("x"))
   expect_identical(positional$spec$model$monotone_columns, c("x", "z", "w"))
   expect_identical(positional$spec$model$monotone_directions, c(1, 0, 0))
+  expect_output(print(named), "monotone: +x \\(increasing\\)")
   expect_equal(predict(named, df[1:50, ])$logits, predict(positional, df[1:50, ])$logits)
 })
 
@@ -115,6 +116,7 @@ test_that("a feature in no interaction set is used alone on its paths; positions
   expect_true(all(vapply(paths, function(p) !"c" %in% p || identical(p, "c"), NA)))
   expect_true(any(vapply(paths, function(p) identical(p, "c"), NA)))
   expect_identical(est$spec$model$interaction_columns, c("a", "b"))
+  expect_output(print(est), "interactions within: \\{a, b\\}")
 })
 
 test_that("bad constraints are refused with the known features", {
@@ -205,6 +207,7 @@ test_that("linear limits bound every category's weight and are checked", {
   cols <- feature_columns(column_numeric("x"), g)
   est <- linear_regressor(cols, optimizer = optimizer_ftrl(0.5), lower_limits = c(x = 0, g = 0))
   train(est, df, response = "y", num_epochs = 50, batch_size = 50)
+  expect_output(print(est), "weight limits: +x \\[0, Inf\\], g \\[0, Inf\\]")
   co <- coef(est)
   expect_true(all(co[names(co) != "(Intercept)"] >= 0))
   expect_equal(unname(co[grep("^x", names(co))]), 0)  # its free slope is -3
