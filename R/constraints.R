@@ -6,16 +6,20 @@
 # The model spec's fields for the constraints (an empty list without any).
 tree_constraints_spec <- function(feature_columns, monotone_constraints, interaction_constraints) {
   if (is.null(monotone_constraints) && is.null(interaction_constraints)) return(list())
+  m <- constrained_model(feature_columns, "`monotone_constraints` and `interaction_constraints`")
+  c(monotone_spec(monotone_constraints, m$cols, m$col_names, m$keys, m$features),
+    interaction_spec(interaction_constraints, m$col_names, m$keys, m$features))
+}
+
+# The feature columns (`cols`), their names, the input features each reads
+# (`keys`) and all those features, in order, for constraints `what`.
+constrained_model <- function(feature_columns, what) {
   if (is.null(feature_columns)) {
-    abort("`monotone_constraints` and `interaction_constraints` need the estimator's `feature_columns`.",
-          class = "cppestimators_argument_error")
+    abort(paste(what, "need the estimator's `feature_columns`."), class = "cppestimators_argument_error")
   }
   cols <- feature_columns(feature_columns)
-  col_names <- vapply(cols, function(col) col$name, "")
   keys <- lapply(cols, function(col) unique(vapply(column_leaves(list(col)), function(l) as.character(l[["key"]]), "")))
-  features <- unique(unlist(keys))
-  c(monotone_spec(monotone_constraints, cols, col_names, keys, features),
-    interaction_spec(interaction_constraints, col_names, keys, features))
+  list(cols = cols, col_names = vapply(cols, function(col) col$name, ""), keys = keys, features = unique(unlist(keys)))
 }
 
 # The columns a constraint's name designates: the column of that name, else
@@ -125,14 +129,11 @@ interaction_spec <- function(sets, col_names, keys, features) {
 # the coefficient of the raw values, as coef() reports it.
 linear_limits_spec <- function(feature_columns, lower_limits, upper_limits) {
   if (is.null(lower_limits) && is.null(upper_limits)) return(list())
-  if (is.null(feature_columns)) {
-    abort("`lower_limits` and `upper_limits` need the estimator's `feature_columns`.",
-          class = "cppestimators_argument_error")
-  }
-  cols <- feature_columns(feature_columns)
-  col_names <- vapply(cols, function(col) col$name, "")
-  keys <- lapply(cols, function(col) unique(vapply(column_leaves(list(col)), function(l) as.character(l[["key"]]), "")))
-  features <- unique(unlist(keys))
+  m <- constrained_model(feature_columns, "`lower_limits` and `upper_limits`")
+  cols <- m$cols
+  col_names <- m$col_names
+  keys <- m$keys
+  features <- m$features
   per_column <- function(limits, arg, sign) {
     out <- rep(sign * Inf, length(cols))
     if (is.null(limits)) return(out)

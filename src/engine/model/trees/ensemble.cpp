@@ -404,12 +404,8 @@ void Ensemble::grow_layer(int tree, const LayerNodes& nodes, int threads, Accumu
       if (cons != nullptr) node_constraints(tree, node, lo, hi, sets);
       const bool monotone = cons != nullptr && !cons->monotone.empty();
       for (std::size_t f = 0; f < feats.size(); ++f) {
-        if (words > 0) {
-          bool allowed = false;
-          for (std::size_t w = 0; w < words; ++w)
-            allowed = allowed || (sets[w] & cons->sets[f * words + w]) != 0;
-          if (!allowed) continue;
-        }
+        if (words > 0 && !shares_a_set(sets.data(), cons->sets.data() + f * words, cons->words))
+          continue;
         if (monotone) {
           const WeightBounds b = {(lo - value[node]) / learning_rate,
                                   (hi - value[node]) / learning_rate, cons->monotone[f]};
@@ -486,12 +482,9 @@ void Ensemble::grow_classes(int tree, const LayerNodes& nodes, int t_count, cons
       float lo, hi;
       if (words > 0) node_constraints(tree, node, lo, hi, sets);
       for (std::size_t f = 0; f < feats.size(); ++f) {
-        if (words > 0) {
-          bool allowed = false;
-          for (std::size_t w = 0; w < words; ++w)
-            allowed = allowed || (sets[w] & constraints_->sets[f * words + w]) != 0;
-          if (!allowed) continue;
-        }
+        if (words > 0 &&
+            !shares_a_set(sets.data(), constraints_->sets.data() + f * words, constraints_->words))
+          continue;
         offer_feature_classes(static_cast<int>(f),
                               st + 2 * kk * static_cast<std::size_t>(feats[f].bin_offset), per,
                               feats[f].buckets, k, reg, scratch.data(), best);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <cppestimators/math/fast_math.h>
+#include <cppestimators/model/trees/constraints.h>
 #include <cppestimators/parallel.h>
 
 namespace cppestimators {
@@ -74,12 +75,10 @@ double Grower::gain_at(double g, double h, double w, double extra_l2) const {
 
 bool Grower::allowed(const Open& o, int j) const {
   if (p_.feature_sets == nullptr || o.sets < 0) return true;
-  const std::size_t words = static_cast<std::size_t>(p_.set_words);
-  const std::uint64_t* a = sets_.data() + o.sets;
-  const std::uint64_t* b = p_.feature_sets + static_cast<std::size_t>(j) * words;
-  for (std::size_t w = 0; w < words; ++w)
-    if ((a[w] & b[w]) != 0) return true;
-  return false;
+  return shares_a_set(
+      sets_.data() + o.sets,
+      p_.feature_sets + static_cast<std::size_t>(j) * static_cast<std::size_t>(p_.set_words),
+      p_.set_words);
 }
 
 void Grower::constrain_children(const Open& o, Open& l, Open& r) {

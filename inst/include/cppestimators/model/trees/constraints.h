@@ -23,6 +23,13 @@ struct FeatureOrigin {
   bool ordered;        // its bins are ordered (numeric, bucketized)
 };
 
+// Whether two sets of interaction sets (`words` words of bits each) meet.
+inline bool shares_a_set(const std::uint64_t* a, const std::uint64_t* b, int words) {
+  for (int w = 0; w < words; ++w)
+    if ((a[w] & b[w]) != 0) return true;
+  return false;
+}
+
 struct TreeConstraints {
   std::vector<signed char> monotone;  // per feature; empty: none
   std::vector<std::uint64_t> sets;    // per feature, `words` words of set bits; empty: none
