@@ -305,3 +305,52 @@ register_explainers_on_load <- function() {
   }
   invisible()
 }
+
+#' Per-prediction contributions of a parsnip fit or a fitted workflow
+#'
+#' parsnip passes no engine-specific prediction type, so the contributions
+#' of a fit of the "cppestimators" engine (see `predict(type =
+#' "contributions")` of [predict.tf_estimator()]) come from its engine fit,
+#' on the predictors the engine received: for a fitted workflow, `new_data`
+#' goes through the workflow's preprocessing (its formula or its recipe's
+#' steps, by `hardhat::forge()`) first, so the features are the recipe's
+#' outputs (a factor dummy-expanded by the recipe has one contribution per
+#' dummy variable).
+#'
+#' @param fit A parsnip `model_fit` of the "cppestimators" engine, or a
+#'   fitted workflow holding one.
+#' @param new_data A data frame of predictors, as `predict()` of the fit takes.
+#' @param type `"contributions"` (the default), `"interactions"` or, for
+#'   boosted trees of TensorFlow's growth, `"dfc"`.
+#' @param ... Passed to [predict.tf_estimator()]: `reference` (for linear
+#'   models, DNNs and wide & deep models: rows of the training data, as the
+#'   fit's predictors) and `integration_steps`.
+#' @return What `predict(type = type)` of the engine fit returns: a data
+#'   frame with one column per feature and `.baseline` (a list of them per
+#'   class for a multi-class fit).
+#' @seealso [contribution_importance()]
+#' @export
+#' @examples
+#' if (requireNamespace("parsnip", quietly = TRUE)) {
+#'   spec <- parsnip::set_engine(parsnip::boost_tree(trees = 10, tree_depth = 3, mode = "regression"),
+#'                               "cppestimators")
+#'   fit <- parsnip::fit(spec, mpg ~ wt + hp + disp, data = mtcars)
+#'   head(fit_contributions(fit, mtcars))
+#' }
+fit_contributions <- function(fit, new_data, type = c("contributions", "interactions", "dfc"), ...) {
+  type <- match.arg(type)
+  if (inherits(fit, "workflow")) {
+    if (!requireNamespace("workflows", quietly = TRUE) || !requireNamespace("hardhat", quietly = TRUE)) {
+      abort("the contributions of a workflow need the packages workflows and hardhat.",
+            class = "cppestimators_argument_error")
+    }
+    mold <- workflows::extract_mold(fit)
+    new_data <- hardhat::forge(new_data, mold$blueprint)$predictors
+    fit <- workflows::extract_fit_parsnip(fit)
+  }
+  if (!inherits(fit, "model_fit") || !inherits(fit$fit, "tf_estimator")) {
+    abort(paste0("`fit` must be a parsnip fit of the \"cppestimators\" engine (or a fitted workflow holding one), ",
+                 "not ", describe(fit), "."), class = "cppestimators_argument_error")
+  }
+  predict(fit$fit, as.data.frame(new_data), type = type, ...)
+}

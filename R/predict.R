@@ -52,10 +52,9 @@
 #'   split's feature; `.baseline` is the bias (the first tree's root, the
 #'   centered prior) on the same scale; they sum to the prediction. As in
 #'   TensorFlow, it needs `center_bias = TRUE` and one logit. A parsnip
-#'   fit of the "cppestimators" engine is explained the same way through
-#'   its engine fit: `predict(extract_fit_engine(fit), new_data, type =
-#'   "contributions")`, with `new_data` holding the raw predictors (parsnip
-#'   passes no engine-specific prediction type).
+#'   fit of the "cppestimators" engine, or a fitted workflow, is explained
+#'   by [fit_contributions()] (parsnip passes no engine-specific prediction
+#'   type), which runs a workflow's preprocessing first.
 #' @param reference With `type = "contributions"` of a linear model: a data
 #'   frame of reference rows (the training data or a sample of it); each
 #'   feature's contribution is its weight times its value minus its mean

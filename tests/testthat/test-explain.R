@@ -376,3 +376,24 @@ test_that("treeshap computes our contributions from our trees and covers; shapvi
   expect_equal(shapviz::get_baseline(sv), ours$.baseline[1])
   expect_true(inherits(shapviz::sv_importance(sv), "ggplot"))
 })
+
+test_that("fit_contributions() explains parsnip fits and workflows through their preprocessing", {
+  skip_if_not_installed("parsnip")
+  skip_if_not_installed("workflows")
+  skip_if_not_installed("recipes")
+  df <- explain_data(n = 300)
+  df$g <- factor(sample(c("p", "q", "r"), nrow(df), TRUE))
+  spec <- parsnip::set_engine(parsnip::boost_tree(trees = 10, tree_depth = 3, mode = "regression"), "cppestimators")
+  fit <- suppressMessages(parsnip::fit(spec, y ~ a + b + c + g, data = df))
+  contrib <- fit_contributions(fit, df[1:20, ])
+  expect_named(contrib, c("a", "b", "c", "g", ".baseline"))
+  expect_lt(max(abs(rowSums(contrib) - predict(fit, df[1:20, ])$.pred)), 1e-5)
+  rec <- recipes::step_dummy(recipes::step_normalize(recipes::recipe(y ~ ., data = df),
+                                                     recipes::all_numeric_predictors()),
+                             recipes::all_nominal_predictors())
+  wf <- suppressMessages(parsnip::fit(workflows::add_model(workflows::add_recipe(workflows::workflow(), rec), spec), df))
+  contrib <- fit_contributions(wf, df[1:20, ])
+  expect_named(contrib, c("a", "b", "c", "g_q", "g_r", ".baseline"))
+  expect_lt(max(abs(rowSums(contrib) - predict(wf, df[1:20, ])$.pred)), 1e-5)
+  expect_error(fit_contributions(lm(y ~ a, df), df), "must be a parsnip fit", class = "cppestimators_argument_error")
+})
