@@ -327,6 +327,9 @@ test_that("multi_predict() of boost_tree() gives the predictions of fewer trees 
 
 test_that("parsnip fits leave nothing on disk unless given a model_dir", {
   skip_if_no_tidy("tune", "workflows", "rsample")
+  # (earlier tests' estimators, unreachable now, remove their temporary
+  # model directories when collected: collected first, not during the fits)
+  invisible(gc())
   before <- list.files(tempdir(), recursive = TRUE, all.files = TRUE)
   trees <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = tune::tune(), tree_depth = 2),
                                                  "cppestimators"), "regression")
