@@ -64,6 +64,10 @@
 #' est <- linear_regressor(feature_columns = fcs, weight_column = "cyl")
 #' train(est, mtcars, response = "mpg", num_epochs = 10)
 #' evaluate(est, mtcars, response = "mpg")
+#' # weights that may not be negative (glmnet's lower.limits = 0)
+#' nonneg <- linear_regressor(feature_columns(column_numeric("drat", "wt")), lower_limits = 0)
+#' train(nonneg, mtcars, response = "mpg", num_epochs = 10)
+#' coef(nonneg)
 NULL
 
 #' @rdname linear_estimators

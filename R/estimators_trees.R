@@ -231,6 +231,13 @@
 #' train(hist_est, df, response = "y")
 #' head(boosted_trees_ensemble(hist_est))
 #'
+#' # the prediction may only rise with x: a monotone constraint
+#' up <- boosted_trees_regressor(feature_columns_from_data(df, -y), growth = "depthwise",
+#'                               n_trees = 20, max_depth = 3, monotone_constraints = c(x = 1))
+#' train(up, df, response = "y")
+#' grid <- data.frame(x = seq(-3, 3, by = 0.5), g = "a")
+#' all(diff(predict(up, grid)$predictions) >= 0)
+#'
 #' # three classes
 #' iris_est <- boosted_trees_classifier(
 #'   feature_columns(column_numeric("Petal.Length", "Petal.Width")), n_batches_per_layer = 1,
