@@ -172,29 +172,41 @@ void Estimator::sort_variables() {
             [](const VariableRef& a, const VariableRef& b) { return a.name < b.name; });
 }
 
+namespace {
+
+// Calls each(batch, first row) for the rows of `data` gathered in blocks of
+// up to 4,096 rows, in order; stops at the first block each() refuses.
+template <class F>
+bool each_block(const FeatureSet& features, const Dataset& data, F&& each) {
+  if (data.n == 0) return true;
+  auto binding = features.bind(data);
+  const int block = static_cast<int>(std::min<std::int64_t>(data.n, 4096));
+  FeatureBatch batch;
+  features.allocate(*binding, block, batch);
+  std::vector<int> rows(static_cast<std::size_t>(block));
+  for (std::int64_t r0 = 0; r0 < data.n; r0 += block) {
+    const int count = static_cast<int>(std::min<std::int64_t>(block, data.n - r0));
+    for (int i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = static_cast<int>(r0 + i);
+    features.gather(*binding, rows.data(), count, batch, nullptr, r0 == 0);
+    if (!each(batch, r0)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool Estimator::explain(const Dataset& data, int threads, std::vector<double>& out,
                         Explanation kind) const {
   const FeatureSet& features = model_->features();
   const std::size_t side = features.size() + 1;
   const std::size_t width = static_cast<std::size_t>(head_->logits_dim()) *
                             (kind == Explanation::Interactions ? side * side : side);
-  const std::int64_t n = data.n;
-  out.assign(static_cast<std::size_t>(n) * width, 0.0);
-  if (n == 0)  // (whether the model can)
+  out.assign(static_cast<std::size_t>(data.n) * width, 0.0);
+  if (data.n == 0)  // (whether the model can)
     return model_->explain(FeatureBatch(), threads, out.data(), kind);
-  auto binding = features.bind(data);
-  const int block = static_cast<int>(std::min<std::int64_t>(n, 4096));
-  FeatureBatch batch;
-  features.allocate(*binding, block, batch);
-  std::vector<int> rows(static_cast<std::size_t>(block));
-  for (std::int64_t r0 = 0; r0 < n; r0 += block) {
-    const int count = static_cast<int>(std::min<std::int64_t>(block, n - r0));
-    for (int i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = static_cast<int>(r0 + i);
-    features.gather(*binding, rows.data(), count, batch, nullptr, r0 == 0);
-    if (!model_->explain(batch, threads, out.data() + static_cast<std::size_t>(r0) * width, kind))
-      return false;
-  }
-  return true;
+  return each_block(features, data, [&](const FeatureBatch& batch, std::int64_t r0) {
+    return model_->explain(batch, threads, out.data() + static_cast<std::size_t>(r0) * width, kind);
+  });
 }
 
 bool Estimator::integrated_gradients(const Dataset& data, const Dataset& reference, int steps,
@@ -206,36 +218,22 @@ bool Estimator::integrated_gradients(const Dataset& data, const Dataset& referen
   // the reference rows' mean input-layer row, in double
   std::vector<double> sum(w, 0.0);
   std::vector<float> rows_x, baseline(w, 0.0f);
-  const auto blocks = [&](const Dataset& d, auto&& each) {
-    if (d.n == 0) return;
-    auto binding = features.bind(d);
-    const int block = static_cast<int>(std::min<std::int64_t>(d.n, 4096));
-    FeatureBatch batch;
-    features.allocate(*binding, block, batch);
-    std::vector<int> rows(static_cast<std::size_t>(block));
-    for (std::int64_t r0 = 0; r0 < d.n; r0 += block) {
-      const int count = static_cast<int>(std::min<std::int64_t>(block, d.n - r0));
-      for (int i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = static_cast<int>(r0 + i);
-      features.gather(*binding, rows.data(), count, batch, nullptr, r0 == 0);
-      each(batch, r0);
-    }
-  };
   if (reference.n < 1) throw std::invalid_argument("integrated gradients need reference rows");
-  blocks(reference, [&](const FeatureBatch& batch, std::int64_t) {
+  each_block(features, reference, [&](const FeatureBatch& batch, std::int64_t) {
     rows_x.resize(static_cast<std::size_t>(batch.rows) * w);
     model_->input_rows(batch, rows_x.data());
     for (int r = 0; r < batch.rows; ++r)
       for (std::size_t j = 0; j < w; ++j) sum[j] += rows_x[static_cast<std::size_t>(r) * w + j];
+    return true;
   });
   for (std::size_t j = 0; j < w; ++j)
     baseline[j] = static_cast<float>(sum[j] / static_cast<double>(reference.n));
   const std::size_t per_row = static_cast<std::size_t>(head_->logits_dim()) * (features.size() + 1);
   out.assign(static_cast<std::size_t>(data.n) * per_row, 0.0);
-  blocks(data, [&](const FeatureBatch& batch, std::int64_t r0) {
-    model_->integrated_gradients(batch, baseline.data(), steps, threads,
-                                 out.data() + static_cast<std::size_t>(r0) * per_row);
+  return each_block(features, data, [&](const FeatureBatch& batch, std::int64_t r0) {
+    return model_->integrated_gradients(batch, baseline.data(), steps, threads,
+                                        out.data() + static_cast<std::size_t>(r0) * per_row);
   });
-  return true;
 }
 
 }  // namespace cppestimators
