@@ -37,12 +37,19 @@ namespace trees = cppestimators::trees;
 using cppestimators::write_checkpoint_file;
 
 // R's estimator spec: list(model = <spec>, head, head_n, optimizers =
-// list(<spec>, ...), seed); see R/engine.R.
+// list(<spec>, ...), seed); see R/engine.R. The head is its kind (a
+// string: the heads without numbers, and estimators saved before heads
+// had any) or a spec, list(kind = , power = , delta = , levels = ).
 // [[Rcpp::export(rng = false)]]
 SEXP cpp_estimator_new(Rcpp::List spec) {
   EstimatorSpec es;
   es.model = spec_from_r(spec["model"]);
-  es.head = Rcpp::as<std::string>(spec["head"]);
+  SEXP head = spec["head"];
+  if (TYPEOF(head) == STRSXP) {
+    es.head.kind = Rcpp::as<std::string>(head);
+  } else {
+    es.head = spec_from_r(head);
+  }
   es.head_n = Rcpp::as<int>(spec["head_n"]);
   Rcpp::List opts = spec["optimizers"];
   for (R_xlen_t i = 0; i < opts.size(); ++i) es.optimizers.push_back(spec_from_r(opts[i]));

@@ -96,6 +96,8 @@
 #include "model/heads/head.cpp"
 #include "model/heads/metric_accumulator.cpp"
 #include "model/heads/multi_class.cpp"
+#include "model/heads/multi_label.cpp"
+#include "model/heads/pointwise.cpp"
 #include "model/heads/registry.cpp"
 #include "model/heads/regression.cpp"
 #include "model/hist_boosted_trees.cpp"

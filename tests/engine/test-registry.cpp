@@ -125,7 +125,9 @@ context("Registries") {
                 "Momentum, RMSProp, SGD");
     const std::string head = error_of([] { make_head("poisson", 1); });
     expect_true(head ==
-                "unknown head 'poisson'; known heads are 'binary', 'multi_class', 'regression'");
+                "unknown head 'poisson'; known heads are 'absolute_error', 'binary', "
+                "'gamma_regression', 'huber', 'logistic_regression', 'multi_class', 'multi_label', "
+                "'poisson_regression', 'pseudo_huber', 'quantile', 'regression', 'tweedie'");
     const std::string column = error_of([] { make_transform(testing::column("numerc", "x")); });
     expect_true(column.find("unknown feature column kind 'numerc'") != std::string::npos);
   }

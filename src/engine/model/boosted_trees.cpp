@@ -240,7 +240,9 @@ bool BoostedTreesModel::Boosting::fused_step(const FeatureBatch& batch, const He
   return true;
 }
 
-bool BoostedTreesModel::Boosting::closed_form(const Head& head) { return head.name() == "binary"; }
+bool BoostedTreesModel::Boosting::closed_form(const Head& head) {
+  return head.logistic_closed_form();
+}
 
 bool BoostedTreesModel::Boosting::needs_head_gradients(const Head& head) const {
   return !closed_form(head);

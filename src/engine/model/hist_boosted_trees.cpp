@@ -1,5 +1,7 @@
 #include <cppestimators/model/hist_boosted_trees.h>
 
+#include <cppestimators/model/heads/pointwise.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -545,30 +547,44 @@ void HistBoostedTreesModel::forward(const FeatureBatch& batch, Mode mode, Worksp
 
 void HistBoostedTreesModel::base_score(const Head& head, const FeatureBatch& batch,
                                        trees::RankSums* across) {
-  const int k = classes_;
-  const std::string name = head.name();
-  // (total weight, weighted label sum, weight per class), over every rank
-  std::vector<double> sums(2 + static_cast<std::size_t>(k), 0.0);
-  const float* wt = batch.example_weights;
-  for (int r = 0; r < batch.rows && batch.labels != nullptr; ++r) {
-    const double w = wt != nullptr ? wt[r] : 1.0;
-    const double y = batch.labels[r];
-    sums[0] += w;
-    sums[1] += w * y;
-    if (name == "multi_class" && y >= 0 && y < k) sums[2 + static_cast<std::size_t>(y)] += w;
+  const float* labels = batch.labels;
+  const int rows = labels != nullptr ? batch.rows : 0;
+  // within one process, the exact start of a head that has one (a
+  // quantile); else the head's start from its label statistics summed over
+  // every rank
+  if (across == nullptr &&
+      head.exact_base_logits(labels, batch.example_weights, rows, base_->value.data()))
+    return;
+  std::vector<double> stats(static_cast<std::size_t>(head.base_stats_width()), 0.0);
+  if (rows > 0) head.add_base_stats(labels, batch.example_weights, rows, stats.data());
+  if (across != nullptr) across->sum(stats.data(), stats.size());
+  head.base_logits(stats.data(), base_->value.data());
+}
+
+// LightGBM's and scikit-learn's renewal for losses whose second derivative
+// says nothing (absolute error, quantiles): each leaf's value becomes the
+// learning rate times the `level` quantile of its rows' residuals y - f
+// (the constant that minimizes the leaf's pinball loss), weighted by the
+// examples' weights. Rows the round did not sample (leaf -1) are left out.
+void HistBoostedTreesModel::renew_leaves(const FeatureBatch& batch, const float* logits,
+                                         const Head& head, int c, double level,
+                                         const std::vector<int>& leaf_of, double rate,
+                                         trees::GrownTree& tree) {
+  std::vector<std::vector<std::pair<double, double>>> per_leaf(tree.nodes.size());
+  const int k = head.logits_dim(), d = head.label_dim();
+  const int column = d == k ? c : 0;  // the label a logit predicts
+  for (int r = 0; r < batch.rows; ++r) {
+    const std::size_t id = batch.whole_in_order ? static_cast<std::size_t>(r)
+                                                : static_cast<std::size_t>(batch.row_ids[r]);
+    if (id >= leaf_of.size() || leaf_of[id] < 0) continue;
+    const double resid = batch.labels[static_cast<std::size_t>(r) * d + column] -
+                         logits[static_cast<std::size_t>(r) * k + c];
+    const double wt = batch.example_weights != nullptr ? batch.example_weights[r] : 1.0;
+    per_leaf[static_cast<std::size_t>(leaf_of[id])].emplace_back(resid, wt);
   }
-  if (across != nullptr) across->sum(sums.data(), sums.size());
-  const double total = sums[0], sum = sums[1];
-  if (!(total > 0.0)) return;
-  if (name == "regression") {
-    base_->value[0] = static_cast<float>(sum / total);
-  } else if (name == "binary") {
-    const double p = std::min(1.0 - 1e-7, std::max(1e-7, sum / total));
-    base_->value[0] = static_cast<float>(std::log(p / (1.0 - p)));
-  } else if (name == "multi_class") {
-    for (int c = 0; c < k; ++c)
-      base_->value[static_cast<std::size_t>(c)] = static_cast<float>(
-          std::log(std::max(1e-7, sums[2 + static_cast<std::size_t>(c)] / total)));
+  for (std::size_t n = 0; n < tree.nodes.size(); ++n) {
+    if (tree.nodes[n].feature >= 0 || per_leaf[n].empty()) continue;
+    tree.nodes[n].value = rate * weighted_quantile(per_leaf[n], level);
   }
 }
 
@@ -654,9 +670,8 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
       w.use[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = 1;
     use = w.use.data();
   }
-  // squared error on xgboost's scale, (y - f)^2 / 2: half the head's
-  // gradient and hessian (the penalties then mean what xgboost's do)
-  const float scale = head.name() == "regression" ? 0.5f : 1.0f;
+  // (squared error on xgboost's scale: half the head's gradient and hessian)
+  const float scale = head.tree_scale();
   w.grown.resize(static_cast<std::size_t>(k));
   w.grown_rows.resize(static_cast<std::size_t>(k));
   for (int c = 0; c < k; ++c) {
@@ -675,6 +690,10 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
     }
     w.grower.grow(w.bins, m.feats_, w.gh.data(), w.rows.data(), static_cast<int>(w.rows.size()),
                   m.grow_, use, w.threads, w.grown[static_cast<std::size_t>(c)], across);
+    const double level = head.leaf_quantile(c);
+    if (level >= 0.0 && !empty && across == nullptr)
+      renew_leaves(batch, lg, head, c, level, w.grower.leaf_rows(), m.grow_.learning_rate,
+                   w.grown[static_cast<std::size_t>(c)]);
     // each leaf's rows, for moving the running predictions
     std::vector<int>& leaf_of = w.grown_rows[static_cast<std::size_t>(c)];
     if (w.preds_rounds == round && batch.whole_in_order) {

@@ -64,7 +64,7 @@ inline EstimatorSpec linear(std::vector<Spec> columns, const std::string& opt = 
   EstimatorSpec e;
   e.model.kind = "linear";
   e.model.lists["feature_columns"] = std::move(columns);
-  e.head = head;
+  e.head.kind = head;
   e.head_n = head_n;
   e.optimizers.push_back(optimizer(opt, lr));
   return e;

@@ -29,8 +29,11 @@ namespace cppestimators {
 
 struct EstimatorSpec {
   Spec model;  // kind ("linear") and its feature columns
-  std::string head = "regression";
-  int head_n = 1;                // label_dimension (regression) or n_classes
+  // The head's kind ("regression", "poisson_regression", ...) and its
+  // numbers (a Tweedie head's power, a Huber head's delta, a quantile
+  // head's levels); see heads/registry.h.
+  Spec head = Spec{"regression", {}, {}, {}, {}};
+  int head_n = 1;                // label_dimension (regression), n_classes or n_labels
   std::vector<Spec> optimizers;  // one per parameter group of the model
   std::uint64_t seed = 0;        // initial values of random initializers
 };

@@ -169,6 +169,11 @@ class HistBoostedTreesModel : public Model {
   // The same by the row's bins (a training session's row).
   float tree_value_binned(int t, const trees::BinMatrix& x, std::int64_t row) const;
   void base_score(const Head& head, const FeatureBatch& batch, trees::RankSums* across);
+  // Sets the leaves of `tree`, grown for logit c, to `rate` times the
+  // `level` quantile of their rows' residuals (see the definition).
+  static void renew_leaves(const FeatureBatch& batch, const float* logits, const Head& head, int c,
+                           double level, const std::vector<int>& leaf_of, double rate,
+                           trees::GrownTree& tree);
   // Whether global row `g` is in round `round`'s sample of rows (a hash of
   // the row's global index: the same rows whatever the ranks).
   bool sampled(std::int64_t g, int round) const;

@@ -93,6 +93,11 @@ void BinaryHead::predict(const std::string& key, const float* x, int rows, doubl
   }
 }
 
+double BinaryHead::link(double mean) const {
+  const double p = std::min(1.0 - 1e-7, std::max(1e-7, mean));
+  return std::log(p / (1.0 - p));
+}
+
 std::unique_ptr<MetricAccumulator> BinaryHead::new_metrics() const {
   return std::make_unique<BinaryMetrics>();
 }

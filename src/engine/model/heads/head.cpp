@@ -18,6 +18,24 @@ bool Head::hessian(const float* logits, const float* labels, int rows, float* ou
   return true;
 }
 
+void Head::add_base_stats(const float* labels, const float* weights, int rows,
+                          double* stats) const {
+  const int d = label_dim();
+  for (int r = 0; r < rows; ++r) {
+    const double w = weights != nullptr ? weights[r] : 1.0;
+    stats[0] += w;
+    const float* y = labels + static_cast<std::size_t>(r) * d;
+    for (int j = 0; j < d; ++j) stats[1 + j] += w * y[j];
+  }
+}
+
+void Head::base_logits(const double* stats, float* out) const {
+  const int d = label_dim(), k = logits_dim();
+  if (!(stats[0] > 0.0)) return;
+  for (int c = 0; c < k; ++c)
+    out[c] = static_cast<float>(link(stats[1 + (d == k ? c : 0)] / stats[0]));
+}
+
 bool Head::unweighted_hessian(const float* /*logits*/, const float* /*labels*/, int /*rows*/,
                               float* /*out*/) const {
   return false;

@@ -29,6 +29,22 @@ MultiClassHead::MultiClassHead(int n_classes) : k_(n_classes) {
   if (k_ < 3) throw std::invalid_argument("`n_classes` must be at least 3 for a multi-class head");
 }
 
+void MultiClassHead::add_base_stats(const float* labels, const float* weights, int rows,
+                                    double* stats) const {
+  for (int r = 0; r < rows; ++r) {
+    const double w = weights != nullptr ? weights[r] : 1.0;
+    const int y = static_cast<int>(labels[r]);
+    stats[0] += w;
+    if (y >= 0 && y < k_) stats[1 + y] += w;
+  }
+}
+
+void MultiClassHead::base_logits(const double* stats, float* out) const {
+  if (!(stats[0] > 0.0)) return;
+  for (int c = 0; c < k_; ++c)
+    out[c] = static_cast<float>(std::log(std::max(1e-7, stats[1 + c] / stats[0])));
+}
+
 std::string MultiClassHead::name() const { return "multi_class"; }
 
 int MultiClassHead::logits_dim() const { return k_; }

@@ -43,6 +43,8 @@ class BinaryHead : public Head {
   int key_width(const std::string& key) const override;
   void predict(const std::string& key, const float* x, int rows, double* out) const override;
   std::unique_ptr<MetricAccumulator> new_metrics() const override;
+  bool logistic_closed_form() const override { return true; }
+  double link(double mean) const override;
 
  private:
   double unweighted_loss(const float* x, const float* y, int rows, float* pe,

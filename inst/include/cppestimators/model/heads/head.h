@@ -53,6 +53,35 @@ class Head {
   // A fresh (reset) accumulator of this head's evaluation metrics.
   virtual std::unique_ptr<MetricAccumulator> new_metrics() const = 0;
 
+  // What the boosted trees ask of a head (the trees never test a head's
+  // name). The factor of the gradients and hessians the histogram growth
+  // grows from (squared error: 1/2, so that its penalties mean xgboost's).
+  virtual float tree_scale() const { return 1.0f; }
+  // Whether TensorFlow's growth takes the logistic loss's closed form.
+  virtual bool logistic_closed_form() const { return false; }
+  // The start (base) logits of the histogram growth, from statistics of the
+  // labels that sum over batches and processes: base_stats_width() numbers
+  // that add_base_stats() adds to, then base_logits() writes logits_dim()
+  // logits from them. The default: the weighted mean of each label column
+  // through link() (the logit of the constant that fits best by the loss's
+  // first-order condition).
+  virtual int base_stats_width() const { return 1 + label_dim(); }
+  virtual void add_base_stats(const float* labels, const float* weights, int rows,
+                              double* stats) const;
+  virtual void base_logits(const double* stats, float* out) const;
+  // Within one process the exact start where the statistics cannot give it
+  // (a quantile of the labels); false when base_logits() is the start.
+  virtual bool exact_base_logits(const float* /*labels*/, const float* /*weights*/, int /*rows*/,
+                                 float* /*out*/) const {
+    return false;
+  }
+  // The level of the quantile of its rows' residuals a tree's leaf value is
+  // renewed to, for logit `column` (absolute error: 0.5; quantile heads:
+  // their levels), or a negative number: leaves are the growth's own.
+  virtual double leaf_quantile(int /*column*/) const { return -1.0; }
+  // The logit of a mean label (identity; log link: log; logistic: logit).
+  virtual double link(double mean) const { return mean; }
+
  private:
   // The head's own loss and second derivative, every example of weight 1.
   virtual double unweighted_loss(const float* logits, const float* labels, int rows,

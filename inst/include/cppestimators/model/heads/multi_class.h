@@ -38,6 +38,11 @@ class MultiClassHead : public Head {
   int key_width(const std::string& key) const override;
   void predict(const std::string& key, const float* x, int rows, double* out) const override;
   std::unique_ptr<MetricAccumulator> new_metrics() const override;
+  // the trees start from the log of the classes' weighted shares
+  int base_stats_width() const override { return 1 + k_; }
+  void add_base_stats(const float* labels, const float* weights, int rows,
+                      double* stats) const override;
+  void base_logits(const double* stats, float* out) const override;
 
  private:
   // The diagonal of each example's hessian, p_k (1 - p_k) with p the

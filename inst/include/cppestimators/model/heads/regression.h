@@ -38,6 +38,8 @@ class RegressionHead : public Head {
   int key_width(const std::string& key) const override;
   void predict(const std::string& key, const float* logits, int rows, double* out) const override;
   std::unique_ptr<MetricAccumulator> new_metrics() const override;
+  // squared error on xgboost's scale, (y - f)^2 / 2, for the trees
+  float tree_scale() const override { return 0.5f; }
 
  private:
   bool unweighted_hessian(const float*, const float*, int rows, float* out) const override;
