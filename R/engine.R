@@ -76,7 +76,7 @@ engine_description <- function(object) {
   seed <- spec$config$tf_random_seed
   seed <- if (is.null(seed)) floor(stats::runif(1) * 2^31) else abs(seed) %% 2^31
   list(
-    model = engine_model(spec), head = spec$head, head_n = spec$head_n,
+    model = engine_model(spec), head = engine_head(spec), head_n = spec$head_n,
     optimizers = lapply(unname(spec$optimizers %||% list(spec$optimizer)), engine_optimizer),
     seed = seed
   )
@@ -224,5 +224,5 @@ engine_optimizer <- function(opt) {
 # What defines an estimator's model, for comparing two estimators.
 model_signature <- function(object) {
   spec <- object$spec
-  list(engine_model(spec), spec$head, spec$head_n, spec$label_vocabulary)
+  list(engine_model(spec), spec$head, spec$head_args, spec$head_n, spec$label_vocabulary)
 }

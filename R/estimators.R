@@ -74,11 +74,11 @@ NULL
 #' @export
 linear_regressor <- function(feature_columns, model_dir = NULL, label_dimension = 1L,
                              weight_column = NULL, optimizer = "Ftrl", config = NULL,
-                             partitioner = NULL, lower_limits = NULL, upper_limits = NULL) {
+                             partitioner = NULL, lower_limits = NULL, upper_limits = NULL, head = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   model <- linear_model_spec(if (!missing(feature_columns)) feature_columns, lower_limits, upper_limits)
   new_estimator("regressor", "linear_regressor", feature_columns, model_dir,
-                head = "regression", head_n = label_dimension, weight_column = weight_column,
+                head = resolve_head(head, "regression", label_dimension, "regressor", "linear_regressor"), head_n = NULL, weight_column = weight_column,
                 label_vocabulary = NULL, optimizer = optimizer, config = config,
                 args = as.list(environment()), model = model)
 }
@@ -88,15 +88,15 @@ linear_regressor <- function(feature_columns, model_dir = NULL, label_dimension 
 linear_classifier <- function(feature_columns, model_dir = NULL, n_classes = 2L,
                               weight_column = NULL, label_vocabulary = NULL,
                               optimizer = "Ftrl", config = NULL, partitioner = NULL,
-                              lower_limits = NULL, upper_limits = NULL) {
+                              lower_limits = NULL, upper_limits = NULL, head = NULL) {
   classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
-                                if (!missing(feature_columns)) feature_columns)
+                                if (!missing(feature_columns)) feature_columns, head = head)
   n_classes <- classes$n_classes
   label_vocabulary <- classes$label_vocabulary
   rm(classes)
   model <- linear_model_spec(if (!missing(feature_columns)) feature_columns, lower_limits, upper_limits)
   new_estimator("classifier", "linear_classifier", feature_columns, model_dir,
-                head = classifier_head(n_classes), head_n = n_classes,
+                head = classifier_head_of(head, n_classes, "linear_classifier"), head_n = NULL,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer, config = config, args = as.list(environment()), model = model)
 }
@@ -110,7 +110,12 @@ linear_model_spec <- function(feature_columns, lower_limits, upper_limits) {
 # gives neither (`given` FALSE), the levels of the factor response that
 # feature_columns_from_data() recorded in the columns `...` (if any) give
 # both.
-classifier_classes <- function(n_classes, label_vocabulary, given, ..., max = 1e6) {
+classifier_classes <- function(n_classes, label_vocabulary, given, ..., max = 1e6, head = NULL) {
+  if (inherits(head, "cppestimators_head") && identical(head$kind, "multi_label")) {
+    vocab <- head$label_vocabulary %||% label_vocabulary
+    check_label_vocabulary(vocab, head$n)
+    return(list(n_classes = head$n, label_vocabulary = vocab))
+  }
   if (!given && !is.null(lv <- recorded_levels(...))) {
     n_classes <- length(lv)
     label_vocabulary <- lv
@@ -135,9 +140,6 @@ check_label_vocabulary <- function(label_vocabulary, n_classes) {
   }
 }
 
-# The heads the engine makes by name (make_head() of the engine).
-heads <- c("regression", "binary", "multi_class")
-
 # `model`: the engine model's spec (new_model_spec()); `default_lr`: the
 # learning rate of an optimizer given by name.
 new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, weight_column,
@@ -148,7 +150,13 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
   }
   cols <- feature_columns(feature_columns)
   response <- attr(feature_columns, "response")
-  if (head == "regression" && !is.null(response$levels)) {
+  head_args <- NULL
+  if (is.list(head)) {  # resolve_head()'s
+    head_args <- head$args
+    head_n <- head$n
+    head <- head$kind
+  }
+  if (head %in% regression_heads && !is.null(response$levels)) {
     abort(sprintf(paste0("the response '%s' of these feature columns is categorical (it has levels): a %s() ",
                          "regresses on numbers; use a classifier."), response$name, name))
   }
@@ -161,7 +169,7 @@ new_estimator <- function(kind, name, feature_columns, model_dir, head, head_n, 
   model_dir <- resolve_model_dir(model_dir, config$model_dir)
   config <- config$replace(model_dir = model_dir)
   spec <- list(
-    kind = kind, name = name, head = head, head_n = as.integer(head_n),
+    kind = kind, name = name, head = head, head_args = head_args, head_n = as.integer(head_n),
     feature_columns = cols, label_vocabulary = label_vocabulary, weight_column = weight_column,
     optimizer = optimizer_spec(optimizer, n_columns = length(cols), default_lr = default_lr,
                                null_ok = inherits(model, "cppestimators_model_linear")),
@@ -382,10 +390,7 @@ estimator_summary <- function(x) {
     cpp_estimator_global_step(ptr)
   }
   model <- estimator_model(spec)
-  head <- switch(check_choice(spec$head, "head", heads),
-    regression = sprintf("regression (label dimension %d)", as.integer(spec$head_n)),
-    binary = "binary classification (logistic)",
-    multi_class = sprintf("multi-class classification (%d classes)", as.integer(spec$head_n)))
+  head <- head_summary(spec)
   if (!is.null(spec$label_vocabulary)) {
     head <- paste0(head, ", labels ", paste0("'", utils::head(spec$label_vocabulary, 5), "'", collapse = ", "),
                    if (length(spec$label_vocabulary) > 5) ", ..." else "")

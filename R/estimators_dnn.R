@@ -41,10 +41,10 @@ NULL
 #' @export
 dnn_regressor <- function(hidden_units, feature_columns, model_dir = NULL, label_dimension = 1L,
                           weight_column = NULL, optimizer = "Adagrad", activation_fn = "relu",
-                          dropout = NULL, input_layer_partitioner = NULL, config = NULL) {
+                          dropout = NULL, input_layer_partitioner = NULL, config = NULL, head = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   new_estimator("regressor", "dnn_regressor", feature_columns, model_dir,
-                head = "regression", head_n = label_dimension, weight_column = weight_column,
+                head = resolve_head(head, "regression", label_dimension, "regressor", "dnn_regressor"), head_n = NULL, weight_column = weight_column,
                 label_vocabulary = NULL, optimizer = optimizer, config = config,
                 args = as.list(environment()),
                 model = dnn_model_spec(hidden_units, activation_fn, dropout), default_lr = 0.05)
@@ -55,14 +55,14 @@ dnn_regressor <- function(hidden_units, feature_columns, model_dir = NULL, label
 dnn_classifier <- function(hidden_units, feature_columns, model_dir = NULL, n_classes = 2L,
                            weight_column = NULL, label_vocabulary = NULL, optimizer = "Adagrad",
                            activation_fn = "relu", dropout = NULL, input_layer_partitioner = NULL,
-                           config = NULL) {
+                           config = NULL, head = NULL) {
   classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
-                                if (!missing(feature_columns)) feature_columns)
+                                if (!missing(feature_columns)) feature_columns, head = head)
   n_classes <- classes$n_classes
   label_vocabulary <- classes$label_vocabulary
   rm(classes)
   new_estimator("classifier", "dnn_classifier", feature_columns, model_dir,
-                head = classifier_head(n_classes), head_n = n_classes,
+                head = classifier_head_of(head, n_classes, "dnn_classifier"), head_n = NULL,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer, config = config, args = as.list(environment()),
                 model = dnn_model_spec(hidden_units, activation_fn, dropout), default_lr = 0.05)
@@ -146,9 +146,10 @@ dnn_linear_combined_regressor <- function(model_dir = NULL, linear_feature_colum
                                           dnn_optimizer = "Adagrad", dnn_hidden_units = NULL,
                                           dnn_activation_fn = "relu", dnn_dropout = NULL,
                                           label_dimension = 1L, weight_column = NULL,
-                                          input_layer_partitioner = NULL, config = NULL) {
+                                          input_layer_partitioner = NULL, config = NULL, head = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
-  new_combined("regressor", "dnn_linear_combined_regressor", "regression", label_dimension, NULL,
+  new_combined("regressor", "dnn_linear_combined_regressor",
+               resolve_head(head, "regression", label_dimension, "regressor", "dnn_linear_combined_regressor"), NULL, NULL,
                model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, weight_column,
                config, as.list(environment()))
@@ -162,14 +163,14 @@ dnn_linear_combined_classifier <- function(model_dir = NULL, linear_feature_colu
                                            dnn_activation_fn = "relu", dnn_dropout = NULL,
                                            n_classes = 2L, weight_column = NULL,
                                            label_vocabulary = NULL, input_layer_partitioner = NULL,
-                                           config = NULL) {
+                                           config = NULL, head = NULL) {
   classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
-                                linear_feature_columns, dnn_feature_columns)
+                                linear_feature_columns, dnn_feature_columns, head = head)
   n_classes <- classes$n_classes
   label_vocabulary <- classes$label_vocabulary
   rm(classes)
   new_combined("classifier", "dnn_linear_combined_classifier",
-               classifier_head(n_classes), n_classes, label_vocabulary,
+               classifier_head_of(head, n_classes, "dnn_linear_combined_classifier"), NULL, label_vocabulary,
                model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, weight_column,
                config, as.list(environment()))

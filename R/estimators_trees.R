@@ -255,7 +255,7 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                                     config = NULL, center_bias = FALSE, pruning_mode = "none",
                                     quantile_sketch_epsilon = 0.01, growth = "tensorflow", max_leaves = NULL,
                                     max_bin = 256L, subsample = 1, colsample = 1, monotone_constraints = NULL,
-                                    interaction_constraints = NULL) {
+                                    interaction_constraints = NULL, head = NULL) {
   label_dimension <- check_whole(label_dimension, "label_dimension", null_ok = FALSE)
   if (label_dimension != 1L) {
     abort(paste0("boosted_trees_regressor() supports label_dimension = 1 only, not ", label_dimension, "."))
@@ -276,7 +276,7 @@ boosted_trees_regressor <- function(feature_columns, n_batches_per_layer, model_
                                  interaction_constraints)
   if (missing(n_batches_per_layer)) n_batches_per_layer <- NULL
   new_estimator("regressor", "boosted_trees_regressor", feature_columns, model_dir,
-                head = "regression", head_n = 1L, weight_column = weight_column, label_vocabulary = NULL,
+                head = resolve_head(head, "regression", 1L, "regressor", "boosted_trees_regressor"), head_n = NULL, weight_column = weight_column, label_vocabulary = NULL,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
                 args = as.list(environment()), model = model)
 }
@@ -290,9 +290,9 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                      config = NULL, center_bias = FALSE, pruning_mode = "none",
                                      quantile_sketch_epsilon = 0.01, growth = "tensorflow", max_leaves = NULL,
                                      max_bin = 256L, subsample = 1, colsample = 1, monotone_constraints = NULL,
-                                     interaction_constraints = NULL) {
+                                     interaction_constraints = NULL, head = NULL) {
   classes <- classifier_classes(n_classes, label_vocabulary, !missing(n_classes) || !missing(label_vocabulary),
-                                if (!missing(feature_columns)) feature_columns, max = 1000)
+                                if (!missing(feature_columns)) feature_columns, max = 1000, head = head)
   n_classes <- classes$n_classes
   label_vocabulary <- classes$label_vocabulary
   rm(classes)
@@ -320,7 +320,7 @@ boosted_trees_classifier <- function(feature_columns, n_batches_per_layer, model
                                  interaction_constraints)
   if (missing(n_batches_per_layer)) n_batches_per_layer <- NULL
   new_estimator("classifier", "boosted_trees_classifier", feature_columns, model_dir,
-                head = classifier_head(n_classes), head_n = n_classes,
+                head = classifier_head_of(head, n_classes, "boosted_trees_classifier"), head_n = NULL,
                 weight_column = weight_column, label_vocabulary = label_vocabulary,
                 optimizer = optimizer_sgd(learning_rate = model$learning_rate), config = config,
                 args = as.list(environment()), model = model)

@@ -80,7 +80,7 @@ predict_contributions <- function(object, input_fn, checkpoint_path = NULL, kind
   }
   if (k == 1L) return(one(1L))
   out <- lapply(seq_len(k), one)
-  names(out) <- if (identical(object$spec$head, "regression")) paste0("output_", seq_len(k)) else class_levels(object)
+  names(out) <- if (is_regression_head(object$spec)) paste0("output_", output_names(object, k)) else class_levels(object)
   out
 }
 

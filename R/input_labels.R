@@ -12,7 +12,19 @@ encode_response <- function(y, name) {
     attr(out, "levels") <- lv
     return(out)
   }
-  if (is.logical(y)) return(as.numeric(y))
+  if (is.logical(y)) {
+    storage.mode(y) <- "double"  # (a logical matrix stays one: multi-label responses)
+    return(y)
+  }
+  if (is.list(y) && !is.data.frame(y)) {
+    ok <- vapply(y, function(v) is.null(v) || is.character(v) || is.factor(v) || is.numeric(v), TRUE)
+    if (!all(ok)) {
+      abort(sprintf(paste0("the response '%s' is a list: each element must be the label names of its row ",
+                           "(character, factor or numeric), not %s (row %d)."),
+                    name, describe(y[[which(!ok)[1L]]]), which(!ok)[1L]))
+    }
+    return(y)  # a multi-label response: each row's labels
+  }
   if (is.character(y)) return(y)
   if (is.numeric(y)) {
     if (is.matrix(y)) storage.mode(y) <- "double" else y <- as.numeric(y)
@@ -27,13 +39,18 @@ encode_response <- function(y, name) {
 map_labels <- function(y, estimator, name) {
   head <- estimator$spec$head
   lv <- attr(y, "levels")
-  if (identical(head, "regression") && !is.null(lv)) {
+  if (head %in% regression_heads && !is.null(lv)) {
     abort(sprintf(paste0("the response '%s' is a factor (levels %s) but %s() is a regressor: it would regress on ",
                          "the level codes. Use a classifier, e.g. %s(n_classes = %d, label_vocabulary = levels(data$%s)), ",
                          "or feature_columns_from_data(data, response = \"%s\"), which sets them; or make the response ",
                          "numeric."),
                   name, name_list(lv, max = 10L), estimator$spec$name, classifier_for(estimator$spec$name),
                   max(2L, length(lv)), name, name), class = "cppestimators_factor_response")
+  }
+  if (identical(head, "multi_label")) return(multi_hot_labels(y, estimator, name))
+  if (is.list(y)) {
+    abort(sprintf("the response '%s' is a list of labels per row: only a classifier with head_multi_label() reads one.",
+                  name), class = "cppestimators_bad_response")
   }
   check_response_na(y, name)
   vocab <- estimator$spec$label_vocabulary
@@ -91,4 +108,43 @@ check_class_ids <- function(y, estimator, name) {
 classifier_for <- function(name) {
   out <- sub("regressor", "classifier", name, fixed = TRUE)
   if (identical(out, name)) "linear_classifier" else out
+}
+
+# A multi-label classifier's labels: a multi-hot matrix (rows x labels) from
+# a logical or 0/1 matrix, or from a list of each row's label names (ids of
+# the label_vocabulary, or label ids 0..n-1 without one). A row without
+# labels is a row of zeros.
+multi_hot_labels <- function(y, estimator, name) {
+  k <- as.integer(estimator$spec$head_n)
+  vocab <- estimator$spec$label_vocabulary
+  if (is.list(y)) {
+    lens <- lengths(y)
+    flat <- unlist(lapply(y, function(v) if (is.factor(v)) as.character(v) else v), use.names = FALSE)
+    ids <- if (is.null(vocab)) {
+      if (!is.numeric(flat) && length(flat)) {
+        abort(sprintf(paste0("the response '%s' lists label names: give the classifier their `label_vocabulary` ",
+                             "(head_multi_label(%d, label_vocabulary = ...))."), name, k),
+              class = "cppestimators_bad_response")
+      }
+      as.integer(flat)
+    } else {
+      match(as.character(flat), vocab) - 1L
+    }
+    bad <- is.na(ids) | ids < 0L | ids >= k
+    if (any(bad)) {
+      abort(sprintf("the response '%s' has labels not among the classifier's %d labels: %s.", name, k,
+                    paste0("'", utils::head(unique(flat[bad]), 5), "'", collapse = ", ")),
+            class = "cppestimators_bad_response")
+    }
+    out <- matrix(0, length(y), k)
+    out[cbind(rep.int(seq_along(y), lens), ids + 1L)] <- 1
+    return(out)
+  }
+  if (!is.matrix(y) || ncol(y) != k) {
+    abort(sprintf(paste0("the response '%s' of a multi-label classifier of %d labels must be a logical or 0/1 ",
+                         "matrix with %d columns, or a list of each row's labels; not %s."),
+                  name, k, k, describe(y)), class = "cppestimators_bad_response")
+  }
+  check_response_na(y, name)
+  y
 }

@@ -112,7 +112,7 @@ model_record_lines.default <- function(model, spec) {
   fields <- intersect(structural_fields, names(model))
   c(sprintf("model: %s", model$kind),
     vapply(fields, function(f) sprintf("%s: %s", f, paste(format(unlist(model[[f]])), collapse = ", ")), ""),
-    sprintf("head: %s, %d", spec$head, as.integer(spec$head_n)),
+    sprintf("head: %s, %d", head_label(spec$head, spec$head_args), as.integer(spec$head_n)),
     optimizer_line(spec, model),
     if (!is.null(spec$label_vocabulary)) sprintf("label_vocabulary: %s", paste(spec$label_vocabulary, collapse = ", ")),
     vapply(cols, function(c) paste("column:", column_repr(c)), ""))

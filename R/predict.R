@@ -151,7 +151,11 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
   out <- lapply(names(run$predictions), function(k) {
     m <- run$predictions[[k]]
     if (k == "classes") return(class_labels(object, m))
-    if (k == "class_ids") return(as.integer(m))
+    if (k == "class_ids") {
+      if (!is.matrix(m)) return(as.integer(m))
+      storage.mode(m) <- "integer"  # a multi-label classifier's: one column per label
+      return(prediction_column(m))
+    }
     prediction_column(m)
   })
   names(out) <- names(run$predictions)
@@ -233,7 +237,7 @@ class_labels <- function(object, ids) {
 # The prediction key behind a parsnip-style prediction type.
 prediction_type_key <- function(object, type) {
   check_choice(type, "type", c("numeric", "class", "prob"), null_ok = TRUE)
-  regression <- identical(object$spec$head, "regression")
+  regression <- is_regression_head(object$spec)
   if (regression != identical(type, "numeric")) {
     abort(sprintf("`type = \"%s\"` is not for a %s: %s.", type,
                   if (regression) "regressor" else "classifier",
@@ -254,10 +258,15 @@ tidy_predictions <- function(object, type, m) {
   if (type == "numeric") {
     if (!is.matrix(m)) return(data.frame(.pred = as.numeric(m)))
     out <- as.data.frame(m)
-    names(out) <- paste0(".pred_", seq_len(ncol(m)))
+    names(out) <- paste0(".pred_", output_names(object, ncol(m)))
     return(out)
   }
   lv <- class_levels(object)
+  if (identical(object$spec$head, "multi_label") && type == "class") {
+    out <- as.data.frame(m > 0.5)
+    names(out) <- paste0(".pred_", lv)
+    return(out)
+  }
   if (type == "class") return(data.frame(.pred_class = factor(lv[as.integer(m) + 1L], levels = lv)))
   out <- as.data.frame(m)
   names(out) <- paste0(".pred_", lv)

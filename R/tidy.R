@@ -156,8 +156,8 @@ tidy_linear <- function(x) {
   out <- data.frame(term = rep(term, k), column = rep(column, k), category = rep(category, k),
                     stringsAsFactors = FALSE)
   if (k > 1L) {
-    if (identical(x$spec$head, "regression")) {
-      out$output <- rep(seq_len(k), each = nrow(m))
+    if (is_regression_head(x$spec)) {
+      out$output <- rep(output_names(x, k), each = nrow(m))
     } else {
       out$class <- rep(x$spec$label_vocabulary %||% as.character(seq_len(k) - 1L), each = nrow(m))
     }
@@ -195,7 +195,7 @@ glance.tf_estimator <- function(x, ...) {
   rec <- training_record(x, step)
   data.frame(
     model = x$spec$name,
-    mode = if (identical(x$spec$head, "regression")) "regression" else "classification",
+    mode = estimator_mode(x$spec),
     global_step = as.numeric(step),
     loss = if (is.null(rec)) NA_real_ else rec$loss,
     examples_seen = if (!is.null(rec)) rec$examples_seen else if (step == 0) 0 else NA_real_,
@@ -211,7 +211,7 @@ augment.tf_estimator <- function(x, new_data, ...) {
     given <- if (missing(new_data)) "nothing" else describe(new_data)
     abort(paste0("augment(): `new_data` must be a data frame, not ", given, "."))
   }
-  types <- if (identical(x$spec$head, "regression")) "numeric" else c("class", "prob")
+  types <- if (is_regression_head(x$spec)) "numeric" else c("class", "prob")
   out <- new_data
   for (type in types) {
     pred <- predict(x, new_data, type = type)

@@ -214,7 +214,10 @@ StepStats Histograms::compute(const FeatureBatch& batch, const float* logits, co
   // float (as TensorFlow sums them), with the nodes' totals in double.
   parallel_for(threads, threads, [&](int t) {
     const int r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-    if (!closed_form && !head.hessian(logits + static_cast<std::size_t>(r0) * k, nullptr, r1 - r0,
+    const float* labels = batch.labels != nullptr
+                              ? batch.labels + static_cast<std::size_t>(r0) * head.label_dim()
+                              : nullptr;
+    if (!closed_form && !head.hessian(logits + static_cast<std::size_t>(r0) * k, labels, r1 - r0,
                                       hess.data() + static_cast<std::size_t>(r0) * k,
                                       batch.example_weights ? batch.example_weights + r0 : nullptr))
       no_hessian = true;
