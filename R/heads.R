@@ -195,6 +195,9 @@ classifier_head_of <- function(head, n_classes, fn) {
 
 # The head as the engine builds it: its kind, or list(kind, settings).
 engine_head <- function(spec) {
+  if (identical(spec$head, "multi_label") && !is.null(spec$label_vocabulary)) {
+    return(list(kind = "multi_label", labels = spec$label_vocabulary))
+  }
   if (!length(spec$head_args)) return(spec$head)
   c(list(kind = spec$head), lapply(spec$head_args, as.numeric))
 }

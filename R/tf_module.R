@@ -145,7 +145,7 @@ tf <- new_tf_module("tf", c(
   list(
     nn = new_tf_module("tf$nn", c(tf_elementwise$nn, tf_fns(
       softmax = "tf_nn_softmax", log_softmax = "tf_nn_log_softmax", leaky_relu = "tf_nn_leaky_relu",
-      dropout = "tf_nn_dropout",
+      dropout = "tf_nn_dropout", log_poisson_loss = "tf_nn_log_poisson_loss",
       sigmoid_cross_entropy_with_logits = "tf_nn_sigmoid_cross_entropy_with_logits",
       softmax_cross_entropy_with_logits = "tf_nn_softmax_cross_entropy_with_logits",
       softmax_cross_entropy_with_logits_v2 = "tf_nn_softmax_cross_entropy_with_logits_v2",

@@ -312,6 +312,21 @@ tf_nn_sigmoid_cross_entropy_with_logits <- function(labels = NULL, logits = NULL
                 tf_op_name(g, "logistic_loss", name))
 }
 
+# TF's log_poisson_loss(targets, log_input): exp(log_input) - log_input *
+# targets, plus Stirling's approximation of log(targets!) for targets > 1
+# with compute_full_loss (the engine's Poisson loss, the Poisson head's).
+tf_nn_log_poisson_loss <- function(targets = NULL, log_input = NULL, compute_full_loss = FALSE, name = NULL) {
+  check_loss_args(targets, log_input, "tf$nn$log_poisson_loss()", "targets", "log_input")
+  check_flag(compute_full_loss, "compute_full_loss")
+  g <- tf_graph_of(targets, log_input)
+  log_input <- as_tf_tensor(log_input, g, arg = "log_input")
+  targets <- as_tf_tensor(targets, g, log_input$dtype, arg = "targets")
+  check_same_dtype(targets, log_input, "targets and log_input")
+  check_same_shape(targets, log_input, "tf$nn$log_poisson_loss()")
+  tf_graph_node(g, "log_poisson_loss", tf_ids(targets, log_input), log_input$shape, log_input$dtype,
+                tf_op_name(g, "log_poisson_loss", name), compute_full_loss = compute_full_loss)
+}
+
 tf_nn_softmax_cross_entropy_with_logits_v2 <- function(labels = NULL, logits = NULL, axis = NULL, name = NULL,
                                                        dim = NULL) {
   g <- tf_graph_of(labels, logits)

@@ -463,6 +463,15 @@ context("graph op gradients") {
       c.out = c.b.add(Op::SigmoidXent, {z, l}, {-1, 3});
       cases.push_back(std::move(c));
     }
+    for (int full = 0; full <= 1; ++full) {
+      Case c;
+      c.name = full ? "log_poisson_loss (full)" : "log_poisson_loss";
+      const int z = c.b.input({-1, 3}, d.uniform(3 * kRows, 0.0, 4.0));
+      const int l = c.b.input({-1, 3}, d.uniform(3 * kRows, -2.0, 2.0));
+      c.out = c.b.add(Op::LogPoissonLoss, {z, l}, {-1, 3});
+      c.b.at(c.out).full_loss = full != 0;
+      cases.push_back(std::move(c));
+    }
     {
       Case c;
       c.name = "softmax_xent";

@@ -52,6 +52,10 @@ struct PointwiseLoss {
     return y * std::log(y) - y + 0.5 * std::log(2.0 * 3.14159265358979323846 * y);
   }
 
+  // d stirling(y) / dy: log y + 1 / (2 y) for y > 1, else 0 (the gradient
+  // TensorFlow's log_poisson_loss passes to its targets).
+  static double stirling_grad(double y) { return y <= 1.0 ? 0.0 : std::log(y) + 0.5 / y; }
+
   // inline: called per element by the heads' loss loops
   double value(double f, double y) const {
     switch (kind) {

@@ -130,6 +130,7 @@ Graph parse_graph(const Spec& spec, int n_columns) {
     n.keep_dims = s.flag_or("keep_dims", false);
     n.transpose_a = s.flag_or("transpose_a", false);
     n.transpose_b = s.flag_or("transpose_b", false);
+    n.full_loss = s.flag_or("compute_full_loss", false);
     n.alpha = s.num_or("alpha", 0.2);
     n.rate = s.num_or("rate", 0.0);
     n.depth = s.num_or("depth", 0.0);

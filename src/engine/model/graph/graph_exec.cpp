@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 
 #include <cppestimators/math/elementwise.h>
+#include <cppestimators/math/pointwise_loss.h>
 #include <cppestimators/parallel.h>
 
 #include <algorithm>
@@ -564,10 +565,17 @@ void forward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows, ExecEnv& 
     case Op::SigmoidXent: {
       const T* z = in_val(0);
       const T* l = in_val(1);
-      for (std::int64_t e = 0; e < n; ++e) {
-        const T v = l[e];
-        y[e] = std::max(v, T(0)) - v * z[e] + std::log1p(std::exp(-std::abs(v)));
-      }
+      const PointwiseLoss xent{PointwiseKind::Logistic, 0.0};
+      for (std::int64_t e = 0; e < n; ++e) y[e] = static_cast<T>(xent.value(l[e], z[e]));
+      return;
+    }
+    case Op::LogPoissonLoss: {
+      const T* z = in_val(0);
+      const T* c = in_val(1);
+      const PointwiseLoss poisson{PointwiseKind::Poisson, 0.0};
+      for (std::int64_t e = 0; e < n; ++e)
+        y[e] = static_cast<T>(poisson.value(c[e], z[e]) -
+                              (x.full_loss ? 0.0 : PointwiseLoss::stirling(z[e])));
       return;
     }
     case Op::SoftmaxXent: {
@@ -746,9 +754,29 @@ void backward_node(const Graph& g, std::size_t i, Tape<T>& t, int rows,
     case Op::SigmoidXent: {
       const T* z = in_val(0);
       const T* l = in_val(1);
+      const PointwiseLoss xent{PointwiseKind::Logistic, 0.0};
+      double g, h;
       for (std::int64_t e = 0; e < n; ++e) {
         if (wants(0)) in_grad(0)[e] += -gy[e] * l[e];
-        if (wants(1)) in_grad(1)[e] += gy[e] * (elementwise::Sigmoid::f(l[e], 0.0) - z[e]);
+        if (!wants(1)) continue;
+        xent.derivatives(l[e], z[e], g, h);
+        in_grad(1)[e] += gy[e] * static_cast<T>(g);
+      }
+      return;
+    }
+    case Op::LogPoissonLoss: {
+      const T* z = in_val(0);
+      const T* c = in_val(1);
+      const PointwiseLoss poisson{PointwiseKind::Poisson, 0.0};
+      double g, h;
+      for (std::int64_t e = 0; e < n; ++e) {
+        if (wants(0))
+          in_grad(0)[e] +=
+              gy[e] *
+              static_cast<T>(-c[e] + (x.full_loss ? PointwiseLoss::stirling_grad(z[e]) : 0.0));
+        if (!wants(1)) continue;
+        poisson.derivatives(c[e], z[e], g, h);
+        in_grad(1)[e] += gy[e] * static_cast<T>(g);
       }
       return;
     }

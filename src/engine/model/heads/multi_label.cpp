@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
+#include <utility>
 
 #include <cppestimators/math/pointwise_loss.h>
 
@@ -19,14 +20,15 @@ const PointwiseLoss& xent() {
 
 }  // namespace
 
-MultiLabelMetrics::MultiLabelMetrics(int n_labels)
+MultiLabelMetrics::MultiLabelMetrics(std::vector<std::string> names)
     : MetricAccumulator(1),
-      n_(n_labels),
-      label_auc_(static_cast<std::size_t>(n_labels)),
-      tp_(static_cast<std::size_t>(n_labels)),
-      fp_(static_cast<std::size_t>(n_labels)),
-      fn_(static_cast<std::size_t>(n_labels)),
-      prob_(static_cast<std::size_t>(n_labels)) {}
+      n_(static_cast<int>(names.size())),
+      names_(std::move(names)),
+      label_auc_(names_.size()),
+      tp_(names_.size()),
+      fp_(names_.size()),
+      fn_(names_.size()),
+      prob_(names_.size()) {}
 
 void MultiLabelMetrics::clear() {
   wrong_ = 0.0;
@@ -69,7 +71,7 @@ void MultiLabelMetrics::append(MetricList& out) const {
     tp += tp_[s];
     fp += fp_[s];
     fn += fn_[s];
-    const std::string c = "/class" + std::to_string(j);
+    const std::string c = "/" + names_[s];
     out.emplace_back("probability_mean" + c, mean(prob_[s], weight_sum()));
     out.emplace_back("auc" + c, label_auc_[s].value(false));
     out.emplace_back("auc_precision_recall" + c, label_auc_[s].value(true));
@@ -81,8 +83,14 @@ void MultiLabelMetrics::append(MetricList& out) const {
   out.emplace_back("recall/positive_threshold_0.5", ratio(tp, tp + fn));
 }
 
-MultiLabelHead::MultiLabelHead(int n_labels) : n_(n_labels) {
+MultiLabelHead::MultiLabelHead(int n_labels, std::vector<std::string> names)
+    : n_(n_labels), names_(std::move(names)) {
   if (n_ < 2) throw std::invalid_argument("`n_labels` of a multi-label head must be at least 2");
+  if (names_.empty())
+    for (int j = 0; j < n_; ++j) names_.push_back("class" + std::to_string(j));
+  if (static_cast<int>(names_.size()) != n_)
+    throw std::invalid_argument("a multi-label head of " + std::to_string(n_) + " labels needs " +
+                                std::to_string(n_) + " label names");
 }
 
 void MultiLabelHead::check_labels(const double* y, std::int64_t n, int width) const {
@@ -116,7 +124,7 @@ void MultiLabelHead::predict(const std::string& key, const float* x, int rows, d
 }
 
 std::unique_ptr<MetricAccumulator> MultiLabelHead::new_metrics() const {
-  return std::make_unique<MultiLabelMetrics>(n_);
+  return std::make_unique<MultiLabelMetrics>(names_);
 }
 
 double MultiLabelHead::link(double mean) const { return xent().link(mean); }

@@ -30,8 +30,10 @@ const HeadRegistry& head_registry() {
              [](const Spec&, int k) -> std::unique_ptr<Head> {
                return std::make_unique<MultiClassHead>(k);
              })
-        .add("multi_label", [](const Spec&, int k) -> std::unique_ptr<Head> {
-          return std::make_unique<MultiLabelHead>(k);
+        .add("multi_label", [](const Spec& s, int k) -> std::unique_ptr<Head> {
+          std::vector<std::string> names;
+          if (s.strs.count("labels")) names = s.strings("labels");
+          return std::make_unique<MultiLabelHead>(k, names);
         });
     // the heads of one element-wise loss (pointwise.h)
     for (const char* kind : {"poisson_regression", "tweedie", "gamma_regression", "huber",

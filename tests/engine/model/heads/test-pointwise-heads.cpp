@@ -243,3 +243,21 @@ context("Multi-label head") {
     expect_error_as(MultiLabelHead(1), std::invalid_argument);
   }
 }
+
+context("Multi-label head's names") {
+  test_that("per-label metrics are named by the labels' names when the head has them") {
+    auto h = make_head(
+        [] {
+          Spec s;
+          s.kind = "multi_label";
+          s.strs["labels"] = {"a", "b"};
+          return s;
+        }(),
+        2);
+    std::vector<float> x = {-1.0f, 1.0f, -1.5f, 1.5f}, y = {1, 0, 1, 1};
+    const auto m = metrics_of(*h, x, y, 2);
+    expect_true(near(m.at("probability_mean/a"), 0.22568347, 1e-6));
+    expect_true(near(m.at("auc/b"), 1.0, 1e-6));
+    expect_true(m.count("auc/class0") == 0);
+  }
+}

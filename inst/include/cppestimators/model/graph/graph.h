@@ -40,7 +40,9 @@
 //     where TF would drop: tf$layers$dropout(training = TRUE), contrib's
 //     dropout, whose is_training defaults to TRUE, tf$nn$dropout)
 //   sigmoid_xent (labels, logits), softmax_xent (labels, logits: over the
-//     last axis), sparse_softmax_xent (integer labels, logits)
+//     last axis), sparse_softmax_xent (integer labels, logits),
+//     log_poisson_loss (targets, log_input) [compute_full_loss]: the
+//     element-wise losses are math/pointwise_loss.h's, the heads' own
 //
 // Execution: the nodes that depend on the labels (and the constants they
 // read) run in the head (GraphHead), the others in the model (GraphModel).
@@ -101,6 +103,7 @@ struct Node {
   int param = -1;             // variable: the model's parameter index
   int axis = -1;              // concat, argmax/argmin
   bool keep_dims = false, transpose_a = false, transpose_b = false;
+  bool full_loss = false;  // log_poisson_loss: Stirling's term
   double alpha = 0.2, rate = 0.0, depth = 0, on_value = 1, off_value = 0;
 
   bool batched() const { return !shape.empty() && shape[0] < 0; }

@@ -67,5 +67,6 @@
   OP(OneHot, "one_hot", 1, false)                            \
   OP(Dropout, "dropout", 1, true)                            \
   OP(SigmoidXent, "sigmoid_xent", 2, true)                   \
+  OP(LogPoissonLoss, "log_poisson_loss", 2, true)            \
   OP(SoftmaxXent, "softmax_xent", 2, true)                   \
   OP(SparseSoftmaxXent, "sparse_softmax_xent", 2, true)

@@ -8,8 +8,9 @@
 // recall at threshold 0.5 over the pairs (accuracy/positive_threshold_0.5,
 // ...), and per label i (0-based) probability_mean/class<i>, auc/class<i>
 // and auc_precision_recall/class<i> (TF's class-based metrics, for every
-// label); ours: hamming_loss (the share of pairs predicted wrong at 0.5,
-// 1 - accuracy) and precision/class<i>, recall/class<i>.
+// label; with the labels' names, <name> for class<i>, as TF's with a
+// label_vocabulary); ours: hamming_loss (the share of pairs predicted wrong
+// at 0.5, 1 - accuracy) and precision/class<i>, recall/class<i>.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -24,7 +25,7 @@ namespace cppestimators {
 
 class MultiLabelMetrics : public MetricAccumulator {
  public:
-  explicit MultiLabelMetrics(int n_labels);
+  explicit MultiLabelMetrics(std::vector<std::string> names);
 
  private:
   void clear() override;
@@ -33,6 +34,7 @@ class MultiLabelMetrics : public MetricAccumulator {
   void append(MetricList& out) const override;
 
   int n_;
+  std::vector<std::string> names_;  // "class0", ... or the labels' names
   double wrong_ = 0;
   ThresholdAuc auc_;
   std::vector<ThresholdAuc> label_auc_;
@@ -41,7 +43,8 @@ class MultiLabelMetrics : public MetricAccumulator {
 
 class MultiLabelHead : public Head {
  public:
-  explicit MultiLabelHead(int n_labels);
+  // names: the labels' names for the metrics, or empty
+  explicit MultiLabelHead(int n_labels, std::vector<std::string> names = {});
   std::string name() const override { return "multi_label"; }
   int logits_dim() const override { return n_; }
   int label_dim() const override { return n_; }
@@ -60,6 +63,7 @@ class MultiLabelHead : public Head {
                          float* dl) const override;
 
   int n_;
+  std::vector<std::string> names_;
 };
 
 }  // namespace cppestimators
