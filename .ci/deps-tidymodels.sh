@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The tidymodels packages the tests of the parsnip engines use, and the
-# explainers (shapviz, treeshap) the tests of the explanations compare to. Debian's
+# explainers (shapviz, treeshap) the tests of the explanations compare to, and
+# quantreg, the reference of the linear quantile fits. Debian's
 # r-cran-* packages come built and install in seconds, but Debian's parsnip
 # stack is older than current parsnip needs; so Debian's packages are
 # installed first for whatever of the dependency tree Debian has, then
 # .ci/cran-resolve.R installs from CRAN what is missing or too old.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets="parsnip workflows recipes rsample tune yardstick hardhat modeldata tibble dials glmnet bit64 haven shapviz treeshap"
+targets="parsnip workflows recipes rsample tune yardstick hardhat modeldata tibble dials glmnet bit64 haven shapviz treeshap quantreg"
 ok=$(Rscript --vanilla -e "p <- strsplit('$targets', ' ')[[1]]; cat(all(vapply(p, requireNamespace, TRUE, quietly = TRUE)))")
 [ "$ok" = "TRUE" ] && exit 0
 start=$(date +%s)

@@ -190,7 +190,7 @@
 #' }
 NULL
 
-parsnip_models <- c("linear_reg", "logistic_reg", "multinom_reg", "mlp", "boost_tree")
+parsnip_models <- c("linear_reg", "logistic_reg", "multinom_reg", "mlp", "boost_tree", "poisson_reg")
 
 # Registers the engines now if parsnip is loaded, and whenever parsnip is
 # loaded later (extension packages' way of registering with a Suggests).
@@ -220,6 +220,7 @@ parsnip_arg_map <- list(
   linear_reg = c(penalty = "penalty", mixture = "mixture"),
   logistic_reg = c(penalty = "penalty", mixture = "mixture"),
   multinom_reg = c(penalty = "penalty", mixture = "mixture"),
+  poisson_reg = c(penalty = "penalty", mixture = "mixture"),
   mlp = c(hidden_units = "hidden_units", penalty = "penalty", dropout = "dropout", epochs = "epochs",
           activation = "activation_fn", learn_rate = "learning_rate"),
   boost_tree = c(trees = "n_trees", tree_depth = "max_depth", learn_rate = "learn_rate",
@@ -227,9 +228,11 @@ parsnip_arg_map <- list(
                  sample_size = "sample_size", mtry = "mtry")
 )
 
-parsnip_model_modes <- list(linear_reg = "regression", logistic_reg = "classification",
-                            multinom_reg = "classification", mlp = c("regression", "classification"),
-                            boost_tree = c("regression", "classification"))
+parsnip_model_modes <- list(linear_reg = c("regression", "quantile regression"), logistic_reg = "classification",
+                            multinom_reg = "classification",
+                            mlp = c("regression", "classification", "quantile regression"),
+                            boost_tree = c("regression", "classification", "quantile regression"),
+                            poisson_reg = "regression")
 
 # The outcome's name, as parsnip's fit() (`formula`, a bare name on its
 # left) or fit_xy() (`y_var`, the names of a data frame `y`) knows it,
@@ -246,6 +249,8 @@ parsnip_outcome_arg <- quote(
 register_parsnip_model <- function(model) {
   eng <- "cppestimators"
   modes <- parsnip_model_modes[[model]]
+  # the "quantile regression" mode came with parsnip 1.2
+  if (utils::packageVersion("parsnip") < "1.2.0") modes <- setdiff(modes, "quantile regression")
   for (mode in modes) {
     parsnip::set_model_engine(model, mode = mode, eng = eng)
     parsnip::set_dependency(model, eng = eng, pkg = "cppestimators", mode = mode)
@@ -260,11 +265,14 @@ register_parsnip_model <- function(model) {
     parsnip::set_fit(model = model, eng = eng, mode = mode, value = list(
       interface = "data.frame", protect = c("x", "y", "weights"),
       func = c(pkg = "cppestimators", fun = "fit_cppestimators"),
-      defaults = list(model = model, seed = quote(sample.int(10^5, 1)), outcome = parsnip_outcome_arg)))
+      defaults = c(list(model = model, seed = quote(sample.int(10^5, 1)), outcome = parsnip_outcome_arg),
+                   # (parsnip evaluates `quantile_levels` where it fits: the mode's levels)
+                   if (mode == "quantile regression") list(quantile_levels = quote(quantile_levels)))))
     parsnip::set_encoding(model = model, eng = eng, mode = mode, options = list(
       predictor_indicators = "none", compute_intercept = FALSE, remove_intercept = FALSE,
       allow_sparse_x = FALSE))
-    types <- if (mode == "regression") c("numeric", "raw") else c("class", "prob", "raw")
+    types <- switch(mode, regression = c("numeric", "raw"), classification = c("class", "prob", "raw"),
+                    "quantile regression" = c("quantile", "raw"))
     for (type in types) {
       parsnip::set_pred(model = model, eng = eng, mode = mode, type = type, value = list(
         pre = NULL, post = NULL, func = c(pkg = "cppestimators", fun = "predict_cppestimators"),

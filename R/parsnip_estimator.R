@@ -10,7 +10,8 @@
 # the predictors); l2_regularization 1 unless given, as xgboost's lambda.
 parsnip_hist_trees <- function(columns, levels, config, n_features, n_train, growth, n_trees, max_depth,
                                learning_rate, l1_regularization, l2_regularization, tree_complexity,
-                               min_node_weight, max_leaves, max_bin, sample_size, mtry, weight_column) {
+                               min_node_weight, max_leaves, max_bin, sample_size, mtry, weight_column,
+                               head = NULL) {
   subsample <- 1
   if (!is.null(sample_size)) {
     subsample <- check_number(sample_size, "sample_size", min = 0, max = 1, exclusive_min = TRUE,
@@ -26,7 +27,7 @@ parsnip_hist_trees <- function(columns, levels, config, n_features, n_train, gro
                l2_regularization = l2_regularization %||% 1, tree_complexity = tree_complexity %||% 0,
                min_node_weight = min_node_weight %||% 1, max_leaves = max_leaves, max_bin = max_bin %||% 256L,
                subsample = subsample, colsample = colsample, config = config, weight_column = weight_column)
-  if (is.null(levels)) return(do.call(boosted_trees_regressor, args))
+  if (is.null(levels)) return(do.call(boosted_trees_regressor, c(args, list(head = head))))
   do.call(boosted_trees_classifier, c(args, list(n_classes = length(levels), label_vocabulary = levels)))
 }
 
@@ -36,9 +37,11 @@ parsnip_engine_args <- function(model) {
   switch(model,
     boost_tree = c("growth", "max_leaves", "max_bin", "learning_rate", "l1_regularization", "l2_regularization",
                    "tree_complexity", "min_node_weight", "n_batches_per_layer", "monotone_constraints",
-                   "interaction_constraints", common),
-    mlp = c("optimizer", "tolerance", common),
-    c("optimizer", "learning_rate", "epochs", "tolerance", "lower_limits", "upper_limits", common))
+                   "interaction_constraints", "objective", "tweedie_variance_power", "huber_slope", common),
+    mlp = c("optimizer", "tolerance", "objective", "tweedie_variance_power", "huber_slope", common),
+    poisson_reg = c("optimizer", "learning_rate", "epochs", "tolerance", "lower_limits", "upper_limits", common),
+    c("optimizer", "learning_rate", "epochs", "tolerance", "lower_limits", "upper_limits", "objective",
+      "tweedie_variance_power", "huber_slope", common))
 }
 
 check_parsnip_classes <- function(model, levels) {
@@ -61,9 +64,11 @@ check_parsnip_classes <- function(model, levels) {
 # outcome's mean, the logit of the base rate, the log of each class's share),
 # as glm and glmnet start: training then spends its steps on the slopes. The
 # linear models' bias is left out of the penalty, as glmnet's intercept.
-start_at_base_rate <- function(est, y, levels, weights, linear) {
+start_at_base_rate <- function(est, y, levels, weights, linear, head = NULL) {
   w <- weights %||% rep(1, length(y))
-  bias <- if (is.null(levels)) {
+  bias <- if (!is.null(head)) {
+    head_start(head, y, w)
+  } else if (is.null(levels)) {
     sum(w * y) / sum(w)
   } else {
     p <- vapply(seq_along(levels), function(k) sum(w[as.integer(y) == k]), 1) / sum(w)
@@ -103,8 +108,11 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args, w
       # glmnet fits a gaussian model to y / sd(y) with lambda / sd(y), which
       # leaves its L1 term as it is on y's scale and divides its L2 term by
       # sd(y)
-      rows <- args$batch_rows * if (classifier) 1 else 2
-      l2_scale <- if (classifier) 1 else 1 / args$y_scale
+      # (a head other than squared error: the summed negative
+      # log-likelihood, glmnet's deviance / 2, as a classifier's)
+      nll <- classifier || !is.null(args$head)
+      rows <- args$batch_rows * if (nll) 1 else 2
+      l2_scale <- if (nll) 1 else 1 / args$y_scale
       opt <- parsnip_optimizer(args$optimizer, args$learning_rate, "Ftrl", if (args$full_batch) 0.5 else 0.2,
                                l1 = rows * penalty * mixture, l2 = rows * penalty * (1 - mixture) / 2 * l2_scale,
                                per_step = TRUE)
@@ -114,7 +122,7 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args, w
                           upper_limits = args$upper_limits)
       } else {
         linear_regressor(columns, optimizer = opt, config = config, weight_column = weight_column,
-                         lower_limits = args$lower_limits, upper_limits = args$upper_limits)
+                         lower_limits = args$lower_limits, upper_limits = args$upper_limits, head = args$head)
       }
     },
     mlp = {
@@ -129,7 +137,7 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args, w
                        activation_fn = act, dropout = dropout, config = config, weight_column = weight_column)
       } else {
         dnn_regressor(units, columns, optimizer = opt, activation_fn = act, dropout = dropout,
-                      config = config, weight_column = weight_column)
+                      config = config, weight_column = weight_column, head = args$head)
       }
     },
     boost_tree = {
@@ -148,7 +156,7 @@ parsnip_estimator <- function(model, columns, levels, config, per_layer, args, w
       if (classifier) {
         do.call(boosted_trees_classifier, c(tree_args, list(n_classes = k, label_vocabulary = lv)))
       } else {
-        do.call(boosted_trees_regressor, tree_args)
+        do.call(boosted_trees_regressor, c(tree_args, list(head = args$head)))
       }
     })
 }
@@ -199,4 +207,73 @@ parsnip_evaluation_hooks <- function(est, data, features, outcome, validation, e
                                                     restore_best = TRUE)))
   }
   hooks
+}
+
+# The head of an engine's `objective` (xgboost's names) or of the model
+# and mode: poisson_reg() fits a Poisson regression, the "quantile
+# regression" mode a quantile head at `quantile_levels`. NULL: squared error
+# (or the classifiers' heads).
+parsnip_objectives <- c("reg:squarederror", "count:poisson", "reg:tweedie", "reg:gamma", "reg:pseudohubererror",
+                        "reg:absoluteerror", "reg:logistic", "reg:quantileerror")
+
+parsnip_head <- function(model, objective, tweedie_variance_power, huber_slope, quantile_levels) {
+  if (!is.null(quantile_levels)) {
+    if (!is.null(objective) && !identical(objective, "reg:quantileerror")) {
+      abort(sprintf("the \"quantile regression\" mode fits quantiles: `objective = \"%s\"` does not apply.", objective),
+            class = "cppestimators_engine_argument")
+    }
+    return(head_quantile(quantile_levels))
+  }
+  if (identical(model, "poisson_reg")) {
+    if (!is.null(objective) && !identical(objective, "count:poisson")) {
+      abort(sprintf("poisson_reg() fits a Poisson regression: `objective = \"%s\"` does not apply.", objective),
+            class = "cppestimators_engine_argument")
+    }
+    return(head_poisson_regression())
+  }
+  if (is.null(objective)) {
+    if (!is.null(tweedie_variance_power) || !is.null(huber_slope)) {
+      abort("`tweedie_variance_power` and `huber_slope` go with `objective = \"reg:tweedie\"` and \"reg:pseudohubererror\".",
+            class = "cppestimators_engine_argument")
+    }
+    return(NULL)
+  }
+  if (!model %in% c("linear_reg", "mlp", "boost_tree")) {
+    abort(sprintf("`objective` is an engine argument of linear_reg(), mlp() and boost_tree(), not of %s().", model),
+          class = "cppestimators_engine_argument")
+  }
+  if (!is.character(objective) || length(objective) != 1L || !objective %in% parsnip_objectives) {
+    shown <- if (is.character(objective) && length(objective) == 1L) sprintf("\"%s\"", objective) else describe(objective)
+    abort(sprintf("unknown objective %s; the known objectives are %s.", shown,
+                  paste0("\"", parsnip_objectives, "\"", collapse = ", ")),
+          class = "cppestimators_engine_argument")
+  }
+  switch(objective,
+    "reg:squarederror" = NULL,
+    "count:poisson" = head_poisson_regression(),
+    "reg:tweedie" = head_tweedie(tweedie_variance_power %||% 1.5),
+    "reg:gamma" = head_gamma_regression(),
+    "reg:pseudohubererror" = head_huber(huber_slope %||% 1, pseudo = TRUE),
+    "reg:absoluteerror" = head_absolute_error(),
+    "reg:logistic" = head_logistic_regression(),
+    "reg:quantileerror" = abort("`objective = \"reg:quantileerror\"` needs the \"quantile regression\" mode and its `quantile_levels`.",
+                                class = "cppestimators_engine_argument"))
+}
+
+# The bias a head's linear model or network starts from: the logit of the
+# constant that fits the outcome best (its link of the weighted mean; a
+# quantile head's weighted quantiles; absolute error's weighted median).
+head_start <- function(head, y, w) {
+  wq <- function(p) {
+    o <- order(y)
+    cw <- cumsum(w[o]) / sum(w)
+    y[o][vapply(p, function(q) which(cw >= q - 1e-12)[1L], 1L)]
+  }
+  m <- sum(w * y) / sum(w)
+  switch(head$kind,
+    poisson_regression = , tweedie = , gamma_regression = log(max(m, 1e-10)),
+    logistic_regression = stats::qlogis(min(max(m, 1e-6), 1 - 1e-6)),
+    absolute_error = wq(0.5),
+    quantile = wq(head$args$levels),
+    m)
 }

@@ -70,7 +70,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               min_node_weight = NULL, n_batches_per_layer = NULL, outcome = NULL,
                               growth = "depthwise", max_leaves = NULL, max_bin = NULL, sample_size = NULL,
                               mtry = NULL, monotone_constraints = NULL, interaction_constraints = NULL,
-                              lower_limits = NULL, upper_limits = NULL, ...) {
+                              lower_limits = NULL, upper_limits = NULL, objective = NULL,
+                              tweedie_variance_power = NULL, huber_slope = NULL, quantile_levels = NULL, ...) {
   extra <- list(...)
   if (length(extra)) {
     valid <- parsnip_engine_args(model)
@@ -83,6 +84,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   if (length(outcome) == 0L) outcome <- NULL
   outcome <- check_string(outcome, "outcome", null_ok = TRUE, must = "NULL or the outcome's column name")
   check_choice(model, "model", parsnip_models)
+  head <- parsnip_head(model, objective, tweedie_variance_power, huber_slope, quantile_levels)
+  if (identical(model, "poisson_reg")) model <- "linear_reg"
   check_not_sparse(x, "x", "fit")
   x <- parsnip_predictors(x)
   if (is.data.frame(y) || is.matrix(y)) {
@@ -101,6 +104,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
           class = "cppestimators_missing_values")
   }
   levels <- if (classification) levels(y)
+  if (classification && !is.null(head)) {
+    abort(sprintf("the objective %s is for a numeric outcome, and this outcome is a factor.", format(head)),
+          class = "cppestimators_engine_argument")
+  }
   check_parsnip_classes(model, levels)
   validation <- check_number(validation, "validation", min = 0, max = 1, exclusive_max = TRUE,
                              must = "a share of the rows in [0, 1)")
@@ -164,7 +171,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
                               l2_regularization = l2_regularization,
                               tree_complexity = loss_reduction %||% tree_complexity,
                               min_node_weight = min_hessian_sum %||% min_node_weight, max_leaves = max_leaves,
-                              max_bin = max_bin, sample_size = sample_size, mtry = mtry, weight_column = weight_name)
+                              max_bin = max_bin, sample_size = sample_size, mtry = mtry, weight_column = weight_name,
+                              head = head)
     est$spec$no_start_checkpoint <- TRUE
     est$spec$model <- with_tree_constraints(est$spec$model, columns, monotone_constraints, interaction_constraints)
     if (!is.null(epochs)) abort("boost_tree() trains until its trees are grown: use `steps`, not `epochs`.")
@@ -198,13 +206,16 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     learning_rate <- learn_rate
   }
   rows_per_layer <- per_layer * batch_size
-  xgb <- if (classification) 1 else 2  # TF's hessians of (y - f)^2 are 2, xgboost's of (y - f)^2 / 2 are 1
+  # TF's hessians of (y - f)^2 are 2, xgboost's of (y - f)^2 / 2 are 1; the
+  # other losses are the same on both scales
+  squared <- !classification && is.null(head)
+  xgb <- if (squared) 2 else 1
   est <- parsnip_estimator(model, columns, levels, config, per_layer = per_layer, args = list(
     penalty = penalty, mixture = mixture, hidden_units = hidden_units, dropout = dropout,
     activation_fn = activation_fn, learning_rate = learning_rate, optimizer = optimizer,
-    lower_limits = lower_limits, upper_limits = upper_limits,
+    lower_limits = lower_limits, upper_limits = upper_limits, head = head,
     n_trees = n_trees, max_depth = max_depth, batch_rows = batch_size, full_batch = batch_size >= n_train,
-    y_scale = if (!classification) parsnip_y_scale(y[train_rows], weights[train_rows]),
+    y_scale = if (squared) parsnip_y_scale(y[train_rows], weights[train_rows]),
     # boost_tree(): xgboost's scale (sums over the rows of its loss, half the
     # squared error for regression) to the estimator's (means over a layer's
     # rows of TF's losses, whose gains have no factor 1/2)
@@ -219,7 +230,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     est$spec$model <- with_tree_constraints(est$spec$model, columns, monotone_constraints, interaction_constraints)
   }
   est$spec$no_start_checkpoint <- TRUE  # no checkpoint of the initial variables
-  if (!trees) est <- start_at_base_rate(est, y[train_rows], levels, weights[train_rows], linear = linear)
+  if (!trees) est <- start_at_base_rate(est, y[train_rows], levels, weights[train_rows], linear = linear, head = head)
 
   steps <- check_whole(steps, "steps", max = 2^53)
   if (trees) {
@@ -332,7 +343,7 @@ warn_unconverged <- function(watch, model, threshold) {
 #' @export
 predict_cppestimators <- function(object, new_data, type = "numeric") {
   check_estimator(object)
-  check_choice(type, "type", c("numeric", "class", "prob", "raw"))
+  check_choice(type, "type", c("numeric", "class", "prob", "quantile", "raw"))
   check_not_sparse(new_data, "new_data", "predict")
   new_data <- parsnip_predictors(new_data)
   n <- nrow(new_data)
@@ -345,6 +356,12 @@ predict_cppestimators <- function(object, new_data, type = "numeric") {
   }
   batch_size <- min(n, 4096L)
   if (type == "raw") return(predict(object, new_data, batch_size = batch_size))
+  if (type == "quantile") {
+    if (!identical(object$spec$head, "quantile")) abort("`type = \"quantile\"` needs a quantile regression fit.")
+    m <- as.matrix(predict(object, new_data, type = "numeric", batch_size = batch_size))
+    dimnames(m) <- NULL
+    return(tibble::new_tibble(list(.pred_quantile = hardhat::quantile_pred(m, object$spec$head_args$levels))))
+  }
   out <- predict(object, new_data, type = type, batch_size = batch_size)
   switch(type,
     numeric = out$.pred,
