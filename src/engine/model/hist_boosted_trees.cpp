@@ -569,22 +569,65 @@ void HistBoostedTreesModel::base_score(const Head& head, const FeatureBatch& bat
 void HistBoostedTreesModel::renew_leaves(const FeatureBatch& batch, const float* logits,
                                          const Head& head, int c, double level,
                                          const std::vector<int>& leaf_of, double rate,
-                                         trees::GrownTree& tree) {
-  std::vector<std::vector<std::pair<double, double>>> per_leaf(tree.nodes.size());
+                                         trees::GrownTree& tree, Work& w) {
   const int k = head.logits_dim(), d = head.label_dim();
   const int column = d == k ? c : 0;  // the label a logit predicts
+  const std::size_t nodes = tree.nodes.size();
+  const auto id_of = [&](int r) {
+    return batch.whole_in_order ? static_cast<std::size_t>(r)
+                                : static_cast<std::size_t>(batch.row_ids[r]);
+  };
+  const auto leaf_at = [&](int r) {
+    const std::size_t id = id_of(r);
+    return id < leaf_of.size() ? leaf_of[id] : -1;
+  };
+  // rows grouped by leaf (a counting sort into buffers the workspace keeps)
+  std::vector<int>& start = w.renew_start;
+  start.assign(nodes + 1, 0);
   for (int r = 0; r < batch.rows; ++r) {
-    const std::size_t id = batch.whole_in_order ? static_cast<std::size_t>(r)
-                                                : static_cast<std::size_t>(batch.row_ids[r]);
-    if (id >= leaf_of.size() || leaf_of[id] < 0) continue;
+    const int leaf = leaf_at(r);
+    if (leaf >= 0) ++start[static_cast<std::size_t>(leaf) + 1];
+  }
+  for (std::size_t n = 0; n < nodes; ++n) start[n + 1] += start[n];
+  w.renew.resize(static_cast<std::size_t>(start[nodes]));
+  bool weighted = false;
+  for (int r = 0; r < batch.rows; ++r) {
+    const int leaf = leaf_at(r);
+    if (leaf < 0) continue;
     const double resid = batch.labels[static_cast<std::size_t>(r) * d + column] -
                          logits[static_cast<std::size_t>(r) * k + c];
     const double wt = batch.example_weights != nullptr ? batch.example_weights[r] : 1.0;
-    per_leaf[static_cast<std::size_t>(leaf_of[id])].emplace_back(resid, wt);
+    weighted = weighted || wt != 1.0;
+    w.renew[static_cast<std::size_t>(start[static_cast<std::size_t>(leaf)]++)] = {resid, wt};
   }
-  for (std::size_t n = 0; n < tree.nodes.size(); ++n) {
-    if (tree.nodes[n].feature >= 0 || per_leaf[n].empty()) continue;
-    tree.nodes[n].value = rate * weighted_quantile(per_leaf[n], level);
+  for (std::size_t n = nodes; n > 0; --n) start[n] = start[n - 1];  // back to the starts
+  start[0] = 0;
+  for (std::size_t n = 0; n < nodes; ++n) {
+    const auto b = w.renew.begin() + start[n], e = w.renew.begin() + start[n + 1];
+    if (tree.nodes[n].feature >= 0 || b == e) continue;
+    double q;
+    if (!weighted) {
+      // the smallest residual with at least level x count at or below it
+      const std::ptrdiff_t m = e - b;
+      std::ptrdiff_t at =
+          static_cast<std::ptrdiff_t>(std::ceil(level * static_cast<double>(m))) - 1;
+      at = std::min(m - 1, std::max<std::ptrdiff_t>(0, at));
+      std::nth_element(b, b + at, e);
+      q = (b + at)->first;
+    } else {
+      std::sort(b, e);
+      double total = 0.0, seen = 0.0;
+      for (auto it = b; it != e; ++it) total += it->second;
+      q = (e - 1)->first;
+      for (auto it = b; it != e; ++it) {
+        seen += it->second;
+        if (seen >= level * total && it->second > 0.0) {
+          q = it->first;
+          break;
+        }
+      }
+    }
+    tree.nodes[n].value = rate * q;
   }
 }
 
@@ -693,7 +736,7 @@ StepStats HistBoostedTreesModel::Boosting::compute(const FeatureBatch& batch, co
     const double level = head.leaf_quantile(c);
     if (level >= 0.0 && !empty && across == nullptr)
       renew_leaves(batch, lg, head, c, level, w.grower.leaf_rows(), m.grow_.learning_rate,
-                   w.grown[static_cast<std::size_t>(c)]);
+                   w.grown[static_cast<std::size_t>(c)], w);
     // each leaf's rows, for moving the running predictions
     std::vector<int>& leaf_of = w.grown_rows[static_cast<std::size_t>(c)];
     if (w.preds_rounds == round && batch.whole_in_order) {

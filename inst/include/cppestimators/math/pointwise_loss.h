@@ -22,7 +22,13 @@
 //   logistic   sigmoid cross-entropy on labels in [0, 1]
 #pragma once
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cmath>
+#include <cstddef>
+#include <type_traits>
+
+#include "fast_math.h"
 
 namespace cppestimators {
 
@@ -46,90 +52,154 @@ struct PointwiseLoss {
   static double safe_exp(double x) { return std::exp(std::min(x, 80.0)); }
 
   // Stirling's approximation of log(y!) as TensorFlow's log_poisson_loss
-  // adds it: y log y - y + log(2 pi y) / 2 for y > 1, 0 for 0 <= y <= 1.
+  // adds it: y log y - y + log(2 pi y) / 2 for y > 1, 0 for 0 <= y <= 1
+  // (whole counts below 256 from a table: counts are what Poisson labels
+  // mostly are, and the log was a third of a linear model's step).
   static double stirling(double y) {
     if (y <= 1.0) return 0.0;
-    return y * std::log(y) - y + 0.5 * std::log(2.0 * 3.14159265358979323846 * y);
+    if (y < 256.0 && y == static_cast<double>(static_cast<int>(y)))
+      return kStirling[static_cast<std::size_t>(y)];
+    return stirling_formula(y);
   }
+  static double stirling_formula(double y) {
+    return (y + 0.5) * std::log(y) - y + 0.5 * std::log(2.0 * 3.14159265358979323846);
+  }
+  static const std::array<double, 256> kStirling;
 
   // d stirling(y) / dy: log y + 1 / (2 y) for y > 1, else 0 (the gradient
   // TensorFlow's log_poisson_loss passes to its targets).
   static double stirling_grad(double y) { return y <= 1.0 ? 0.0 : std::log(y) + 0.5 / y; }
 
-  // inline: called per element by the heads' loss loops
-  double value(double f, double y) const {
-    switch (kind) {
-      case PointwiseKind::Poisson:
-        return safe_exp(f) - y * f + stirling(y);
-      case PointwiseKind::Tweedie:
-        return -y * safe_exp((1.0 - a) * f) / (1.0 - a) + safe_exp((2.0 - a) * f) / (2.0 - a);
-      case PointwiseKind::Gamma:
-        return y * safe_exp(-f) + f;
-      case PointwiseKind::Huber: {
-        const double r = std::fabs(f - y);
-        return r <= a ? 0.5 * r * r : a * (r - 0.5 * a);
+  // The arithmetic eval() needs, for T = double (the C library's: float64
+  // graphs, metrics), float (the engine's own exp, math/fast_math.h, as the
+  // binary head's logistic loss) and four float lanes (the heads' loops).
+  template <class T>
+  static T splat(double v) {
+    return T{} + static_cast<float>(v);  // (0 + v: a scalar, or v in every lane)
+  }
+  static double exp_of(double x) { return std::exp(std::min(x, 80.0)); }
+  static float exp_of(float x) {
+    float out;
+    fast::exp_any<float, std::int32_t>(std::min(x, 80.0f), out);
+    return out;
+  }
+  static double sqrt_of(double x) { return std::sqrt(x); }
+  static float sqrt_of(float x) { return std::sqrt(x); }
+  static double stirling_of(double y) { return stirling(y); }
+  static float stirling_of(float y) { return static_cast<float>(stirling(y)); }
+#ifdef CPPESTIMATORS_VECTOR_TYPES
+  static fast::f4 exp_of(const fast::f4& x) {
+    fast::f4 out;
+    fast::exp_any<fast::f4, fast::i4>(x > 80.0f ? fast::f4{} + 80.0f : x, out);
+    return out;
+  }
+  static fast::f4 sqrt_of(const fast::f4& x) {
+    fast::f4 out;
+    for (int i = 0; i < 4; ++i) out[i] = std::sqrt(x[i]);
+    return out;
+  }
+  static fast::f4 stirling_of(const fast::f4& y) {
+    fast::f4 out;
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<float>(stirling(y[i]));
+    return out;
+  }
+#endif
+
+  // The loss of kind K at logit f and label y, with its first derivative
+  // into *g and its second into *h when they are not null: one definition
+  // per kind, each exponential computed once, in T (double, float, or four
+  // float lanes: comparisons and ?: act per lane). value() and
+  // derivatives() dispatch to it; the heads' loops dispatch once per batch
+  // (with_kind()) and run the kind's own loop over lanes.
+  // inline: called per element
+  template <PointwiseKind K, class T>
+  static T eval(const T& a, const T& f, const T& y, T* g, T* h) {
+    const T zero = splat<T>(0), one = splat<T>(1);
+    if constexpr (K == PointwiseKind::Poisson) {
+      const T mu = exp_of(f);
+      if (g != nullptr) *g = mu - y;
+      if (h != nullptr) *h = mu;
+      return mu - y * f + stirling_of(y);
+    } else if constexpr (K == PointwiseKind::Tweedie) {
+      const T e1 = exp_of((one - a) * f), e2 = exp_of((splat<T>(2) - a) * f);
+      if (g != nullptr) *g = e2 - y * e1;
+      if (h != nullptr) *h = (splat<T>(2) - a) * e2 - y * (one - a) * e1;
+      return e2 / (splat<T>(2) - a) - y * e1 / (one - a);
+    } else if constexpr (K == PointwiseKind::Gamma) {
+      const T e = y * exp_of(zero - f);
+      if (g != nullptr) *g = one - e;
+      if (h != nullptr) *h = e;
+      return e + f;
+    } else if constexpr (K == PointwiseKind::Huber) {
+      const T r = f - y, ar = r < zero ? zero - r : r;
+      if (g != nullptr) *g = r > a ? a : (r < zero - a ? zero - a : r);
+      if (h != nullptr) *h = one;
+      return ar <= a ? splat<T>(0.5) * r * r : a * (ar - splat<T>(0.5) * a);
+    } else if constexpr (K == PointwiseKind::PseudoHuber) {
+      const T z = (f - y) / a, sq = one + z * z, rs = sqrt_of(sq);
+      if (g != nullptr) *g = (f - y) / rs;
+      if (h != nullptr) *h = one / (sq * rs);
+      return a * a * (rs - one);
+    } else if constexpr (K == PointwiseKind::Absolute) {
+      if (g != nullptr) *g = f > y ? one : (f < y ? zero - one : zero);
+      if (h != nullptr) *h = one;
+      return f > y ? f - y : y - f;
+    } else if constexpr (K == PointwiseKind::Quantile) {
+      if (g != nullptr) *g = f >= y ? one - a : zero - a;
+      if (h != nullptr) *h = one;
+      return y >= f ? a * (y - f) : (one - a) * (f - y);
+    } else if constexpr (std::is_same<T, double>::value) {  // Logistic, in double
+      const T e = std::exp(-std::fabs(f));                  // in (0, 1]
+      const T p = f >= 0 ? 1 / (1 + e) : e / (1 + e);
+      if (g != nullptr) *g = p - y;
+      if (h != nullptr) *h = p * (1 - p);
+      return std::max(f, T(0)) - f * y + std::log1p(e);
+    } else {  // Logistic in float or lanes: fast_math's
+      T l, gl, hl;
+      if constexpr (std::is_same<T, float>::value) {
+        fast::logistic_lanes<float, std::int32_t>(f, y, l, gl, hl);
+      } else {
+        fast::logistic_lanes<T, fast::i4>(f, y, l, gl, hl);
       }
-      case PointwiseKind::PseudoHuber: {
-        const double z = (f - y) / a;
-        return a * a * (std::sqrt(1.0 + z * z) - 1.0);
-      }
-      case PointwiseKind::Absolute:
-        return std::fabs(f - y);
-      case PointwiseKind::Quantile:
-        return y >= f ? a * (y - f) : (1.0 - a) * (f - y);
-      case PointwiseKind::Logistic:
-        return std::max(f, 0.0) - f * y + std::log1p(std::exp(-std::fabs(f)));
+      if (g != nullptr) *g = gl;
+      if (h != nullptr) *h = hl;
+      return l;
     }
-    return 0.0;
+  }
+
+  // Calls fn(std::integral_constant<PointwiseKind, K>) for this loss's kind.
+  template <class Fn>
+  auto with_kind(Fn&& fn) const {
+    using K = PointwiseKind;
+    switch (kind) {
+      case K::Poisson:
+        return fn(std::integral_constant<K, K::Poisson>{});
+      case K::Tweedie:
+        return fn(std::integral_constant<K, K::Tweedie>{});
+      case K::Gamma:
+        return fn(std::integral_constant<K, K::Gamma>{});
+      case K::Huber:
+        return fn(std::integral_constant<K, K::Huber>{});
+      case K::PseudoHuber:
+        return fn(std::integral_constant<K, K::PseudoHuber>{});
+      case K::Absolute:
+        return fn(std::integral_constant<K, K::Absolute>{});
+      case K::Quantile:
+        return fn(std::integral_constant<K, K::Quantile>{});
+      case K::Logistic:
+        break;
+    }
+    return fn(std::integral_constant<K, K::Logistic>{});
+  }
+
+  double value(double f, double y) const {
+    return with_kind(
+        [&](auto k) { return eval<decltype(k)::value, double>(a, f, y, nullptr, nullptr); });
   }
 
   // The first (g) and second (h) derivatives of value() in f.
-  // inline: called per element by the heads' gradient loops
   void derivatives(double f, double y, double& g, double& h) const {
-    switch (kind) {
-      case PointwiseKind::Poisson: {
-        const double mu = safe_exp(f);
-        g = mu - y;
-        h = mu;
-        return;
-      }
-      case PointwiseKind::Tweedie: {
-        const double e1 = safe_exp((1.0 - a) * f), e2 = safe_exp((2.0 - a) * f);
-        g = -y * e1 + e2;
-        h = -y * (1.0 - a) * e1 + (2.0 - a) * e2;
-        return;
-      }
-      case PointwiseKind::Gamma: {
-        const double e = y * safe_exp(-f);
-        g = 1.0 - e;
-        h = e;
-        return;
-      }
-      case PointwiseKind::Huber:
-        g = std::min(a, std::max(-a, f - y));
-        h = 1.0;
-        return;
-      case PointwiseKind::PseudoHuber: {
-        const double z = (f - y) / a, s = 1.0 + z * z;
-        g = (f - y) / std::sqrt(s);
-        h = 1.0 / (s * std::sqrt(s));
-        return;
-      }
-      case PointwiseKind::Absolute:
-        g = f > y ? 1.0 : (f < y ? -1.0 : 0.0);
-        h = 1.0;
-        return;
-      case PointwiseKind::Quantile:
-        g = f >= y ? 1.0 - a : -a;
-        h = 1.0;
-        return;
-      case PointwiseKind::Logistic: {
-        const double p = 1.0 / (1.0 + std::exp(-f));
-        g = p - y;
-        h = p * (1.0 - p);
-        return;
-      }
-    }
+    with_kind([&](auto k) { return eval<decltype(k)::value, double>(a, f, y, &g, &h); });
   }
 
   // Whether predictions are e^f (log link).
@@ -176,5 +246,12 @@ struct PointwiseLoss {
     }
   }
 };
+
+// stirling() of 0, 1, ..., 255 (0 for 0 and 1).
+inline const std::array<double, 256> PointwiseLoss::kStirling = [] {
+  std::array<double, 256> t{};
+  for (int i = 2; i < 256; ++i) t[static_cast<std::size_t>(i)] = stirling_formula(i);
+  return t;
+}();
 
 }  // namespace cppestimators

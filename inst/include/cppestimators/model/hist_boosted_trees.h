@@ -100,6 +100,10 @@ class HistBoostedTreesModel : public Model {
     std::vector<std::vector<int>> grown_rows;  // the rows each tree saw
     std::unique_ptr<trees::RankSums> across;   // training across processes
     double marker = 1.0;
+    // leaf renewal (absolute error, quantiles): the rows' residuals and
+    // weights grouped by leaf, and where each leaf's group starts
+    std::vector<std::pair<double, double>> renew;
+    std::vector<int> renew_start;
   };
 
   class Boosting : public TrainingStrategy {
@@ -173,7 +177,7 @@ class HistBoostedTreesModel : public Model {
   // `level` quantile of their rows' residuals (see the definition).
   static void renew_leaves(const FeatureBatch& batch, const float* logits, const Head& head, int c,
                            double level, const std::vector<int>& leaf_of, double rate,
-                           trees::GrownTree& tree);
+                           trees::GrownTree& tree, Work& w);
   // Whether global row `g` is in round `round`'s sample of rows (a hash of
   // the row's global index: the same rows whatever the ranks).
   bool sampled(std::int64_t g, int round) const;

@@ -133,9 +133,9 @@ bool MultiLabelHead::unweighted_hessian(const float* x, const float* y, int rows
                                         float* out) const {
   const std::size_t m = static_cast<std::size_t>(rows) * n_;
   const double inv = 1.0 / n_;
-  double g, h;
+  float h;
   for (std::size_t i = 0; i < m; ++i) {
-    xent().derivatives(x[i], y[i], g, h);
+    PointwiseLoss::eval<PointwiseKind::Logistic, float>(0.0f, x[i], y[i], nullptr, &h);
     out[i] = static_cast<float>(h * inv);
   }
   return true;
@@ -144,16 +144,15 @@ bool MultiLabelHead::unweighted_hessian(const float* x, const float* y, int rows
 double MultiLabelHead::unweighted_loss(const float* x, const float* y, int rows, float* pe,
                                        float* dl) const {
   const double inv = 1.0 / n_;
-  double total = 0.0, g, h;
+  double total = 0.0;
+  float g;
   for (int i = 0; i < rows; ++i) {
     double sum = 0.0;
     for (int j = 0; j < n_; ++j) {
       const std::size_t e = static_cast<std::size_t>(i) * n_ + j;
-      sum += xent().value(x[e], y[e]);
-      if (dl != nullptr) {
-        xent().derivatives(x[e], y[e], g, h);
-        dl[e] = static_cast<float>(g * inv);
-      }
+      sum += PointwiseLoss::eval<PointwiseKind::Logistic, float>(
+          0.0f, x[e], y[e], dl != nullptr ? &g : nullptr, nullptr);
+      if (dl != nullptr) dl[e] = static_cast<float>(g * inv);
     }
     pe[i] = static_cast<float>(sum * inv);
     total += sum * inv;

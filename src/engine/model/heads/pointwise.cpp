@@ -1,5 +1,7 @@
 #include <cppestimators/model/heads/pointwise.h>
 
+#include <cppestimators/math/fast_math.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -161,35 +163,43 @@ void PointwiseHead::check_labels(const double* y, std::int64_t n, int width) con
   if (width != d_)
     throw std::invalid_argument("Mismatched label shape. Expected labels dimension=" +
                                 std::to_string(d_) + ", received " + std::to_string(width));
+  // the smallest label this head takes, and whether it may be that one
+  double low = -std::numeric_limits<double>::infinity();
+  bool low_ok = true;
+  double high = std::numeric_limits<double>::infinity();
+  std::string range;
+  switch (loss_.kind) {
+    case PointwiseKind::Poisson:
+    case PointwiseKind::Tweedie:
+      low = 0.0;
+      range = "must be >= 0";
+      break;
+    case PointwiseKind::Gamma:
+      low = 0.0;
+      low_ok = false;
+      range = "must be > 0";
+      break;
+    case PointwiseKind::Logistic:
+      low = 0.0;
+      high = 1.0;
+      range = "must be in [0, 1]";
+      break;
+    default:
+      break;
+  }
+  const double big = static_cast<double>(std::numeric_limits<float>::max());
   for (std::int64_t i = 0; i < n * width; ++i) {
     const double v = y[i];
+    const bool in = std::fabs(v) <= big && (v > low || (low_ok && v == low)) && v <= high;
+    if (in) continue;
     const std::string row = std::to_string(i % n + 1);
     if (std::isnan(v))
       throw std::invalid_argument("the response contains missing values (NA), first at row " + row);
-    if (!(std::fabs(v) <= static_cast<double>(std::numeric_limits<float>::max())))
+    if (!(std::fabs(v) <= big))
       throw std::invalid_argument(
           "the response contains infinite or out-of-range values, first at row " + row);
-    switch (loss_.kind) {
-      case PointwiseKind::Poisson:
-      case PointwiseKind::Tweedie:
-        if (v < 0.0)
-          throw std::invalid_argument("labels of a " + name_ + " head must be >= 0; got " +
-                                      level_name(v) + " at row " + row);
-        break;
-      case PointwiseKind::Gamma:
-        if (!(v > 0.0))
-          throw std::invalid_argument("labels of a gamma_regression head must be > 0; got " +
-                                      level_name(v) + " at row " + row);
-        break;
-      case PointwiseKind::Logistic:
-        if (v < 0.0 || v > 1.0)
-          throw std::invalid_argument(
-              "labels of a logistic_regression head must be in [0, 1]; got " + level_name(v) +
-              " at row " + row);
-        break;
-      default:
-        break;
-    }
+    throw std::invalid_argument("labels of a " + name_ + " head " + range + "; got " +
+                                level_name(v) + " at row " + row);
   }
 }
 
@@ -248,35 +258,74 @@ double PointwiseHead::leaf_quantile(int column) const {
 }
 
 bool PointwiseHead::unweighted_hessian(const float* x, const float* y, int rows, float* out) const {
-  const int k = logits_dim(), d = d_;
-  double g, h;
-  for (int i = 0; i < rows; ++i)
-    for (int c = 0; c < k; ++c) {
-      const std::size_t e = static_cast<std::size_t>(i) * k + c;
-      loss(c).derivatives(x[e], y[static_cast<std::size_t>(i) * d + (d == k ? c : 0)], g, h);
-      out[e] = static_cast<float>(h);
-    }
+  if (y == nullptr)
+    throw std::logic_error("internal: the " + name_ + " head's hessian needs labels");
+  each_element(x, y, rows, nullptr, nullptr, out);
   return true;
 }
 
 double PointwiseHead::unweighted_loss(const float* x, const float* y, int rows, float* pe,
                                       float* dl) const {
+  return each_element(x, y, rows, pe, dl, nullptr);
+}
+
+double PointwiseHead::each_element(const float* x, const float* y, int rows, float* pe, float* dl,
+                                   float* hess) const {
   const int k = logits_dim(), d = d_;
-  double total = 0.0, g, h;
-  for (int i = 0; i < rows; ++i)
-    for (int c = 0; c < k; ++c) {
-      const std::size_t e = static_cast<std::size_t>(i) * k + c;
-      const PointwiseLoss& l = loss(c);
-      const double yi = y[static_cast<std::size_t>(i) * d + (d == k ? c : 0)];
-      const double v = l.value(x[e], yi);
-      pe[e] = static_cast<float>(v);
-      total += v;
-      if (dl != nullptr) {
-        l.derivatives(x[e], yi, g, h);
-        dl[e] = static_cast<float>(g);
+  return loss_.with_kind([&](auto kind) {
+    constexpr PointwiseKind K = decltype(kind)::value;
+    double total = 0.0;
+    if (levels_.size() <= 1) {
+      // labels and logits side by side, one parameter: lanes of four, then
+      // the rest one by one
+      const std::size_t m = static_cast<std::size_t>(rows) * k;
+      const float a = static_cast<float>(levels_.empty() ? loss_.a : levels_[0]);
+      std::size_t i = 0;
+#ifdef CPPESTIMATORS_VECTOR_TYPES
+      using fast::f4;
+      const f4 a4 = f4{} + a;
+      f4 sum{};
+      for (; i + 4 <= m; i += 4) {
+        f4 xv, yv, g, h;
+        __builtin_memcpy(&xv, x + i, sizeof xv);
+        __builtin_memcpy(&yv, y + i, sizeof yv);
+        const f4 v = PointwiseLoss::eval<K, f4>(a4, xv, yv, dl != nullptr ? &g : nullptr,
+                                                hess != nullptr ? &h : nullptr);
+        if (pe != nullptr) __builtin_memcpy(pe + i, &v, sizeof v);
+        if (dl != nullptr) __builtin_memcpy(dl + i, &g, sizeof g);
+        if (hess != nullptr) __builtin_memcpy(hess + i, &h, sizeof h);
+        sum += v;
       }
+      total = (static_cast<double>(sum[0]) + sum[1]) + (static_cast<double>(sum[2]) + sum[3]);
+#endif
+      for (; i < m; ++i) {
+        float g, h;
+        const float v = PointwiseLoss::eval<K, float>(a, x[i], y[i], dl != nullptr ? &g : nullptr,
+                                                      hess != nullptr ? &h : nullptr);
+        if (pe != nullptr) pe[i] = v;
+        if (dl != nullptr) dl[i] = g;
+        if (hess != nullptr) hess[i] = h;
+        total += v;
+      }
+      return pe != nullptr ? total : 0.0;
     }
-  return total;
+    // a quantile head: logit c is level c of the row's one label
+    float g, h;
+    for (int i = 0; i < rows; ++i)
+      for (int c = 0; c < k; ++c) {
+        const std::size_t e = static_cast<std::size_t>(i) * k + c;
+        const float v = PointwiseLoss::eval<K, float>(
+            static_cast<float>(levels_[static_cast<std::size_t>(c)]), x[e], y[i],
+            dl != nullptr ? &g : nullptr, hess != nullptr ? &h : nullptr);
+        if (pe != nullptr) {
+          pe[e] = v;
+          total += v;
+        }
+        if (dl != nullptr) dl[e] = g;
+        if (hess != nullptr) hess[e] = h;
+      }
+    return total;
+  });
 }
 
 }  // namespace cppestimators

@@ -80,6 +80,10 @@ class PointwiseHead : public Head {
   bool unweighted_hessian(const float* x, const float* y, int rows, float* out) const override;
   double unweighted_loss(const float* x, const float* y, int rows, float* pe,
                          float* dl) const override;
+  // One pass of the kind's own loop: losses into pe (returning their sum),
+  // gradients into dl, second derivatives into hess (each may be null).
+  double each_element(const float* x, const float* y, int rows, float* pe, float* dl,
+                      float* hess) const;
 
   std::string name_;
   PointwiseLoss loss_;
