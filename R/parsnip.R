@@ -295,8 +295,8 @@ multi_predict_trees <- function(object, new_data, type = NULL, trees = NULL, ...
     abort(paste0("`trees` must be numbers of trees >= 1, not ", describe(trees), "."))
   }
   trees <- sort(unique(as.integer(trees)))
-  type <- type %||% if (identical(object$spec$mode, "classification")) "class" else "numeric"
-  check_choice(type, "type", c("numeric", "class", "prob"))
+  type <- type %||% switch(object$spec$mode, classification = "class", "quantile regression" = "quantile", "numeric")
+  check_choice(type, "type", c("numeric", "class", "prob", "quantile"))
   new_data <- parsnip_predictors(new_data)
   ptr <- estimator_ptr(est)
   on.exit(cpp_estimator_tree_limit(ptr, -1L), add = TRUE)
@@ -305,10 +305,12 @@ multi_predict_trees <- function(object, new_data, type = NULL, trees = NULL, ...
     cpp_estimator_tree_limit(ptr, min(k, most))
     p <- predict_cppestimators(est, new_data, type = type)
     p <- switch(type, numeric = data.frame(.pred = p), class = data.frame(.pred_class = p),
-                prob = stats::setNames(p, paste0(".pred_", names(p))))
+                prob = stats::setNames(p, paste0(".pred_", names(p))), quantile = p)
+    if (type == "quantile") return(tibble::tibble(trees = rep(k, n), .pred_quantile = p$.pred_quantile))
     cbind(data.frame(trees = rep(k, n)), p)
   })
-  res <- do.call(rbind, per)
+  # (vctrs binds hardhat's quantile predictions, which rbind() cannot)
+  res <- if (type == "quantile") do.call(vctrs::vec_rbind, per) else do.call(rbind, per)
   row <- rep(seq_len(n), length(trees))
   res <- res[order(row, res$trees), , drop = FALSE]
   rownames(res) <- NULL

@@ -305,3 +305,52 @@ test_that("a custom estimator's tf$nn$log_poisson_loss fits glm()'s Poisson regr
   expect_equal(c(as.numeric(v[[1]]), as.numeric(v[[2]])), unname(ref), tolerance = 1e-4)
   expect_error(tf$nn$log_poisson_loss(NULL, 1), "targets must not be None", fixed = TRUE)
 })
+
+test_that("parsnip: quantile mode and poisson_reg() fit, predict and tune; objectives by xgboost's names", {
+  skip_if_not_installed("parsnip")
+  skip_if_not_installed("tune")
+  skip_if_not_installed("rsample")
+  d <- heads_data(450, seed = 8)
+  folds <- rsample::vfold_cv(d, v = 3)
+  q <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 20, tree_depth = tune::tune()),
+                                             "cppestimators"), "quantile regression", quantile_levels = c(0.1, 0.9))
+  res <- quietly(tune::tune_grid(q, z ~ x1 + x2, resamples = folds, grid = data.frame(tree_depth = c(2, 4))))
+  m <- tune::collect_metrics(res)
+  expect_equal(m$.metric, rep("weighted_interval_score", 2))
+  expect_true(all(is.finite(m$mean) & m$mean > 0))
+  lin <- parsnip::set_mode(parsnip::set_engine(parsnip::linear_reg(), "cppestimators"), "quantile regression",
+                           quantile_levels = c(0.25, 0.5, 0.75))
+  fit <- quietly(parsnip::fit(lin, z ~ x1 + x2, data = d))
+  pred <- predict(fit, d[1:4, ])
+  expect_equal(names(pred), ".pred_quantile")
+  expect_s3_class(pred$.pred_quantile, "quantile_pred")
+  expect_equal(hardhat::extract_quantile_levels(pred$.pred_quantile), c(0.25, 0.5, 0.75))
+  expect_equal(glance(fit$fit)$mode, "quantile regression")
+  pois <- parsnip::set_engine(parsnip::poisson_reg(penalty = tune::tune()), "cppestimators")
+  res2 <- quietly(tune::tune_grid(pois, count ~ x1 + x2 + x3, resamples = folds,
+                                  grid = data.frame(penalty = c(0, 0.05))))
+  expect_equal(nrow(tune::collect_metrics(res2)), 4L)
+  # objectives
+  tw <- quietly(parsnip::fit(parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 10), "cppestimators",
+                                                                   objective = "reg:tweedie",
+                                                                   tweedie_variance_power = 1.3), "regression"),
+                             count ~ x1 + x2, data = d))
+  expect_equal(tw$fit$spec$head, "tweedie")
+  expect_equal(tw$fit$spec$head_args$power, 1.3)
+  expect_true(all(predict(tw, d)$.pred > 0))
+  ph <- briefly(quietly(parsnip::fit(parsnip::set_mode(parsnip::set_engine(parsnip::mlp(epochs = 3), "cppestimators",
+                                                                   objective = "reg:pseudohubererror",
+                                                                   huber_slope = 2), "regression"),
+                             z ~ x1 + x2, data = d)))
+  expect_equal(ph$fit$spec$head, "pseudo_huber")
+  expect_error(quietly(parsnip::fit(parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(), "cppestimators",
+                                                                          objective = "reg:foo"), "regression"),
+                                    z ~ x1, data = d)),
+               paste0("unknown objective \"reg:foo\"; the known objectives are \"reg:squarederror\", ",
+                      "\"count:poisson\""), fixed = TRUE, class = "cppestimators_engine_argument")
+  expect_error(quietly(parsnip::fit(parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(), "cppestimators",
+                                                                          objective = "count:poisson"),
+                                                      "classification"),
+                                    factor(x3) ~ x1, data = d)),
+               "is for a numeric outcome", fixed = TRUE)
+})
