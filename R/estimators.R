@@ -40,6 +40,13 @@
 #'   learning rate `min(0.2, 1/sqrt(number of feature columns))`.
 #' @param config `NULL` or a [run_config()].
 #' @param partitioner Accepted for compatibility and ignored.
+#' @param head `NULL` (regressors: squared error; classifiers: logistic or
+#'   softmax by `n_classes`), or a head: for regressors
+#'   [head_poisson_regression()], [head_tweedie()],
+#'   [head_gamma_regression()], [head_huber()], [head_absolute_error()],
+#'   [head_quantile()] or [head_logistic_regression()]; for classifiers
+#'   [head_multi_label()] (which sets the number of labels and their
+#'   names). See [heads].
 #' @param lower_limits,upper_limits `NULL` (no limit), or limits of the
 #'   weights as glmnet's `lower.limits` and `upper.limits`: one number for
 #'   every feature, or numbers named by input feature (or feature column;

@@ -6,16 +6,32 @@
 #' parsnip engines "cppestimators"
 #'
 #' With parsnip installed, loading cppestimators registers the engine
-#' `"cppestimators"` for five parsnip model types, so models are specified,
+#' `"cppestimators"` for six parsnip model types, so models are specified,
 #' fitted, resampled and tuned as with any tidymodels engine:
 #'
-#' | parsnip model | regression | classification |
-#' |---|---|---|
-#' | `linear_reg()` | [linear_regressor()] | |
-#' | `logistic_reg()` | | [linear_classifier()] (two classes) |
-#' | `multinom_reg()` | | `linear_classifier(n_classes = )` |
-#' | `mlp()` | [dnn_regressor()] | [dnn_classifier()] |
-#' | `boost_tree()` | [boosted_trees_regressor()] | [boosted_trees_classifier()] (two or more classes) |
+#' | parsnip model | regression | classification | quantile regression |
+#' |---|---|---|---|
+#' | `linear_reg()` | [linear_regressor()] | | `linear_regressor(head = head_quantile())` |
+#' | `logistic_reg()` | | [linear_classifier()] (two classes) | |
+#' | `multinom_reg()` | | `linear_classifier(n_classes = )` | |
+#' | `mlp()` | [dnn_regressor()] | [dnn_classifier()] | `dnn_regressor(head = head_quantile())` |
+#' | `boost_tree()` | [boosted_trees_regressor()] | [boosted_trees_classifier()] (two or more classes) | `boosted_trees_regressor(head = head_quantile())` |
+#' | `poisson_reg()` | `linear_regressor(head = head_poisson_regression())` | | |
+#'
+#' **Losses beyond squared error** ([heads]): the engine argument
+#' `objective` of `linear_reg()`, `mlp()` and `boost_tree()` takes
+#' xgboost's names -- `"count:poisson"`, `"reg:tweedie"` (with
+#' `tweedie_variance_power`), `"reg:gamma"`, `"reg:pseudohubererror"` (with
+#' `huber_slope`), `"reg:absoluteerror"`, `"reg:logistic"`; an unknown one
+#' is an error listing these. `poisson_reg()` (parsnip's model, no
+#' poissonreg needed) fits a Poisson regression whose `penalty` and
+#' `mixture` mean glmnet's `family = "poisson"` ones. The "quantile
+#' regression" mode (parsnip 1.2 or later: `set_mode("quantile
+#' regression", quantile_levels = )`) fits every level in one model and
+#' predicts `.pred_quantile` (hardhat's `quantile_pred`), never crossing.
+#' With tune 2.1.0, tuning `trees` of `boost_tree()` in the quantile mode
+#' fails inside tune (its predictions of several tree counts are nested
+#' where its quantile metric cannot read them); other parameters tune.
 #'
 #' `fit()` takes a formula or `fit_xy()` predictors and an outcome. Factors
 #' reach the engine as factors (no dummy variables): their feature columns

@@ -9,7 +9,7 @@
 #' @param y The outcome: a numeric vector (regression) or a factor
 #'   (classification).
 #' @param model The parsnip model type: `"linear_reg"`, `"logistic_reg"`,
-#'   `"multinom_reg"`, `"mlp"` or `"boost_tree"`.
+#'   `"multinom_reg"`, `"mlp"`, `"boost_tree"` or `"poisson_reg"`.
 #' @param penalty,mixture,hidden_units,dropout,epochs,activation_fn,learning_rate
 #'   parsnip's main arguments under this engine's names (see
 #'   [cppestimators_parsnip]).
@@ -30,6 +30,17 @@
 #' @param monotone_constraints,interaction_constraints `boost_tree()`'s
 #'   engine arguments, named by the predictors the engine receives (after a
 #'   recipe's steps): see [boosted_trees_estimators].
+#' @param objective The engine argument of `linear_reg()`, `mlp()` and
+#'   `boost_tree()` choosing the loss by xgboost's name:
+#'   `"reg:squarederror"` (the default), `"count:poisson"`, `"reg:tweedie"`
+#'   (with `tweedie_variance_power`, default 1.5), `"reg:gamma"`,
+#'   `"reg:pseudohubererror"` (with `huber_slope`, default 1),
+#'   `"reg:absoluteerror"` or `"reg:logistic"` (an outcome in `[0, 1]`); see
+#'   [heads].
+#' @param tweedie_variance_power,huber_slope The settings of the Tweedie and
+#'   pseudo-Huber objectives.
+#' @param quantile_levels The levels of the "quantile regression" mode
+#'   (parsnip's `set_mode("quantile regression", quantile_levels = )`).
 #' @param lower_limits,upper_limits The linear models' engine arguments:
 #'   limits of the coefficients as glmnet's (see [linear_estimators]), named
 #'   by the predictors the engine receives.
