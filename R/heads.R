@@ -205,7 +205,7 @@ engine_head <- function(spec) {
 # The head's line of estimator_summary().
 head_summary <- function(spec) {
   n <- as.integer(spec$head_n)
-  switch(spec$head,
+  switch(check_choice(spec$head, "head", c(regression_heads, classifier_heads)),
     regression = sprintf("regression (label dimension %d)", n),
     binary = "binary classification (logistic)",
     multi_class = sprintf("multi-class classification (%d classes)", n),

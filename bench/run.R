@@ -374,8 +374,10 @@ out <- c(out, memory_lines)
 # the lock against one call). How soon an interrupt stops an evaluation
 # (bench/interrupt.R). TreeSHAP against the peers' contributions
 # (bench/explain.R). A monotone constraint on lending_club against xgboost's
-# (bench/constraints.R).
-for (script in c("tidymodels.R", "custom.R", "explain.R", "constraints.R", "load.R", "workers.R", "distributed.R", "lock.R",
+# (bench/constraints.R). The heads of issue 56: the trees' held-out
+# deviance and pinball loss against xgboost's and LightGBM's, and each
+# head's step cost against squared error's (bench/heads.R).
+for (script in c("tidymodels.R", "custom.R", "explain.R", "constraints.R", "heads.R", "load.R", "workers.R", "distributed.R", "lock.R",
                  "interrupt.R")) {
   path <- if (file.exists("bench")) file.path("bench", script) else script
   title <- switch(script,
@@ -383,6 +385,7 @@ for (script in c("tidymodels.R", "custom.R", "explain.R", "constraints.R", "load
                   custom.R = "# Custom estimators: estimator(model_fn) against dnn_classifier() of the same shape, 2 threads (bench/custom.R)",
                   explain.R = "# Explanations: TreeSHAP against xgboost's predcontrib and LightGBM's contrib (bench/explain.R, medians of 5)",
                   constraints.R = "# A monotone constraint on lending_club: ours and xgboost's (bench/constraints.R)",
+                  heads.R = "# Heads: trees' deviance against xgboost, quantiles against LightGBM, step cost per head (bench/heads.R)",
                   load.R = "# Under load: 2 threads against 1, with spinning processes started by bench/load.R",
                   workers.R = "# Several fits at once (bench/workers.R)",
                   distributed.R = "# Training across processes: rounds, and 2 workers x 1 thread against 1 process x 2 threads (bench/distributed.R)",

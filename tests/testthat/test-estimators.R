@@ -224,5 +224,5 @@ test_that("unknown modes and heads inside the R layer are errors, not a default"
   est <- drat_regressor()
   est$spec$head <- "poisson"
   expect_error(utils::capture.output(print(est)),
-               "`head` must be one of \"regression\", \"binary\" or \"multi_class\"", fixed = TRUE)
+               "`head` must be one of \"regression\", \"poisson_regression\", \"tweedie\"", fixed = TRUE)
 })

@@ -48,9 +48,9 @@ expect_class_predictions <- function(fit, new_data, levels) {
 
 test_that("the engines are registered for every model type and mode", {
   skip_if_no_parsnip()
-  modes <- list(linear_reg = "regression", logistic_reg = "classification",
-                multinom_reg = "classification", mlp = c("classification", "regression"),
-                boost_tree = c("classification", "regression"))
+  modes <- list(linear_reg = c("regression", "quantile regression"), logistic_reg = "classification",
+                multinom_reg = "classification", mlp = c("classification", "regression", "quantile regression"),
+                boost_tree = c("classification", "regression", "quantile regression"), poisson_reg = "regression")
   for (model in names(modes)) {
     engines <- parsnip::show_engines(model)
     expect_setequal(engines$mode[engines$engine == "cppestimators"], modes[[model]])
@@ -69,8 +69,8 @@ test_that("the engines are registered whether parsnip is loaded before or after"
       sort(e$mode[e$engine == "cppestimators"])
     }, args = list(first = first), libpath = .libPaths())
   }
-  expect_identical(check("parsnip"), c("classification", "regression"))
-  expect_identical(check("cppestimators"), c("classification", "regression"))
+  expect_identical(check("parsnip"), c("classification", "quantile regression", "regression"))
+  expect_identical(check("cppestimators"), c("classification", "quantile regression", "regression"))
 })
 
 test_that("linear_reg() fits a linear regressor and predicts .pred", {
