@@ -167,6 +167,20 @@ test_that("absolute error and quantile trees renew each leaf as its residuals' q
     p <- quietly(predict(est, data.frame(x = c(0, 1)), type = "numeric"))[[1]]
     expect_equal(p, c(base + lower_q(d$y[1:6] - base), base + lower_q(d$y[7:12] - base)), tolerance = 1e-6)
   }
+  # weighted: the weighted median of each leaf's residuals
+  d$w <- c(1, 1, 1, 1, 1, 10, 1, 1, 1, 1, 1, 1)
+  est <- boosted_trees_regressor(feature_columns(column_numeric("x")), growth = "depthwise", n_trees = 1,
+                                 max_depth = 1, learning_rate = 1, min_node_weight = 0, weight_column = "w",
+                                 head = head_absolute_error(), model_dir = tempfile())
+  quietly(train(est, d, response = "y"))
+  wmed <- function(v, w) {
+    o <- order(v)
+    v[o][which(cumsum(w[o]) >= sum(w) / 2)[1]]
+  }
+  base <- wmed(d$y, d$w)
+  p <- quietly(predict(est, data.frame(x = c(0, 1)), type = "numeric"))[[1]]
+  expect_equal(p[1], base + wmed(d$y[1:6] - base, d$w[1:6]), tolerance = 1e-6)
+  expect_equal(p[1], 100, tolerance = 1e-6)  # the row of weight 10 holds more than half its leaf
 })
 
 test_that("every family trains each head, and its evaluation reports the head's metrics", {

@@ -589,43 +589,44 @@ void HistBoostedTreesModel::renew_leaves(const FeatureBatch& batch, const float*
     if (leaf >= 0) ++start[static_cast<std::size_t>(leaf) + 1];
   }
   for (std::size_t n = 0; n < nodes; ++n) start[n + 1] += start[n];
-  w.renew.resize(static_cast<std::size_t>(start[nodes]));
-  bool weighted = false;
+  const float* wt = batch.example_weights;
+  const std::size_t total = static_cast<std::size_t>(start[nodes]);
+  // unweighted: residuals alone (a selection per leaf); weighted: with
+  // their weights (a sort per leaf)
+  if (wt == nullptr) {
+    w.renew_resid.resize(total);
+  } else {
+    w.renew.resize(total);
+  }
   for (int r = 0; r < batch.rows; ++r) {
     const int leaf = leaf_at(r);
     if (leaf < 0) continue;
-    const double resid = batch.labels[static_cast<std::size_t>(r) * d + column] -
-                         logits[static_cast<std::size_t>(r) * k + c];
-    const double wt = batch.example_weights != nullptr ? batch.example_weights[r] : 1.0;
-    weighted = weighted || wt != 1.0;
-    w.renew[static_cast<std::size_t>(start[static_cast<std::size_t>(leaf)]++)] = {resid, wt};
+    const float resid = batch.labels[static_cast<std::size_t>(r) * d + column] -
+                        logits[static_cast<std::size_t>(r) * k + c];
+    const std::size_t at = static_cast<std::size_t>(start[static_cast<std::size_t>(leaf)]++);
+    if (wt == nullptr) {
+      w.renew_resid[at] = resid;
+    } else {
+      w.renew[at] = {resid, wt[r]};
+    }
   }
   for (std::size_t n = nodes; n > 0; --n) start[n] = start[n - 1];  // back to the starts
   start[0] = 0;
   for (std::size_t n = 0; n < nodes; ++n) {
-    const auto b = w.renew.begin() + start[n], e = w.renew.begin() + start[n + 1];
+    const std::ptrdiff_t b = start[n], e = start[n + 1];
     if (tree.nodes[n].feature >= 0 || b == e) continue;
     double q;
-    if (!weighted) {
+    if (wt == nullptr) {
       // the smallest residual with at least level x count at or below it
+      const auto first = w.renew_resid.begin() + b, last = w.renew_resid.begin() + e;
       const std::ptrdiff_t m = e - b;
       std::ptrdiff_t at =
           static_cast<std::ptrdiff_t>(std::ceil(level * static_cast<double>(m))) - 1;
       at = std::min(m - 1, std::max<std::ptrdiff_t>(0, at));
-      std::nth_element(b, b + at, e);
-      q = (b + at)->first;
+      std::nth_element(first, first + at, last);
+      q = *(first + at);
     } else {
-      std::sort(b, e);
-      double total = 0.0, seen = 0.0;
-      for (auto it = b; it != e; ++it) total += it->second;
-      q = (e - 1)->first;
-      for (auto it = b; it != e; ++it) {
-        seen += it->second;
-        if (seen >= level * total && it->second > 0.0) {
-          q = it->first;
-          break;
-        }
-      }
+      q = weighted_quantile(w.renew.data() + b, w.renew.data() + e, level);
     }
     tree.nodes[n].value = rate * q;
   }

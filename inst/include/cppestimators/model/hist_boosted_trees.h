@@ -100,8 +100,10 @@ class HistBoostedTreesModel : public Model {
     std::vector<std::vector<int>> grown_rows;  // the rows each tree saw
     std::unique_ptr<trees::RankSums> across;   // training across processes
     double marker = 1.0;
-    // leaf renewal (absolute error, quantiles): the rows' residuals and
-    // weights grouped by leaf, and where each leaf's group starts
+    // leaf renewal (absolute error, quantiles): the rows' residuals (with
+    // their weights when weighted) grouped by leaf, and where each leaf's
+    // group starts
+    std::vector<float> renew_resid;
     std::vector<std::pair<double, double>> renew;
     std::vector<int> renew_start;
   };

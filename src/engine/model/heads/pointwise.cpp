@@ -37,17 +37,22 @@ std::string level_name(double level) {
 }  // namespace
 
 double weighted_quantile(std::vector<std::pair<double, double>>& vw, double level) {
-  if (vw.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(vw.begin(), vw.end());
+  return weighted_quantile(vw.data(), vw.data() + vw.size(), level);
+}
+
+double weighted_quantile(std::pair<double, double>* first, std::pair<double, double>* last,
+                         double level) {
+  if (first == last) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(first, last);
   double total = 0.0;
-  for (const auto& p : vw) total += p.second;
+  for (auto* p = first; p != last; ++p) total += p->second;
   const double target = level * total;
   double seen = 0.0;
-  for (const auto& p : vw) {
-    seen += p.second;
-    if (seen >= target && p.second > 0.0) return p.first;
+  for (auto* p = first; p != last; ++p) {
+    seen += p->second;
+    if (seen >= target && p->second > 0.0) return p->first;
   }
-  return vw.back().first;
+  return (last - 1)->first;
 }
 
 PointwiseMetrics::PointwiseMetrics(const PointwiseHead& head)

@@ -96,5 +96,8 @@ class PointwiseHead : public Head {
 // whose weight at or below it reaches `level` times the total (a minimizer
 // of the weighted pinball loss). Reorders the pairs; NaN when empty.
 double weighted_quantile(std::vector<std::pair<double, double>>& value_weight, double level);
+// The same of the pairs in [first, last), reordered in place.
+double weighted_quantile(std::pair<double, double>* first, std::pair<double, double>* last,
+                         double level);
 
 }  // namespace cppestimators
