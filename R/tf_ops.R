@@ -302,14 +302,21 @@ check_same_shape <- function(labels, logits, fn) {
   }
 }
 
-tf_nn_sigmoid_cross_entropy_with_logits <- function(labels = NULL, logits = NULL, name = NULL) {
+# An element-wise loss node of labels (or targets) and logits of the same
+# dtype and shape: `op` of the engine (its losses are math/pointwise_loss.h's).
+tf_elementwise_loss <- function(op, fn, labels, logits, name, default_name, labels_arg = "labels",
+                                logits_arg = "logits", ...) {
   g <- tf_graph_of(labels, logits)
-  logits <- as_tf_tensor(logits, g, arg = "logits")
-  labels <- as_tf_tensor(labels, g, logits$dtype, arg = "labels")
-  check_same_dtype(labels, logits, "labels and logits")
-  check_same_shape(labels, logits, "tf$nn$sigmoid_cross_entropy_with_logits()")
-  tf_graph_node(g, "sigmoid_xent", tf_ids(labels, logits), logits$shape, logits$dtype,
-                tf_op_name(g, "logistic_loss", name))
+  logits <- as_tf_tensor(logits, g, arg = logits_arg)
+  labels <- as_tf_tensor(labels, g, logits$dtype, arg = labels_arg)
+  check_same_dtype(labels, logits, sprintf("%s and %s", labels_arg, logits_arg))
+  check_same_shape(labels, logits, fn)
+  tf_graph_node(g, op, tf_ids(labels, logits), logits$shape, logits$dtype, tf_op_name(g, default_name, name), ...)
+}
+
+tf_nn_sigmoid_cross_entropy_with_logits <- function(labels = NULL, logits = NULL, name = NULL) {
+  tf_elementwise_loss("sigmoid_xent", "tf$nn$sigmoid_cross_entropy_with_logits()", labels, logits, name,
+                      "logistic_loss")
 }
 
 # TF's log_poisson_loss(targets, log_input): exp(log_input) - log_input *
@@ -318,13 +325,8 @@ tf_nn_sigmoid_cross_entropy_with_logits <- function(labels = NULL, logits = NULL
 tf_nn_log_poisson_loss <- function(targets = NULL, log_input = NULL, compute_full_loss = FALSE, name = NULL) {
   check_loss_args(targets, log_input, "tf$nn$log_poisson_loss()", "targets", "log_input")
   check_flag(compute_full_loss, "compute_full_loss")
-  g <- tf_graph_of(targets, log_input)
-  log_input <- as_tf_tensor(log_input, g, arg = "log_input")
-  targets <- as_tf_tensor(targets, g, log_input$dtype, arg = "targets")
-  check_same_dtype(targets, log_input, "targets and log_input")
-  check_same_shape(targets, log_input, "tf$nn$log_poisson_loss()")
-  tf_graph_node(g, "log_poisson_loss", tf_ids(targets, log_input), log_input$shape, log_input$dtype,
-                tf_op_name(g, "log_poisson_loss", name), compute_full_loss = compute_full_loss)
+  tf_elementwise_loss("log_poisson_loss", "tf$nn$log_poisson_loss()", targets, log_input, name, "log_poisson_loss",
+                      labels_arg = "targets", logits_arg = "log_input", compute_full_loss = compute_full_loss)
 }
 
 tf_nn_softmax_cross_entropy_with_logits_v2 <- function(labels = NULL, logits = NULL, axis = NULL, name = NULL,

@@ -368,3 +368,24 @@ test_that("parsnip: quantile mode and poisson_reg() fit, predict and tune; objec
                                     factor(x3) ~ x1, data = d)),
                "is for a numeric outcome", fixed = TRUE)
 })
+
+test_that("the evaluator hook, its summaries and early stopping read a head's own metrics", {
+  d <- heads_data(400)
+  fcs <- feature_columns(column_numeric("x1", "x2", "x3"))
+  est <- linear_regressor(fcs, head = head_poisson_regression(), model_dir = tempfile())
+  eval_in <- input_fn(d, features = c("x1", "x2", "x3"), response = "count", batch_size = 400, num_epochs = 1)
+  ev <- hook_in_memory_evaluator(est, eval_in, every_n_iter = 10)
+  train_in <- input_fn(d, features = c("x1", "x2", "x3"), response = "count", batch_size = 40, num_epochs = NULL)
+  h <- quietly(train(est, train_in, steps = 30, hooks = list(ev)))
+  df <- wide(h)
+  expect_true("eval_deviance" %in% names(df))
+  direct <- quietly(evaluate(est, eval_in))
+  expect_equal(df$eval_deviance[df$steps == 30], direct$deviance, tolerance = 1e-6)
+  s <- read_summaries(file.path(model_dir(est), "eval"))
+  expect_true("deviance" %in% s$tag)
+  # early stopping on the deviance: stop once it is below a level already passed
+  stop <- hook_stop_if_lower(est, "deviance", threshold = 1e6, min_steps = 0, run_every_steps = 1)
+  more <- quietly(train(est, train_in, steps = 100, hooks = list(stop, hook_in_memory_evaluator(est, eval_in,
+                                                                                               every_n_iter = 5))))
+  expect_lt(max(wide(more)$steps), 130)
+})
