@@ -131,6 +131,7 @@ multi_hot_labels <- function(y, estimator, name) {
       match(as.character(flat), vocab) - 1L
     }
     bad <- is.na(ids) | ids < 0L | ids >= k
+    if (is.null(vocab) && length(flat)) bad <- bad | flat != round(flat)  # label ids are whole numbers
     if (any(bad)) {
       abort(sprintf("the response '%s' has labels not among the classifier's %d labels: %s.", name, k,
                     paste0("'", utils::head(unique(flat[bad]), 5), "'", collapse = ", ")),

@@ -389,3 +389,14 @@ test_that("the evaluator hook, its summaries and early stopping read a head's ow
                                                                                                every_n_iter = 5))))
   expect_lt(max(wide(more)$steps), 130)
 })
+
+test_that("multi-label ids without a vocabulary must be whole label ids", {
+  d <- data.frame(x = c(0.1, 0.5, 0.9))
+  d$tags <- list(0L, c(0, 1), numeric(0))
+  est <- linear_classifier(feature_columns(column_numeric("x")), head = head_multi_label(2), model_dir = tempfile())
+  quietly(train(est, d, response = "tags", num_epochs = 1))
+  expect_equal(names(quietly(predict(est, d, type = "prob"))), c(".pred_0", ".pred_1"))
+  d$tags[[2]] <- 1.7
+  expect_error(quietly(train(est, d, response = "tags", num_epochs = 1)),
+               "has labels not among the classifier's 2 labels: '1.7'", fixed = TRUE, class = "cppestimators_bad_response")
+})

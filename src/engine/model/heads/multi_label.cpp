@@ -154,7 +154,7 @@ double MultiLabelHead::unweighted_loss(const float* x, const float* y, int rows,
           0.0f, x[e], y[e], dl != nullptr ? &g : nullptr, nullptr);
       if (dl != nullptr) dl[e] = static_cast<float>(g * inv);
     }
-    pe[i] = static_cast<float>(sum * inv);
+    if (pe != nullptr) pe[i] = static_cast<float>(sum * inv);
     total += sum * inv;
   }
   return total;
