@@ -18,6 +18,16 @@
 #' @param normalizer_fn `NULL`, or an R function applied once to the feature's
 #'   values before training, evaluation or prediction (for example to scale
 #'   them), such as [normalizer_standardize()]. See Normalizers.
+#' @param sparse Whether linear models and DNNs read the feature's values as
+#'   sparse: a row's non-zero values only, as a linear model sums them and a
+#'   DNN's first layer multiplies them, without a dense block of rows x
+#'   `prod(shape)` values. The feature may be a sparse matrix (a
+#'   `Matrix::dgCMatrix`) either way; when the first data an estimator sees
+#'   for a column holds one, the column is read as sparse without being asked.
+#'   The models are the same (their variables have the same names and
+#'   shapes); a sparse column's normalizer may scale but not center (see
+#'   [normalizer_standardize()] with `mean = 0`). Boosted trees read every
+#'   numeric column densely.
 #' @section Normalizers:
 #' A `normalizer_fn` is saved with the model (by `saveRDS()` and
 #' [export_savedmodel()]), and must work in the R session that loads it.
@@ -47,23 +57,29 @@
 #' s <- sd(mtcars$disp)
 #' col <- column_numeric("disp", normalizer_fn = function(x) (x - mu) / s)
 #' ls(environment(col$normalizer_fn))
+#' # a bag of words as one sparse feature of 3 values per row
+#' if (requireNamespace("Matrix", quietly = TRUE)) {
+#'   words <- Matrix::sparseMatrix(i = c(1, 2, 2, 4), j = c(1, 1, 3, 2), x = 1, dims = c(4, 3))
+#'   est <- linear_regressor(feature_columns(column_numeric("words", shape = 3, sparse = TRUE)))
+#'   train(est, input_fn(list(words = words, y = c(1, 3, 2, 0)), response = "y"), steps = 2)
+#' }
 column_numeric <- function(..., shape = 1L, default_value = NULL, dtype = "float32",
-                           normalizer_fn = NULL) {
+                           normalizer_fn = NULL, sparse = FALSE) {
   names <- capture_names(...)
   if (!is.numeric(shape) || length(shape) < 1L || anyNA(shape) || any(shape < 1) ||
       any(shape != floor(shape))) {
     abort(paste0("`shape` must be a vector of positive whole numbers, not ", describe(shape), "."))
   }
   dtype <- normalize_dtype(dtype)
+  check_flag(sparse, "sparse")
   check_function(normalizer_fn, "normalizer_fn")
   normalizer_fn <- capture_normalizer(normalizer_fn)
   cols <- lapply(names, function(nm) {
-    structure(
-      list(kind = "numeric", name = nm, key = nm, shape = as.integer(shape),
-           width = as.integer(prod(shape)),
-           default_value = default_value, dtype = dtype, normalizer_fn = normalizer_fn),
-      class = column_classes("numeric")
-    )
+    col <- list(kind = "numeric", name = nm, key = nm, shape = as.integer(shape),
+                width = as.integer(prod(shape)),
+                default_value = default_value, dtype = dtype, normalizer_fn = normalizer_fn)
+    if (sparse) col$sparse <- TRUE
+    structure(col, class = column_classes("numeric"))
   })
   if (length(cols) == 1L) cols[[1]] else cols
 }

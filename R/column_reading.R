@@ -17,7 +17,11 @@
 #   on purpose with as.numeric());
 # - AsIs (I()): read as what it wraps;
 # - lists: passed on as they are (the columns that read them say what they
-#   take);
+#   take); vctrs' list_of() as the list it is, textrecipes' token lists as
+#   their tokens (one character vector per row);
+# - sparse matrices of the Matrix package: as a dgCMatrix (a double matrix
+#   of compressed columns, what the engine reads in place), converted once
+#   when they are another kind (triplets, rows, logical or pattern values);
 # - any other class (haven's labelled values, units, vctrs' classes, a class
 #   of the user's...): an error naming the column and its class, since
 #   reading its storage type might not be what it means.
@@ -34,7 +38,9 @@ read_columns <- function(columns, names = names(columns), what = "column '%s'") 
 
 # One vector, read by its class (see above).
 read_column <- function(x, name, what = "column '%s'") {
-  if (!is.object(x) || is.factor(x) || is.list(x) || inherits(x, c("Date", "POSIXt", "difftime"))) return(x)
+  if (!is.object(x) || is.factor(x) || inherits(x, c("Date", "POSIXt", "difftime"))) return(x)
+  if (is.list(x)) return(if (is.data.frame(x)) x else list_column(x))
+  if (inherits(x, "sparseMatrix")) return(as_dgc(x))
   if (inherits(x, "integer64")) return(integer64_values(x, name, what))
   if (inherits(x, "AsIs")) {
     cls <- setdiff(oldClass(x), "AsIs")
@@ -47,6 +53,22 @@ read_column <- function(x, name, what = "column '%s'") {
                        "vctrs::vec_data(data$%s), or a recipe step that converts it."),
                 sprintf(what, name), paste(class(x), collapse = "/"), typeof(x), class_hint(x), name, name, name),
         class = "cppestimators_feature_type")
+}
+
+# A classed list column as the plain list of vectors it holds.
+list_column <- function(x) {
+  if (inherits(x, "textrecipes_tokenlist")) x <- vctrs::field(x, "tokens")
+  if (is.object(x)) x <- unclass(x)
+  attr(x, "ptype") <- NULL
+  x
+}
+
+# A sparse matrix of the Matrix package as a dgCMatrix (unchanged when it is one).
+as_dgc <- function(x) {
+  if (inherits(x, "dgCMatrix")) return(x)
+  x <- methods::as(x, "CsparseMatrix")
+  x <- methods::as(x, "generalMatrix")
+  methods::as(x, "dMatrix")
 }
 
 # For the classes users meet most: the usual way to convert them.

@@ -76,14 +76,43 @@ engine_description <- function(object) {
   seed <- spec$config$tf_random_seed
   seed <- if (is.null(seed)) floor(stats::runif(1) * 2^31) else abs(seed) %% 2^31
   list(
-    model = engine_model(spec), head = engine_head(spec), head_n = spec$head_n,
+    model = engine_model(spec, sparse_keys = object$state$sparse_keys), head = engine_head(spec),
+    head_n = spec$head_n,
     optimizers = lapply(unname(spec$optimizers %||% list(spec$optimizer)), engine_optimizer),
     seed = seed
   )
 }
 
-engine_model <- function(spec) {
-  c(unclass(estimator_model(spec)), list(feature_columns = lapply(unname(spec$feature_columns), engine_column)))
+# `sparse_keys`: the features whose first data were sparse matrices, whose
+# numeric columns the engine reads as sparse (note_sparse_features()).
+engine_model <- function(spec, sparse_keys = NULL) {
+  cols <- lapply(unname(spec$feature_columns), engine_column)
+  if (length(sparse_keys)) {
+    cols <- lapply(cols, function(col) {
+      if (identical(col$kind, "numeric") && col$key %in% sparse_keys) col$sparse <- TRUE
+      col
+    })
+  }
+  c(unclass(estimator_model(spec)), list(feature_columns = cols))
+}
+
+# Before an estimator's engine is built: the features of the in-memory
+# input that are sparse matrices, for a model that reads them sparse
+# (linear models and DNNs), are remembered with the estimator's state so
+# that its numeric columns read only their non-zeros. The variables are the
+# same either way, so an engine built later without them (a restored
+# checkpoint) reads those features densely and gives the same model.
+note_sparse_features <- function(object, input_fn) {
+  st <- object$state
+  if (!is.environment(st) || (!is.null(st$ptr) && !is_null_xptr(st$ptr))) return(invisible())
+  if (!inherits(input_fn, "cppestimators_input_fn")) return(invisible())
+  if (!model_trait(estimator_model(object$spec), "reads_sparse")) return(invisible())
+  feats <- input_fn$features
+  if (!is.list(feats) || !length(feats)) return(invisible())
+  at <- cpp_classed_columns(feats)
+  sparse <- names(feats)[at][vapply(feats[at], function(x) inherits(x, "dgCMatrix"), TRUE)]
+  if (length(sparse)) st$sparse_keys <- union(st$sparse_keys, sparse)
+  invisible()
 }
 
 engine_column <- function(col) {

@@ -226,7 +226,9 @@ model_spec_classes <- function(kind) c(paste0("cppestimators_model_", kind), "cp
 #   trees have none; a custom estimator's slots are checked against the
 #   checkpoint's);
 # - feature_scale_matters: gradient steps train it, which handle features
-#   of very different scales badly (the first training warns).
+#   of very different scales badly (the first training warns);
+# - reads_sparse: its numeric columns may read a sparse matrix's non-zeros
+#   only (linear models and DNNs; trees bin every value).
 model_traits <- function(model) UseMethod("model_traits")
 
 #' @export
@@ -234,7 +236,7 @@ model_traits.default <- function(model) list()
 
 model_trait_defaults <- list(coefficients = FALSE, ends_by_itself = FALSE, has_optimizer = TRUE,
                              optimizer_in_record = TRUE,
-                             feature_scale_matters = TRUE)
+                             feature_scale_matters = TRUE, reads_sparse = FALSE)
 
 model_trait <- function(model, trait) {
   value <- model_traits(model)[[trait]]
@@ -242,7 +244,13 @@ model_trait <- function(model, trait) {
 }
 
 #' @export
-model_traits.cppestimators_model_linear <- function(model) list(coefficients = TRUE)
+model_traits.cppestimators_model_linear <- function(model) list(coefficients = TRUE, reads_sparse = TRUE)
+
+#' @export
+model_traits.cppestimators_model_dnn <- function(model) list(reads_sparse = TRUE)
+
+#' @export
+model_traits.cppestimators_model_combined <- function(model) list(reads_sparse = TRUE)
 
 # What a model does when a train() call of the estimator `object` ended
 # (`run`: the call's outcome, R/train.R), such as warning that the input

@@ -31,6 +31,20 @@
 #' column and its class, since reading its storage might not be what it
 #' means.
 #'
+#' Sparse and multi-valued features are read in place too. A sparse matrix
+#' (`Matrix::dgCMatrix`, or any sparse matrix of the Matrix package,
+#' converted once) is one numeric feature of `ncol()` values per row, read
+#' by `column_numeric(shape = ncol(x))`: give it as an element of a named
+#' list (`input_fn(list(words = x, y = y), response = "y")`), or as the
+#' `object` itself with the response as a vector (`input_fn(x, response =
+#' y)`: its feature is then named `"x"`). Linear models and DNNs read only
+#' its non-zeros (see `sparse` of [column_numeric()]). A list column (a
+#' list of character, integer or whole-number double vectors, one per row,
+#' such as tokens; `vctrs::list_of()` and textrecipes' token lists too) is a
+#' multi-valued categorical feature, read by the categorical columns as
+#' TensorFlow reads a variable-length feature: each value yields its id, an
+#' empty row none (see [column_categorical_with_hash_bucket()]).
+#'
 #' A factor response is encoded as integer codes `0..K-1`, with a message
 #' listing the encoding; a logical response becomes 0/1. A classifier reads
 #' the codes as class ids; a regressor refuses a factor response (it would
@@ -98,8 +112,26 @@ input_fn <- function(object, ...) {
 #' @rdname input_fn
 #' @export
 input_fn.default <- function(object, ...) {
+  if (inherits(object, "sparseMatrix")) return(sparse_input_fn(object, ...))
   check_not_sparse(object, "object", "input_fn")
   input_fn(as.data.frame(object, stringsAsFactors = FALSE), ...)
+}
+
+# input_fn() of a sparse matrix: the matrix is the one feature, named "x",
+# and `response` a vector of labels, one per row (or NULL).
+sparse_input_fn <- function(object, response = NULL, batch_size = 128, shuffle = "auto", num_epochs = 1,
+                            queue_capacity = 1000, num_threads = 1, ..., epochs) {
+  check_dots(dots_names(...), "input_fn",
+             c("response", "batch_size", "shuffle", "num_epochs", "queue_capacity", "num_threads", "epochs"))
+  if (!missing(epochs)) num_epochs <- epochs_as_num_epochs(epochs, missing(num_epochs), "input_fn")
+  if (!is.null(response) && (!is.atomic(response) || !is.null(dim(response)) || length(response) != nrow(object))) {
+    abort(sprintf(paste("input_fn() of a sparse matrix: `response` must be NULL or a vector with one value per",
+                        "row of the matrix (%d), not %s."), nrow(object), describe(response)),
+          class = "cppestimators_response")
+  }
+  data <- list(x = object)
+  if (!is.null(response)) data$y <- response
+  build_input(data, "x", if (!is.null(response)) "y", batch_size, shuffle, num_epochs)
 }
 
 #' @rdname input_fn

@@ -286,7 +286,7 @@ register_parsnip_model <- function(model) {
                    if (mode == "quantile regression") list(quantile_levels = quote(quantile_levels)))))
     parsnip::set_encoding(model = model, eng = eng, mode = mode, options = list(
       predictor_indicators = "none", compute_intercept = FALSE, remove_intercept = FALSE,
-      allow_sparse_x = FALSE))
+      allow_sparse_x = TRUE))
     types <- switch(mode, regression = c("numeric", "raw"), classification = c("class", "prob", "raw"),
                     "quantile regression" = c("quantile", "raw"))
     for (type in types) {

@@ -97,7 +97,6 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   check_choice(model, "model", parsnip_models)
   head <- parsnip_head(model, objective, tweedie_variance_power, huber_slope, quantile_levels)
   if (identical(model, "poisson_reg")) model <- "linear_reg"
-  check_not_sparse(x, "x", "fit")
   x <- parsnip_predictors(x)
   if (is.data.frame(y) || is.matrix(y)) {
     if (NCOL(y) != 1L) abort("the \"cppestimators\" engines take one outcome, not several.")
@@ -165,11 +164,15 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     d <- x[rows, , drop = FALSE]
     d[[outcome]] <- if (classification) as.character(y[rows]) else as.numeric(y[rows])
     if (!is.null(weight_name)) d[[weight_name]] <- weights[rows]
-    d
+    if (inherits(d, "cppestimators_sparse_x")) unclass(d) else d
   }
 
-  columns <- feature_columns_from_data(x[train_rows, , drop = FALSE], dense = !linear,
-                                       embedding_above = if (trees) Inf else 50L)
+  columns <- if (inherits(x, "cppestimators_sparse_x")) {
+    sparse_x_columns(x, train_rows, sparse = !trees)
+  } else {
+    feature_columns_from_data(x[train_rows, , drop = FALSE], dense = !linear,
+                              embedding_above = if (trees) Inf else 50L)
+  }
   temporary <- is.null(model_dir)
   config <- parsnip_config(config, model_dir, seed)
   n_train <- length(train_rows)
@@ -355,7 +358,6 @@ warn_unconverged <- function(watch, model, threshold) {
 predict_cppestimators <- function(object, new_data, type = "numeric") {
   check_estimator(object)
   check_choice(type, "type", c("numeric", "class", "prob", "quantile", "raw"))
-  check_not_sparse(new_data, "new_data", "predict")
   new_data <- parsnip_predictors(new_data)
   n <- nrow(new_data)
   vocab <- object$spec$label_vocabulary
@@ -366,14 +368,20 @@ predict_cppestimators <- function(object, new_data, type = "numeric") {
                   raw = data.frame()))
   }
   batch_size <- min(n, 4096L)
-  if (type == "raw") return(predict(object, new_data, batch_size = batch_size))
+  # (sparse predictors: an input function over the list, which has no batch_size of its own)
+  sparse <- inherits(new_data, "cppestimators_sparse_x")
+  if (sparse) new_data <- input_fn(unclass(new_data), features = "x", batch_size = batch_size, shuffle = FALSE)
+  predicted <- function(...) {
+    if (sparse) predict(object, new_data, ...) else predict(object, new_data, batch_size = batch_size, ...)
+  }
+  if (type == "raw") return(predicted())
   if (type == "quantile") {
     if (!identical(object$spec$head, "quantile")) abort("`type = \"quantile\"` needs a quantile regression fit.")
-    m <- as.matrix(predict(object, new_data, type = "numeric", batch_size = batch_size))
+    m <- as.matrix(predicted(type = "numeric"))
     dimnames(m) <- NULL
     return(tibble::new_tibble(list(.pred_quantile = hardhat::quantile_pred(m, object$spec$head_args$levels))))
   }
-  out <- predict(object, new_data, type = type, batch_size = batch_size)
+  out <- predicted(type = type)
   switch(type,
     numeric = out$.pred,
     class = out$.pred_class,
@@ -382,6 +390,14 @@ predict_cppestimators <- function(object, new_data, type = "numeric") {
 
 # Predictors as a data frame with names (parsnip gives data frames, fit_xy() may give matrices).
 parsnip_predictors <- function(x) {
+  if (inherits(x, "sparseMatrix")) return(sparse_x(x))
+  # a sparse tibble (sparsevctrs' vectors: what recipes' sparse steps give,
+  # and what parsnip makes of a sparse matrix for an engine that takes them)
+  # of numbers only: read as the sparse matrix it is, without densifying
+  if (is.data.frame(x) && requireNamespace("sparsevctrs", quietly = TRUE) &&
+      sparsevctrs::has_sparse_elements(x) && all(vapply(x, is.numeric, TRUE))) {
+    return(sparse_x(sparsevctrs::coerce_to_sparse_matrix(x)))
+  }
   if (is.matrix(x)) {
     if (is.null(colnames(x))) abort("the predictors need column names.")
     x <- as.data.frame(x, stringsAsFactors = FALSE)
@@ -392,6 +408,38 @@ parsnip_predictors <- function(x) {
   classed <- cpp_classed_columns(x)
   if (length(classed)) x[classed] <- read_columns(unclass(x)[classed], names(x)[classed])
   x
+}
+
+# Sparse predictors (a sparse matrix, as parsnip passes a dgCMatrix or a
+# sparse tibble to an engine that allows them): one matrix-valued feature
+# named "x" in a list that the fit subsets by rows as it subsets a data
+# frame, and input_fn() reads as a list.
+sparse_x <- function(x) {
+  structure(list(x = as_dgc(x)), class = c("cppestimators_sparse_x", "list"))
+}
+
+#' @export
+`[.cppestimators_sparse_x` <- function(x, i, j, ..., drop = FALSE) {
+  m <- .subset2(x, "x")
+  out <- unclass(x)
+  out$x <- if (missing(i)) m else m[i, , drop = FALSE]
+  structure(out, class = class(x))
+}
+
+#' @export
+dim.cppestimators_sparse_x <- function(x) c(nrow(.subset2(x, "x")), 1L)
+
+# The feature column of sparse predictors: column_numeric("x") as wide as
+# the matrix, scaled by each column's standard deviation over the training
+# rows (1/n, as glmnet standardizes) but not centered, so zeros stay zeros
+# (the means fold into the bias); `sparse`: read as sparse (not by trees).
+sparse_x_columns <- function(x, rows, sparse) {
+  m <- .subset2(x, "x")[rows, , drop = FALSE]
+  mu <- Matrix::colMeans(m)
+  s <- sqrt(pmax(Matrix::colMeans(m^2) - mu^2, 0))
+  s[!is.finite(s) | s <= 0] <- 1
+  feature_columns(column_numeric("x", shape = ncol(m), sparse = sparse,
+                                 normalizer_fn = normalizer_standardize(0, unname(s))))
 }
 
 # `expr` with messages silenced unless `verbose`.

@@ -110,7 +110,7 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
                                  hooks = NULL, as_iterable = FALSE, simplify = TRUE,
                                  yield_single_examples = TRUE, type = NULL, na_rows = c("na", "error"),
                                  reference = NULL, integration_steps = 50L, ...) {
-  check_not_sparse(input_fn, "input_fn", "predict")
+  if (inherits(input_fn, "sparseMatrix")) input_fn <- input_fn(input_fn)
   if (identical(type, "contributions") || identical(type, "interactions") || identical(type, "dfc")) {
     if (is.data.frame(input_fn)) {
       input_fn <- data_input(object, input_fn, "infer", "predict", ...)
@@ -134,6 +134,7 @@ predict.tf_estimator <- function(object, input_fn, checkpoint_path = NULL,
   }
   if (!is.null(type)) predict_keys <- prediction_type_key(object, type)
   predict_keys <- check_predict_keys(predict_keys)
+  note_sparse_features(object, input_fn)
   ptr <- estimator_ptr(object)
   head_keys <- cpp_estimator_prediction_keys(ptr)
   keys <- head_keys[head_keys %in% predict_keys]

@@ -109,6 +109,7 @@ train.tf_estimator <- function(object, input_fn, steps = NULL, hooks = NULL, max
   } else {
     check_method_dots(dots_names(...), "train", train.tf_estimator)
   }
+  note_sparse_features(object, input_fn)
   complete_data_columns(object, input_fn)
   world <- if (identical(cluster, "mpi")) mpi_world()
   if (!is.null(world) && world$size == 1L) world <- NULL  # one process: train alone

@@ -159,8 +159,8 @@ Rcpp::NumericVector cpp_column_rows(SEXP columns) {
   Rcpp::NumericVector out(n);
   for (R_xlen_t i = 0; i < n; ++i) {
     SEXP x = VECTOR_ELT(columns, i);
-    if (OBJECT(x) && Rf_inherits(x, "data.frame")) {
-      out[i] = NA_REAL;
+    if (OBJECT(x) && (Rf_inherits(x, "data.frame") || Rf_isS4(x))) {
+      out[i] = NA_REAL;  // (R's NROW() counts them: a sparse matrix's rows are in its Dim slot)
       continue;
     }
     SEXP dim = Rf_getAttrib(x, R_DimSymbol);

@@ -37,6 +37,95 @@ void read_r_strings(const void* vector, std::int64_t offset, const int* rows, in
   }
 }
 
+// Row `row` of a list column: its element, a character, integer, logical
+// or double vector (or NULL), read in place. The elements were checked and
+// any ALTREP one expanded when the column was bound (list_view()), so this
+// allocates nothing and may run on any thread.
+void read_r_list_row(const void* list, std::int64_t row, RaggedRow* out) {
+  SEXP x = VECTOR_ELT(static_cast<SEXP>(const_cast<void*>(list)), static_cast<R_xlen_t>(row));
+  out->begin = 0;
+  out->count = Rf_isNull(x) ? 0 : static_cast<std::int64_t>(Rf_xlength(x));
+  switch (TYPEOF(x)) {
+    case STRSXP:
+      out->type = ColumnType::String;
+      out->strings = x;
+      break;
+    case REALSXP:
+      out->type = ColumnType::Double;
+      out->doubles = REAL_RO(x);
+      break;
+    case INTSXP:
+    case LGLSXP:
+      out->type = ColumnType::Integer;
+      out->ints = TYPEOF(x) == INTSXP ? INTEGER_RO(x) : LOGICAL_RO(x);
+      break;
+    default:
+      out->type = ColumnType::Integer;
+      out->count = 0;
+  }
+}
+
+// A list column (one vector of values per row) as a ragged view: every
+// element checked once here, on R's thread.
+void list_view(SEXP col, ColumnView& v) {
+  const R_xlen_t n = Rf_xlength(col);
+  bool text = false, numbers = false, doubles = false;
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SEXP x = VECTOR_ELT(col, i);
+    switch (TYPEOF(x)) {
+      case NILSXP:
+        continue;
+      case STRSXP:
+        text = true;
+        break;
+      case REALSXP:
+        doubles = true;
+        numbers = true;
+        break;
+      case INTSXP:
+      case LGLSXP:
+        if (Rf_isFactor(x))
+          Rcpp::stop("feature '" + v.key + "' (row " + std::to_string(i + 1) +
+                     ") holds a factor: a list column holds character or integer vectors");
+        numbers = true;
+        break;
+      default:
+        Rcpp::stop("feature '" + v.key + "' (row " + std::to_string(i + 1) + ") holds " +
+                   std::string(Rf_type2char(TYPEOF(x))) +
+                   ": a list column holds character, integer or double vectors (one per row)");
+    }
+    if (text && numbers)
+      Rcpp::stop("feature '" + v.key +
+                 "' mixes character and numeric rows: a list column holds one type of values");
+    if (ALTREP(x)) DATAPTR(x);  // expanded now, so that reading it later allocates nothing
+  }
+  v.type = text ? ColumnType::String : doubles ? ColumnType::Double : ColumnType::Integer;
+  v.ragged = col;
+  v.read_row = &read_r_list_row;
+  v.read_string = &read_r_string;
+  v.width = 1;
+  v.n = n;
+}
+
+// A dgCMatrix as a sparse view of its slots, read in place.
+void sparse_view(SEXP col, ColumnView& v, R_xlen_t* rows) {
+  SEXP dim = R_do_slot(col, Rf_install("Dim"));
+  SEXP p = R_do_slot(col, Rf_install("p")), i = R_do_slot(col, Rf_install("i")),
+       x = R_do_slot(col, Rf_install("x"));
+  if (TYPEOF(p) != INTSXP || TYPEOF(i) != INTSXP || TYPEOF(x) != REALSXP || Rf_xlength(dim) != 2)
+    Rcpp::stop("feature '" + v.key + "' is a malformed dgCMatrix");
+  *rows = INTEGER(dim)[0];
+  v.width = INTEGER(dim)[1];
+  v.type = ColumnType::Double;
+  v.csc_p = INTEGER_RO(p);
+  v.csc_i = INTEGER_RO(i);
+  v.csc_x = REAL_RO(x);
+  if (Rf_xlength(p) != static_cast<R_xlen_t>(v.width) + 1 ||
+      Rf_xlength(i) < static_cast<R_xlen_t>(v.csc_p[v.width]) ||
+      Rf_xlength(x) < static_cast<R_xlen_t>(v.csc_p[v.width]))
+    Rcpp::stop("feature '" + v.key + "' is a malformed dgCMatrix");
+}
+
 // Rows and values per row of a vector (1), a 1-d array (1) or a matrix.
 // `key`: the feature's name for the message, or "" for the response.
 int shape_of(SEXP x, const std::string& key, R_xlen_t* rows) {
@@ -139,10 +228,20 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
     ColumnView v;
     v.key = std::string(names[i]);
     R_xlen_t rows = 0;
-    v.width = shape_of(col, v.key, &rows);
     v.checked = has_checked && LOGICAL(checked)[i] == TRUE;
-    v.n = rows;
-    switch (TYPEOF(col)) {
+    if (Rf_isS4(col) && Rf_inherits(col, "dgCMatrix")) {
+      sparse_view(col, v, &rows);
+      v.n = rows;
+    } else if (TYPEOF(col) == VECSXP) {
+      list_view(col, v);
+      rows = static_cast<R_xlen_t>(v.n);
+    } else {
+      v.width = shape_of(col, v.key, &rows);
+      v.n = rows;
+    }
+    switch (v.is_sparse() || v.is_ragged() ? NILSXP : TYPEOF(col)) {
+      case NILSXP:
+        break;
       case REALSXP:
         v.type = ColumnType::Double;
         v.doubles = REAL_RO(col);
@@ -168,7 +267,8 @@ void dataset_from_r(const Rcpp::List& features, SEXP labels, Dataset& data) {
         break;
       default:
         Rcpp::stop("feature '" + v.key +
-                   "' must be numeric, logical, a factor or character, not of R type " +
+                   "' must be numeric, logical, a factor, character, a list column or a sparse "
+                   "matrix, not of R type " +
                    std::string(Rf_type2char(TYPEOF(col))));
     }
     if (n < 0) n = rows;

@@ -16,6 +16,17 @@ bool read_chunk_string(const void* column, std::int64_t i, std::string_view* out
   return true;
 }
 
+void read_chunk_row(const void* column, std::int64_t row, RaggedRow* out) {
+  const ChunkColumn& c = *static_cast<const ChunkColumn*>(column);
+  const std::int64_t a = c.row_splits[static_cast<std::size_t>(row)];
+  out->type = c.type;
+  out->begin = a;
+  out->count = c.row_splits[static_cast<std::size_t>(row) + 1] - a;
+  out->doubles = c.doubles.data();
+  out->ints = c.ints.data();
+  out->strings = &c;
+}
+
 }  // namespace
 
 void ChunkColumn::clear() {
@@ -49,6 +60,10 @@ ColumnView Chunk::view(const ChunkColumn& c) const {
   if (c.type == ColumnType::String) {
     v.strings = &c;
     v.read_string = &read_chunk_string;
+  }
+  if (c.ragged) {
+    v.ragged = &c;
+    v.read_row = &read_chunk_row;
   }
   return v;
 }

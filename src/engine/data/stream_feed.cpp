@@ -129,10 +129,6 @@ void StreamFeed::rebuild_views() {
   data_.n = win_.n;
   const ChunkColumn* response = nullptr;
   const ChunkColumn* weight = nullptr;
-  std::size_t ragged = 0;
-  for (const ChunkColumn& c : win_.columns) ragged += c.ragged ? 1 : 0;
-  if (padded_.size() < ragged) padded_.resize(ragged);
-  ragged = 0;
   for (const ChunkColumn& c : win_.columns) {
     if (!cols_.response.empty() && c.key == cols_.response) response = &c;
     if (!cols_.weight_key.empty() && c.key == cols_.weight_key) weight = &c;
@@ -140,17 +136,6 @@ void StreamFeed::rebuild_views() {
         cols_.features.empty() ||
         std::find(cols_.features.begin(), cols_.features.end(), c.key) != cols_.features.end();
     if (!wanted) continue;
-    if (c.ragged) {
-      if (c.type == ColumnType::Double)
-        throw std::invalid_argument(
-            "feature '" + c.key +
-            "' has a variable number of values per row (a var_len_feature()): numeric columns "
-            "read a fixed number; parse it with fixed_len_feature()");
-      ChunkColumn& p = padded_[ragged++];
-      pad(c, p);
-      data_.features.push_back(win_.view(p));
-      continue;
-    }
     data_.features.push_back(win_.view(c));
   }
   data_.indexed_ = static_cast<std::size_t>(-1);  // keys may have moved: index again
@@ -173,32 +158,6 @@ void StreamFeed::rebuild_views() {
     data_.weights = weights_.data();
     data_.weight_key = cols_.weight_key;
   }
-}
-
-void StreamFeed::pad(const ChunkColumn& c, ChunkColumn& p) const {
-  const std::int64_t n = win_.n;
-  std::int64_t width = 1;
-  for (std::int64_t i = 0; i < n; ++i)
-    width = std::max(width, c.row_splits[static_cast<std::size_t>(i + 1)] -
-                                c.row_splits[static_cast<std::size_t>(i)]);
-  p.key = c.key;
-  p.type = c.type;
-  p.width = static_cast<int>(width);
-  p.ragged = false;
-  p.clear();
-  for (std::int64_t j = 0; j < width; ++j)
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::int64_t a = c.row_splits[static_cast<std::size_t>(i)];
-      const bool has = a + j < c.row_splits[static_cast<std::size_t>(i + 1)];
-      if (c.type == ColumnType::String) {
-        if (has)
-          p.push_text(c.text_at(a + j), c.present[static_cast<std::size_t>(a + j)] != 0);
-        else
-          p.push_text(std::string_view(), true);
-      } else {
-        p.ints.push_back(has ? c.ints[static_cast<std::size_t>(a + j)] : -1);
-      }
-    }
 }
 
 void StreamFeed::numbers_from(const ChunkColumn& c, std::vector<double>& out,

@@ -125,7 +125,7 @@ void FeatureSet::gather(Binding& b, const int* rows, int count, FeatureBatch& ba
       SparseIds& ids = batch.sparse[static_cast<std::size_t>(sparse_slot_[i])];
       ids.clear();
       b.ids[i]->gather(rows, count, ids);
-      ids.prune();
+      if (!columns_[i]->sparse_numeric()) ids.prune();
     }
   }
 }

@@ -34,19 +34,15 @@ class IdentityTransform : public FeatureTransform {
     const ColumnView& c = data.require(key_, name());
     require_input(c, InputKind::Integer, constructor());
     if (!has_default_) {
-      for (int j = 0; j < c.width; ++j)
-        for (std::int64_t r = 0; r < c.n; ++r) {
-          std::int64_t v;
-          const Cell cell = int_cell(c, r, j, &v);
-          if (cell == Cell::NA)
-            throw std::invalid_argument(where(c, r) + " is NA; set `default_value` of " +
-                                        constructor() + " '" + name() + "' to map missing values");
-          if (cell == Cell::Value && (v < 0 || v >= buckets_))
-            throw std::invalid_argument(where(c, r) + " is " + std::to_string(v) +
-                                        ", outside [0, " + std::to_string(buckets_) + ") of " +
-                                        constructor() + " '" + name() +
-                                        "'; set `default_value` to map such values");
-        }
+      each_int_cell(c, [&](std::int64_t r, Cell cell, std::int64_t v) {
+        if (cell == Cell::NA)
+          throw std::invalid_argument(where(c, r) + " is NA; set `default_value` of " +
+                                      constructor() + " '" + name() + "' to map missing values");
+        if (cell == Cell::Value && (v < 0 || v >= buckets_))
+          throw std::invalid_argument(where(c, r) + " is " + std::to_string(v) + ", outside [0, " +
+                                      std::to_string(buckets_) + ") of " + constructor() + " '" +
+                                      name() + "'; set `default_value` to map such values");
+      });
     }
     return std::make_unique<Bound>(*this, c);
   }

@@ -2,6 +2,13 @@
 // column_bucketized(): a numeric column cut at sorted boundaries. The bucket
 // of x is the number of boundaries <= x (compared in float32, as TF); value
 // j of a multi-valued source gets ids offset by j * (boundaries + 1).
+//
+// A numeric feature may be a sparse matrix (a dgCMatrix), read in place:
+// its rows are indexed once per binding (CSR, the non-zeros only). A column
+// built with `sparse = TRUE` yields those non-zeros as ids (their positions)
+// with weights (their values): linear models and input layers read them as
+// the same numbers without a dense block of rows x width. Its normalizer
+// may scale but not shift (a shift would make every zero a value).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,7 +29,8 @@ class NumericTransform : public FeatureTransform {
       : FeatureTransform(spec),
         key_(spec.str("key")),
         width_(static_cast<int>(spec.num("width"))),
-        allow_missing_(spec.flag_or("allow_missing", false)) {
+        allow_missing_(spec.flag_or("allow_missing", false)),
+        sparse_(spec.flag_or("sparse", false)) {
     if (width_ <= 0)
       throw std::invalid_argument("column '" + name() + "' must have a positive shape");
     // a normalizer the engine applies: (x - shift) / scale, per value column
@@ -33,14 +41,45 @@ class NumericTransform : public FeatureTransform {
         if (!(v > 0.0) || !std::isfinite(v))
           throw std::invalid_argument("column '" + name() +
                                       "': the normalizer's scale must be > 0");
+      for (double v : shift_)
+        if (sparse_ && v != 0.0)
+          throw std::invalid_argument("column '" + name() +
+                                      "' is sparse: its normalizer may scale the values but not "
+                                      "center them (that would make every zero a value)");
     }
   }
   std::string constructor() const override { return "column_numeric()"; }
-  ColumnRole role() const override { return ColumnRole::Dense; }
-  int dense_width() const override { return width_; }
+  ColumnRole role() const override { return sparse_ ? ColumnRole::Indicator : ColumnRole::Dense; }
+  int dense_width() const override { return sparse_ ? 0 : width_; }
+  std::int64_t num_buckets() const override { return sparse_ ? width_ : 0; }
+  bool sparse_numeric() const override { return sparse_; }
+
+  std::unique_ptr<BoundIds> bind_ids(const Dataset& data) const override {
+    if (!sparse_) return FeatureTransform::bind_ids(data);
+    bool clean = false;
+    const ColumnView& c = checked_view(data, &clean);
+    auto b = std::make_unique<SparseBound>();
+    b->rows.build(c, scale_);
+    return b;
+  }
 
   std::unique_ptr<BoundDense> bind_dense(const Dataset& data) const override {
+    bool clean = false;
+    const ColumnView& c = checked_view(data, &clean);
+    if (c.is_sparse()) {
+      auto b = std::make_unique<SparseDenseBound>(shift_, scale_, width_);
+      b->rows.build(c, {});
+      return b;
+    }
+    return std::make_unique<Bound>(c, shift_, scale_, allow_missing_ && !clean);
+  }
+
+ private:
+  // The feature, its type, shape and values checked.
+  // `clean`: set when no value is missing.
+  const ColumnView& checked_view(const Dataset& data, bool* clean) const {
     const ColumnView& c = data.require(key_, name());
+    require_plain(c, constructor() + " '" + name() + "'", false, true);
     if (!c.numeric())
       throw std::invalid_argument(
           "feature '" + name() + "' is " + column_type_name(c.type) +
@@ -53,7 +92,13 @@ class NumericTransform : public FeatureTransform {
                                   " value(s) per row but its column_numeric() has shape " +
                                   std::to_string(width_) + ": it must be a matrix with " +
                                   std::to_string(width_) + " columns");
-    if (c.checked || all_valid(c)) return std::make_unique<Bound>(c, shift_, scale_, false);
+    *clean = true;
+    if (c.is_sparse()) {
+      check_sparse(c);
+      return c;
+    }
+    if (c.checked || all_valid(c)) return c;
+    *clean = false;
     // something to report: find the first problem, in the order of the messages
     // (missing values are NaN for a model that reads them: "allow_missing")
     for (int j = 0; j < c.width && !allow_missing_; ++j)
@@ -81,10 +126,129 @@ class NumericTransform : public FeatureTransform {
                 "' contains values beyond the float32 range (|x| > 3.4e38), first at row " +
                 std::to_string(r + 1));
         }
-    return std::make_unique<Bound>(c, shift_, scale_, allow_missing_);
+    return c;
   }
 
- private:
+  // The stored values of a sparse matrix: finite, within float32's range
+  // (a sparse matrix with NAs is refused: its zeros are values, not gaps).
+  void check_sparse(const ColumnView& c) const {
+    const std::int64_t nnz = c.csc_p[c.width];
+    const double limit = static_cast<double>(std::numeric_limits<float>::max());
+    for (std::int64_t k = 0; k < nnz; ++k) {
+      const double v = c.csc_x[k];
+      if (std::fabs(v) <= limit) continue;
+      const std::string row = std::to_string(static_cast<std::int64_t>(c.csc_i[k]) + 1);
+      if (std::isnan(v))
+        throw std::invalid_argument("feature '" + name() +
+                                    "' contains missing values (NA), first at row " + row +
+                                    " of the sparse matrix: impute them or drop those rows");
+      throw std::invalid_argument("feature '" + name() + "' contains " +
+                                  (std::isinf(v) ? "infinite values" : "values beyond float32") +
+                                  ", first at row " + row);
+    }
+  }
+
+  // The non-zeros of a sparse matrix by row (CSR), built once per binding;
+  // values are divided by `scale` (per matrix column) when given. A dense
+  // matrix given to a sparse column is indexed the same way.
+  struct SparseRows {
+    std::vector<std::int64_t> start;  // n + 1
+    std::vector<int> cols;
+    std::vector<double> values;  // (doubles: normalized as the dense values are)
+    void build(const ColumnView& c, const std::vector<double>& scale) {
+      const std::int64_t n = c.n;
+      start.assign(static_cast<std::size_t>(n) + 1, 0);
+      const auto divide = [&](int j, double v) {
+        return scale.empty() ? v : v / scale[static_cast<std::size_t>(j)];
+      };
+      if (c.is_sparse()) {
+        const std::int64_t nnz = c.csc_p[c.width];
+        for (std::int64_t k = 0; k < nnz; ++k) ++start[static_cast<std::size_t>(c.csc_i[k]) + 1];
+        for (std::int64_t i = 0; i < n; ++i)
+          start[static_cast<std::size_t>(i) + 1] += start[static_cast<std::size_t>(i)];
+        cols.resize(static_cast<std::size_t>(nnz));
+        values.resize(static_cast<std::size_t>(nnz));
+        std::vector<std::int64_t> at(start.begin(), start.end() - 1);
+        for (int j = 0; j < c.width; ++j)  // by column: each row's entries in column order
+          for (int k = c.csc_p[j]; k < c.csc_p[j + 1]; ++k) {
+            const std::size_t o =
+                static_cast<std::size_t>(at[static_cast<std::size_t>(c.csc_i[k])]++);
+            cols[o] = j;
+            values[o] = divide(j, c.csc_x[k]);
+          }
+        return;
+      }
+      cols.clear();
+      values.clear();
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (int j = 0; j < c.width; ++j) {
+          const double v = c.number(i, j);
+          if (v == 0.0) continue;
+          cols.push_back(j);
+          values.push_back(divide(j, v));
+        }
+        start[static_cast<std::size_t>(i) + 1] = static_cast<std::int64_t>(cols.size());
+      }
+    }
+    std::int64_t widest() const {
+      std::int64_t m = 1;
+      for (std::size_t i = 0; i + 1 < start.size(); ++i) m = std::max(m, start[i + 1] - start[i]);
+      return m;
+    }
+  };
+
+  // A sparse column's ids: each row's non-zeros (position, value).
+  class SparseBound : public BoundIds {
+   public:
+    std::int64_t max_ids_per_row() const override {
+      if (widest_ < 0) widest_ = rows.widest();
+      return widest_;
+    }
+    void gather(const int* r, int count, SparseIds& out) override {
+      for (int i = 0; i < count; ++i) {
+        const std::size_t row = static_cast<std::size_t>(r[i]);
+        for (std::int64_t k = rows.start[row]; k < rows.start[row + 1]; ++k)
+          out.push(rows.cols[static_cast<std::size_t>(k)],
+                   static_cast<float>(rows.values[static_cast<std::size_t>(k)]));
+        out.end_row();
+      }
+    }
+    SparseRows rows;
+
+   private:
+    mutable std::int64_t widest_ = -1;
+  };
+
+  // A sparse matrix read as dense rows: each row's zeros, then its non-zeros,
+  // normalized as the dense values are.
+  class SparseDenseBound : public BoundDense {
+   public:
+    SparseDenseBound(const std::vector<double>& shift, const std::vector<double>& scale, int width)
+        : shift_(shift), scale_(scale), zero_(static_cast<std::size_t>(width), 0.0f) {
+      if (!scale_.empty())
+        for (std::size_t j = 0; j < zero_.size(); ++j)
+          zero_[j] = static_cast<float>((0.0 - shift_[j]) / scale_[j]);
+    }
+    void gather(const int* r, int count, float* out, int stride) override {
+      for (int i = 0; i < count; ++i) {
+        float* o = out + static_cast<std::size_t>(i) * static_cast<std::size_t>(stride);
+        std::copy(zero_.begin(), zero_.end(), o);
+        const std::size_t row = static_cast<std::size_t>(r[i]);
+        for (std::int64_t k = rows.start[row]; k < rows.start[row + 1]; ++k) {
+          const std::size_t j = static_cast<std::size_t>(rows.cols[static_cast<std::size_t>(k)]);
+          const double v = rows.values[static_cast<std::size_t>(k)];
+          o[j] = static_cast<float>(scale_.empty() ? v : (v - shift_[j]) / scale_[j]);
+        }
+      }
+    }
+    SparseRows rows;
+
+   private:
+    const std::vector<double>& shift_;
+    const std::vector<double>& scale_;
+    std::vector<float> zero_;
+  };
+
   std::vector<double> per_value(const Spec& spec, const char* field, double none) const {
     if (!spec.has(field)) return std::vector<double>(static_cast<std::size_t>(width_), none);
     const std::vector<double>& v = spec.numbers(field);
@@ -167,6 +331,7 @@ class NumericTransform : public FeatureTransform {
   std::string key_;
   int width_;
   bool allow_missing_;  // missing values read as NaN (models that split on them)
+  bool sparse_;         // ids and weights of the non-zeros, not dense values
   std::vector<double> shift_, scale_;
 };
 

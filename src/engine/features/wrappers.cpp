@@ -64,25 +64,56 @@ class WeightedTransform : public WrapperTransform {
  public:
   explicit WeightedTransform(const Spec& spec)
       : WrapperTransform(spec, "column_categorical_weighted()"),
-        weight_key_(spec.str("weight_feature_key")) {}
+        weight_key_(spec.str("weight_feature_key")),
+        values_key_(spec.child("categorical_column").str_or("key", "")) {}
   ColumnRole role() const override { return ColumnRole::Categorical; }
 
   std::unique_ptr<BoundIds> bind_ids(const Dataset& data) const override {
     const ColumnView& w = data.require(weight_key_, name());
-    if (!w.numeric())
+    if (!w.numeric() || w.is_sparse())
       throw std::invalid_argument("the weights of column_categorical_weighted() '" + name() +
                                   "' must be numbers, but feature '" + weight_key_ + "' is " +
-                                  column_type_name(w.type));
+                                  column_shape_name(w));
+    auto ids = inner().bind_ids(data);
+    const ColumnView* values = data.find(values_key_);
+    if (w.is_ragged()) {
+      // a list of weights per row, parallel to a list of values
+      if (values == nullptr || !values->is_ragged())
+        throw std::invalid_argument("the weights of column_categorical_weighted() '" + name() +
+                                    "' are a list column, so its categorical column must read a "
+                                    "list column too (feature '" +
+                                    values_key_ + "')");
+      for (std::int64_t r = 0; r < w.n; ++r) {
+        const RaggedRow a = values->row_values(r), b = w.row_values(r);
+        if (a.count != b.count)
+          throw std::invalid_argument(
+              "column_categorical_weighted() '" + name() + "': row " + std::to_string(r + 1) +
+              " of feature '" + values_key_ + "' has " + std::to_string(a.count) +
+              " values but its weights '" + weight_key_ + "' " + std::to_string(b.count));
+        for (std::int64_t k = 0; k < b.count; ++k) {
+          const double v = b.type == ColumnType::Double ? b.doubles[b.begin + k]
+                           : b.ints[b.begin + k] == kNaInteger
+                               ? std::nan("")
+                               : static_cast<double>(b.ints[b.begin + k]);
+          if (std::isnan(v))
+            throw std::invalid_argument("weight feature '" + weight_key_ +
+                                        "' contains missing values (NA), first at row " +
+                                        std::to_string(r + 1));
+        }
+      }
+      ids->keep_positions();
+      return std::make_unique<Bound>(std::move(ids), w);
+    }
     for (std::int64_t i = 0; i < w.n * w.width; ++i)
       if (w.missing(i % w.n, static_cast<int>(i / w.n)))
         throw std::invalid_argument("weight feature '" + weight_key_ +
                                     "' contains missing values (NA), first at row " +
                                     std::to_string(i % w.n + 1));
-    auto ids = inner().bind_ids(data);
     // one value per row: a row's id and its weight are then the same cell
     if (ids->max_ids_per_row() != 1 || w.width != 1)
       throw std::invalid_argument("column_categorical_weighted() '" + name() +
-                                  "' supports one value and one weight per row; feature '" +
+                                  "' supports one value and one weight per row, or a list column "
+                                  "of values with a list column of weights; feature '" +
                                   weight_key_ + "' has " + std::to_string(w.width) + " and '" +
                                   inner().name() + "' up to " +
                                   std::to_string(ids->max_ids_per_row()));
@@ -104,8 +135,16 @@ class WeightedTransform : public WrapperTransform {
       part_.clear();
       ids_->gather(rows, count, part_);
       for (int r = 0; r < count; ++r) {
-        for (int k = part_.begin(r), j = 0; k < part_.end(r); ++k, ++j)
-          out.push(part_.id(k), static_cast<float>(w_.number(rows[r], j)));
+        if (w_.is_ragged()) {  // the ids line up with the row's weights (keep_positions())
+          const RaggedRow b = w_.row_values(rows[r]);
+          for (int k = part_.begin(r), j = 0; k < part_.end(r); ++k, ++j)
+            out.push(part_.id(k),
+                     static_cast<float>(b.type == ColumnType::Double ? b.doubles[b.begin + j]
+                                                                     : b.ints[b.begin + j]));
+        } else {
+          for (int k = part_.begin(r), j = 0; k < part_.end(r); ++k, ++j)
+            out.push(part_.id(k), static_cast<float>(w_.number(rows[r], j)));
+        }
         out.end_row();
       }
     }
@@ -118,6 +157,7 @@ class WeightedTransform : public WrapperTransform {
   };
 
   std::string weight_key_;
+  std::string values_key_;  // the feature its categorical column reads
 };
 
 }  // namespace

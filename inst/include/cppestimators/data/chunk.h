@@ -57,8 +57,8 @@ struct Chunk {
   void clear();
   const ChunkColumn* find(const std::string& key) const;
 
-  // A view of column `c` (not ragged) for the feature columns; valid until the
-  // chunk is refilled.
+  // A view of column `c` for the feature columns (a ragged one read row by
+  // row); valid until the chunk is refilled.
   ColumnView view(const ChunkColumn& c) const;
 };
 

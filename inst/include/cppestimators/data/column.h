@@ -2,7 +2,12 @@
 // vectors in place — doubles, integers, logicals, factors (codes + levels)
 // and character vectors (through an accessor the glue supplies, so that the
 // engine needs no R headers) — and never copies them. Matrices hold several
-// values per row, column-major, as R stores them.
+// values per row, column-major, as R stores them. Two more shapes are read in
+// place: a ragged column (a list column of tokens, ids or weights, or a
+// variable-length feature of a stream) holds any number of values per row,
+// read row by row through an accessor; a sparse column (a dgCMatrix) holds
+// `width` numbers per row of which only the non-zeros are stored, by column
+// (compressed sparse columns, as the Matrix package stores them).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -29,6 +34,19 @@ using StringReader = bool (*)(const void* vector, std::int64_t i, std::string_vi
 using StringBatchReader = void (*)(const void* vector, std::int64_t offset, const int* rows,
                                    int count, std::string_view* out, unsigned char* ok);
 
+// The values of one row of a ragged column: `count` values of `type` at
+// begin, begin + 1, ... of `doubles`, `ints` or (String) of the vector
+// `strings`, read through the column's `read_string`.
+struct RaggedRow {
+  ColumnType type = ColumnType::String;
+  std::int64_t begin = 0, count = 0;
+  const double* doubles = nullptr;
+  const int* ints = nullptr;
+  const void* strings = nullptr;
+};
+// Fills `out` with row `row` of the ragged column `source`.
+using RaggedReader = void (*)(const void* source, std::int64_t row, RaggedRow* out);
+
 struct ColumnView {
   std::string key;
   ColumnType type = ColumnType::Double;
@@ -44,6 +62,27 @@ struct ColumnView {
   // missing, all finite within float32's range): column_numeric() need not
   // scan them again.
   bool checked = false;
+  // Ragged: `type` is the values' type (String, Integer or Double), width 1.
+  const void* ragged = nullptr;
+  RaggedReader read_row = nullptr;
+  // Sparse (type Double, `width` columns): column j's non-zeros are
+  // csc_x[k] at rows csc_i[k] for k in [csc_p[j], csc_p[j + 1]).
+  const int* csc_p = nullptr;
+  const int* csc_i = nullptr;
+  const double* csc_x = nullptr;
+
+  bool is_ragged() const { return ragged != nullptr; }
+  bool is_sparse() const { return csc_p != nullptr; }
+  // Row `row` of a ragged column.
+  RaggedRow row_values(std::int64_t row) const {
+    RaggedRow r;
+    read_row(ragged, row, &r);
+    return r;
+  }
+  // The text of value k of a ragged row of strings; false when missing.
+  bool ragged_text(const RaggedRow& r, std::int64_t k, std::string_view* out) const {
+    return read_string(r.strings, r.begin + k, out);
+  }
 
   // inline, as the accessors below: called per value by the feature columns
   std::int64_t index(std::int64_t row, int j) const {
@@ -86,5 +125,13 @@ struct ColumnView {
 
 // "feature 'x' (row 12)": rows are reported 1-based, as R users count.
 std::string where(const ColumnView& c, std::int64_t row);
+
+// What a column holds, for messages: "a list of values per row", "a sparse
+// matrix" or its type's name.
+std::string column_shape_name(const ColumnView& c);
+
+// Refuses a ragged or sparse column where `user` reads one fixed value per
+// cell (numeric columns refuse lists; categorical ones sparse matrices).
+void require_plain(const ColumnView& c, const std::string& user, bool lists_ok, bool sparse_ok);
 
 }  // namespace cppestimators

@@ -93,12 +93,6 @@ class StreamFeed {
 
   void rebuild_views();
 
-  // A variable-length (categorical) column as a matrix as wide as its
-  // longest row in the window, padded with what the categorical columns
-  // read as no value: "" for text, -1 for integers (as TF's sparse input
-  // holds no entry there).
-  void pad(const ChunkColumn& c, ChunkColumn& p) const;
-
   void numbers_from(const ChunkColumn& c, std::vector<double>& out, const std::string& what);
 
   void labels_from(const ChunkColumn& c);
@@ -112,7 +106,6 @@ class StreamFeed {
   std::unordered_map<std::string, double> vocab_;
   std::string key_;
   Chunk win_, next_, in_;
-  std::vector<ChunkColumn> padded_;  // the window's variable-length features, padded
   Dataset data_;
   std::vector<double> labels_, weights_;
   std::int64_t pos_ = 0, first_row_ = 0, cur_off_ = 0;

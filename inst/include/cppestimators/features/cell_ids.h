@@ -1,8 +1,9 @@
 // The bound reader shared by the columns that map each value of one feature
 // to at most one id (vocabulary, identity, hash bucket, and a raw feature in
-// a cross). It walks a batch's cells — text of character columns read at
-// once, factor levels mapped once per session, integers — and asks the
-// column for the id of each kind of cell.
+// a cross). It walks a batch's cells (or the values of each row of a
+// ragged column: a list column of tokens, a variable-length feature) — text of character columns
+// read at once, factor levels mapped once per session, integers — and asks the column for the id of
+// each kind of cell.
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -17,10 +18,12 @@ class CellIds : public BoundIds {
  public:
   static constexpr std::int64_t kNoId = INT64_MIN;
 
-  explicit CellIds(const ColumnView& c) : c_(c), text_(static_cast<std::size_t>(c.width)) {}
-  std::int64_t max_ids_per_row() const override { return c_.width; }
+  // (a ragged column's widest row is found once, here)
+  explicit CellIds(const ColumnView& c);
+  std::int64_t max_ids_per_row() const override { return widest_; }
 
   void gather(const int* rows, int count, SparseIds& out) override;
+  void keep_positions() override { keep_positions_ = true; }
 
  protected:
   // The ids of each kind of cell; kNoId: none.
@@ -40,6 +43,12 @@ class CellIds : public BoundIds {
   const ColumnView& c_;
 
  private:
+  // The id of value k of a ragged row.
+  std::int64_t ragged_id(const RaggedRow& row, std::int64_t k) const;
+  void gather_ragged(const int* rows, int count, SparseIds& out);
+
+  std::int64_t widest_;
+  bool keep_positions_ = false;  // a cell without an id yields id -1 (pruned later)
   std::vector<TextBatch> text_;
   std::vector<std::int64_t> level_ids_;
 };

@@ -49,6 +49,11 @@ class BoundIds {
   // Appends one CSR row per requested row to `out` (which the caller cleared).
   // Ids are not pruned: a crossed column hashes them as they are.
   virtual void gather(const int* rows, int count, SparseIds& out) = 0;
+  // From now on, every value of a row takes a position in its CSR row, id -1
+  // (pruned later) when it yields none, so that a parallel list of weights
+  // lines up with the ids (column_categorical_weighted()). Columns whose
+  // values always yield one id each need not do anything.
+  virtual void keep_positions() {}
 };
 
 class FeatureTransform {
@@ -73,6 +78,10 @@ class FeatureTransform {
   // A bucketized column is categorical, and input layers may also read it
   // as a one-hot vector.
   virtual bool one_hot_ok() const { return false; }
+  // A sparse numeric column (column_numeric(sparse = TRUE)): its ids are the
+  // positions of a row's non-zero values and its weights the values, read
+  // by models as the numbers they are (never pruned: a value may be < 0).
+  virtual bool sparse_numeric() const { return false; }
   virtual const EmbeddingParams* embedding() const { return nullptr; }
 
  private:

@@ -37,6 +37,44 @@ inline Cell int_cell(const ColumnView& c, std::int64_t row, int j, std::int64_t*
   return *out == -1 ? Cell::Empty : Cell::Value;
 }
 
+// Value k of a ragged row of numbers, as int_cell() reads a cell.
+inline Cell ragged_int_cell(const RaggedRow& r, std::int64_t k, std::int64_t* out) {
+  if (r.type == ColumnType::Double) {
+    const double v = r.doubles[r.begin + k];
+    if (std::isnan(v)) return Cell::NA;
+    *out = static_cast<std::int64_t>(v);
+  } else {
+    const int v = r.ints[r.begin + k];
+    if (v == kNaInteger) return Cell::NA;
+    *out = v;
+  }
+  return *out == -1 ? Cell::Empty : Cell::Value;
+}
+
+// Calls f(row, cell, value) for every integer value of column c (its cells,
+// or each row's values of a ragged column), in row order within a cell
+// column.
+template <class F>
+void each_int_cell(const ColumnView& c, F f) {
+  if (c.is_ragged()) {
+    for (std::int64_t row = 0; row < c.n; ++row) {
+      const RaggedRow r = c.row_values(row);
+      for (std::int64_t k = 0; k < r.count; ++k) {
+        std::int64_t v = 0;
+        const Cell cell = ragged_int_cell(r, k, &v);
+        f(row, cell, v);
+      }
+    }
+    return;
+  }
+  for (int j = 0; j < c.width; ++j)
+    for (std::int64_t row = 0; row < c.n; ++row) {
+      std::int64_t v = 0;
+      const Cell cell = int_cell(c, row, j, &v);
+      f(row, cell, v);
+    }
+}
+
 // The integer at (row, j); false when there is none (NA or -1).
 inline bool int_at(const ColumnView& c, std::int64_t row, int j, std::int64_t* out) {
   return int_cell(c, row, j, out) == Cell::Value;

@@ -40,6 +40,10 @@ void HistFeatures::add_column(const FeatureSet& columns, std::size_t i) {
     }
     return;
   }
+  if (c.sparse_numeric())
+    throw std::invalid_argument(
+        "boosted trees read column_numeric() '" + c.name() +
+        "' as dense values: build it without `sparse = TRUE` (a sparse matrix still goes in)");
   const std::int64_t categories = c.num_buckets();
   if (categories + 1 > 65535)
     throw std::invalid_argument("boosted trees: the column '" + c.name() + "' has " +

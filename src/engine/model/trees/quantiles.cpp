@@ -25,6 +25,10 @@ void Bucketizer::add_column(const FeatureSet& columns, std::size_t i) {
   Feature f;
   f.name = c.name();
   f.col = static_cast<int>(i);
+  if (c.sparse_numeric())
+    throw std::invalid_argument(
+        "boosted trees read column_numeric() '" + c.name() +
+        "' as dense values: build it without `sparse = TRUE` (a sparse matrix still goes in)");
   if (ctor == "column_numeric()") {
     for (int k = 0; k < c.dense_width(); ++k) {
       f.kind = Feature::Numeric;
