@@ -1,5 +1,6 @@
 # Data the package refuses with a message saying why: matrices of the
-# sparse matrix packages (not read yet), data without rows, and a
+# sparse matrix packages where an input function is needed (and the other
+# packages' sparse matrices, not read), data without rows, and a
 # classifier's first training data holding a single class.
 
 # The classes of the Matrix package (sparse or not: `inherits()` follows S4
@@ -12,6 +13,12 @@ unread_matrix_classes <- c("Matrix", "sparseVector", "matrix.csr", "matrix.csc",
 check_not_sparse <- function(x, arg, fn) {
   if (!inherits(x, unread_matrix_classes)) return(invisible(x))
   cls <- class(x)[1L]
+  if (inherits(x, "sparseMatrix")) {
+    abort(sprintf(paste("%s(): `%s` is a sparse matrix (class '%s'): give it to input_fn() as one feature",
+                        "with its response, input_fn(x, response = y), or in a named list,",
+                        "input_fn(list(x = x, y = y), response = \"y\")."), fn, arg, cls),
+          class = "cppestimators_sparse_matrix")
+  }
   abort(sprintf(paste("%s(): `%s` is a %s matrix (class '%s'), which cppestimators does not read yet.",
                       "For data that fit in memory densely, convert it first:",
                       "as.data.frame(as.matrix(%s)) (or as.matrix(), with column names)."),

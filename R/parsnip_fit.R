@@ -303,7 +303,7 @@ parsnip_weights <- function(weights, n) {
 
 # A hook noting the training loss of each step, stopping training (`stop`)
 # once the mean loss of the last `window` steps (at least 10, and at least
-# one epoch of `every` steps) fell by less than `tolerance` (relative) from
+# one epoch of `every` steps) moved by less than `tolerance` (relative) from
 # the window before. `$state()` says where training ended.
 convergence_watch <- function(every, tolerance, stop) {
   window <- max(10L, as.integer(every))
@@ -322,7 +322,9 @@ convergence_watch <- function(every, tolerance, stop) {
     after_run = function(context, values) {
       seen <<- seen + 1L
       losses[(seen - 1L) %% size + 1L] <<- values$results$loss
-      if (stop && tolerance > 0 && seen >= size && seen %% window == 0L && change(window) < tolerance) {
+      # (|change|: a loss that rose by more than the tolerance, as a full
+      # step overshoots early on uncentered sparse columns, has not converged)
+      if (stop && tolerance > 0 && seen >= size && seen %% window == 0L && abs(change(window)) < tolerance) {
         converged <<- TRUE
         context$request_stop()
       }

@@ -1,48 +1,72 @@
-# Sparse columns cost what a batch touches, not the size of their tables:
-# a linear classifier on 1e6 rows with 10 hash-bucket columns, at
-# hash_bucket_size = 1e3 and 1e6. One size per process (so that peak memory
-# is this run's own): Rscript bench/sparse.R <hash_bucket_size>.
-# Prints one line: size, microseconds per step, and memory figures in MB.
-suppressPackageStartupMessages(library(cppestimators))
-
-size <- as.numeric(commandArgs(TRUE)[1])
-rows <- as.numeric(Sys.getenv("BENCH_SPARSE_ROWS", "1e6"))
-steps <- as.integer(Sys.getenv("BENCH_SPARSE_STEPS", "4000"))
-batch <- 128L
-cols <- 10L
-
-status_mb <- function(field) {
-  line <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
-  as.numeric(sub("[^0-9]*([0-9]+).*", "\\1", line)) / 1024
-}
-
+# Sparse inputs: a 100,000 x 50,000 binary bag of words (~30 non-zeros per
+# row), lasso logistic regression, ours (parsnip, a dgCMatrix) against
+# glmnet() fitting the same single lambda, in one process; and the step of
+# the same words as a list column of tokens into a hash-bucket column
+# against the dgCMatrix's step. Run: Rscript bench/sparse.R
+suppressMessages({
+  library(cppestimators)
+  library(Matrix)
+  library(parsnip)
+})
 set.seed(1)
-df <- as.data.frame(lapply(stats::setNames(seq_len(cols), paste0("c", seq_len(cols))),
-                           function(j) paste0("v", sample.int(1e5, rows, TRUE))),
-                    stringsAsFactors = FALSE)
-df$y <- as.integer(nchar(df$c1) %% 2 == 0)
-data_mb <- as.numeric(utils::object.size(df)) / 2^20
-
-quiet <- run_config(save_summary_steps = 0, log_step_count_steps = NULL,
-                    save_checkpoints_steps = NULL, save_checkpoints_secs = NULL)
-fcs <- feature_columns(column_categorical_with_hash_bucket(starts_with("c"), hash_bucket_size = size),
-                       names = df)
-est <- suppressMessages(linear_classifier(fcs, config = quiet))
-input <- input_fn(df, response = "y", batch_size = batch, num_epochs = NULL)
-# the baseline: data, packages and the estimator's R object, before the engine exists
-invisible(gc())
-base_mb <- status_mb("VmRSS")
-run <- function(n) {
-  system.time(invisible(utils::capture.output(suppressMessages(train(est, input, steps = n)))))[["elapsed"]]
+n <- as.integer(Sys.getenv("SPARSE_ROWS", "100000"))
+p <- 50000L
+per_row <- 30L
+# Zipf-like word frequencies, as text has
+freq <- 1 / seq_len(p)^0.8
+j <- sample.int(p, n * per_row, replace = TRUE, prob = freq)
+i <- rep(seq_len(n), each = per_row)
+x <- sparseMatrix(i = i, j = j, x = 1, dims = c(n, p))
+x@x[] <- 1  # binary (duplicates summed)
+colnames(x) <- paste0("w", seq_len(p))
+beta <- numeric(p)
+beta[sample.int(2000, 200)] <- rnorm(200, sd = 1.5)
+y <- factor(ifelse(runif(n) < plogis(as.vector(x %*% beta) - 0.5), "yes", "no"))
+test <- sample.int(n, n %/% 5)
+xtr <- x[-test, ]
+ytr <- y[-test]
+size <- as.numeric(object.size(xtr))
+lambda <- 0.002
+auc <- function(p, y) {
+  r <- rank(p)
+  pos <- y == "yes"
+  (sum(r[pos]) - sum(pos) * (sum(pos) + 1) / 2) / (sum(pos) * sum(!pos))
 }
-invisible(run(10))  # builds the engine and its tables
-# the difference of two runs removes what a train() call costs once (binding
-# the data, keeping a copy of the weights in the R object)
-t1 <- run(steps)
-t2 <- run(3 * steps)
-us <- (t2 - t1) / (2 * steps) * 1e6
-# weights and two Ftrl slots per bucket, float32
-model_mb <- (cols * size + 1) * 3 * 4 / 2^20
-peak_mb <- status_mb("VmHWM")
-cat(sprintf("%.0f %.3f %.1f %.1f %.1f %.1f\n", size, us, data_mb, model_mb, peak_mb - base_mb,
-            base_mb))
+peak <- function(expr) {
+  gc(reset = TRUE)
+  before <- sum(gc()[, 2])
+  t <- system.time(value <- force(expr))[["elapsed"]]
+  after <- sum(gc()[, 6])
+  list(value = value, time = t, mb = after - before)
+}
+g <- peak(glmnet::glmnet(xtr, ytr, family = "binomial", lambda = lambda))
+ours <- peak(logistic_reg(penalty = lambda) %>% set_engine("cppestimators") %>% fit_xy(x = xtr, y = ytr))
+auc_g <- auc(as.vector(predict(g$value, x[test, ], type = "response")), y[test])
+auc_o <- auc(predict(ours$value, x[test, ], type = "prob")$.pred_yes, y[test])
+cat(sprintf("rows %d, columns %d, non-zeros %d (%.1f per row), matrix %.0f MB\n", nrow(xtr), p, length(xtr@x),
+            length(xtr@x) / nrow(xtr), size / 2^20))
+cat(sprintf("glmnet: %.2f s, AUC %.4f, R heap growth %.0f MB\n", g$time, auc_g, g$mb))
+cat(sprintf("ours:   %.2f s, AUC %.4f, R heap growth %.0f MB (engine memory is not R's heap: see VmHWM)\n",
+            ours$time, auc_o, ours$mb))
+cat(sprintf("time ratio %.2f, AUC difference %.4f\n", ours$time / g$time, auc_o - auc_g))
+# the step: dgCMatrix feature vs a list column of tokens into hash buckets
+tokens <- split(colnames(x)[x@i + 1L], factor(rep(seq_len(p), diff(x@p))[order(x@i)]))
+rows <- x@i + 1L
+words <- split(colnames(x)[rep(seq_len(p), diff(x@p))], factor(rows, levels = seq_len(n)))
+yy <- as.numeric(y == "yes")
+step_time <- function(est, inp, steps = 200) {
+  suppressMessages(train(est, inp, steps = 5))
+  best <- Inf
+  for (k in 1:3) best <- min(best, system.time(suppressMessages(train(est, inp, steps = steps)))[["elapsed"]])
+  best / steps * 1000
+}
+mat <- linear_classifier(feature_columns(column_numeric("x", shape = p, sparse = TRUE)))
+lst <- linear_classifier(feature_columns(column_categorical_with_hash_bucket("words", hash_bucket_size = 2^17)))
+inp_m <- input_fn(list(x = x, y = yy), response = "y", batch_size = 256, num_epochs = NULL)
+df <- data.frame(y = yy)
+df$words <- unname(words)
+inp_l <- input_fn(df, response = "y", batch_size = 256, num_epochs = NULL)
+sm <- step_time(mat, inp_m)
+sl <- step_time(lst, inp_l)
+cat(sprintf("step (256 rows): dgCMatrix %.3f ms, token list %.3f ms, ratio %.2f\n", sm, sl, sl / sm))
+cat(sprintf("process peak resident memory (VmHWM): %s\n", grep("VmHWM", readLines("/proc/self/status"), value = TRUE)))

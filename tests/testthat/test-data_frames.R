@@ -270,22 +270,23 @@ test_that("train() and evaluate() of data without rows say the data has no rows;
   expect_identical(nrow(quietly(predict(est, mtcars[0, ], type = "numeric"))), 0L)
 })
 
-test_that("sparse matrices get an error saying they are not read yet", {
+test_that("sparse matrices given where an input function is needed say how to give them", {
   skip_if_not_installed("Matrix")
   m <- Matrix::Matrix(as.matrix(mtcars), sparse = TRUE)
   expect_s4_class(m, "dgCMatrix")
-  msg <- "is a sparse matrix (class 'dgCMatrix'), which cppestimators does not read yet"
-  expect_error(input_fn(m, features = "drat", response = "mpg"), msg, fixed = TRUE,
-               class = "cppestimators_sparse_matrix")
-  expect_error(input_fn(m), "as.data.frame(as.matrix(object))", fixed = TRUE, class = "cppestimators_sparse_matrix")
+  # input_fn() of a sparse matrix: one feature, "x", and a response vector
+  expect_error(input_fn(m, response = "mpg"), class = "cppestimators_response",
+               "`response` must be NULL or a vector with one value per row of the matrix (32)", fixed = TRUE)
+  expect_identical(names(input_fn(m)$features), "x")
   est <- drat_regressor()
-  expect_error(train(est, m), "train(): `input_fn` is a sparse matrix", fixed = TRUE,
-               class = "cppestimators_sparse_matrix")
+  expect_error(train(est, m), "train(): `input_fn` is a sparse matrix (class 'dgCMatrix'): give it to input_fn()",
+               fixed = TRUE, class = "cppestimators_sparse_matrix")
   quietly(train(est, mtcars, response = "mpg"))
   expect_error(evaluate(est, m), "evaluate(): `input_fn` is a sparse matrix", fixed = TRUE,
                class = "cppestimators_sparse_matrix")
-  expect_error(predict(est, m), "predict(): `input_fn` is a sparse matrix", fixed = TRUE,
-               class = "cppestimators_sparse_matrix")
+  # predict() reads it as input_fn(m): its feature x is not the model's drat
+  expect_error(predict(est, m), "feature 'drat' is used by a feature column but is not among the input's features (x)",
+               fixed = TRUE, class = "cppestimators_error")
   # the Matrix package's dense classes are not read either
   expect_error(input_fn(Matrix::Matrix(as.matrix(mtcars), sparse = FALSE)),
                "a Matrix package matrix (class 'dgeMatrix')",

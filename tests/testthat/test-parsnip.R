@@ -438,19 +438,20 @@ test_that("a classification fit on an outcome of a single class is refused, nami
   expect_s3_class(fit_quietly(specs$logistic, y ~ x, d), "model_fit")
 })
 
-test_that("sparse predictors are refused: not read yet", {
+test_that("sparse predictors are one matrix-valued feature, as fit and as predicted", {
   skip_if_no_parsnip()
   skip_if_not_installed("Matrix")
   m <- Matrix::Matrix(as.matrix(mtcars[c("drat", "wt")]), sparse = TRUE)
-  expect_error(fit_cppestimators(m, mtcars$mpg, model = "linear_reg"),
-               "fit(): `x` is a sparse matrix (class 'dgCMatrix'), which cppestimators does not read yet",
-               fixed = TRUE, class = "cppestimators_sparse_matrix")
-  est <- briefly_quietly(fit_cppestimators(mtcars[c("drat", "wt")], mtcars$mpg, model = "linear_reg", epochs = 2))
-  expect_error(predict_cppestimators(est, m), "predict(): `new_data` is a sparse matrix", fixed = TRUE,
-               class = "cppestimators_sparse_matrix")
-  # parsnip's fit_xy() refuses sparse x itself (the engines declare allow_sparse_x = FALSE)
+  est <- briefly_quietly(fit_cppestimators(m, mtcars$mpg, model = "linear_reg", epochs = 200))
+  expect_identical(vapply(est$spec$feature_columns, function(col) col$name, ""), "x")
+  expect_identical(est$spec$feature_columns[[1]]$width, 2L)
+  dense <- briefly_quietly(fit_cppestimators(mtcars[c("drat", "wt")], mtcars$mpg, model = "linear_reg", epochs = 200))
+  # the same least squares fit (the sparse column is scaled, not centered: another path to it)
+  expect_equal(predict_cppestimators(est, m), predict_cppestimators(dense, mtcars[c("drat", "wt")]),
+               tolerance = 0.02)
+  # parsnip's fit_xy() passes a sparse matrix on (the engines allow sparse x)
   lin <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators")
-  expect_error(parsnip::fit_xy(lin, x = m, y = mtcars$mpg), "sparse matrix")
+  expect_s3_class(briefly_quietly(parsnip::fit_xy(lin, x = m, y = mtcars$mpg)), "model_fit")
 })
 
 test_that("boost_tree() grows every tree without the unfinished-trees warning", {
