@@ -7,975 +7,1032 @@
 using namespace Rcpp;
 
 #ifdef RCPP_USE_GLOBAL_ROSTREAM
-Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
+Rcpp::Rostream<true>& Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cpp_csv_reader_new
-SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names, Rcpp::CharacterVector types, Rcpp::List defaults, Rcpp::CharacterVector na, double skip, std::string delim, bool header, int threads, double block_size);
-RcppExport SEXP _cppestimators_cpp_csv_reader_new(SEXP filesSEXP, SEXP namesSEXP, SEXP typesSEXP, SEXP defaultsSEXP, SEXP naSEXP, SEXP skipSEXP, SEXP delimSEXP, SEXP headerSEXP, SEXP threadsSEXP, SEXP block_sizeSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type files(filesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type names(namesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type types(typesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type defaults(defaultsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type na(naSEXP);
-    Rcpp::traits::input_parameter< double >::type skip(skipSEXP);
-    Rcpp::traits::input_parameter< std::string >::type delim(delimSEXP);
-    Rcpp::traits::input_parameter< bool >::type header(headerSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter< double >::type block_size(block_sizeSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_new(files, names, types, defaults, na, skip, delim, header, threads, block_size));
-    return rcpp_result_gen;
-END_RCPP
+SEXP cpp_csv_reader_new(Rcpp::CharacterVector files, Rcpp::CharacterVector names,
+                        Rcpp::CharacterVector types, Rcpp::List defaults, Rcpp::CharacterVector na,
+                        double skip, std::string delim, bool header, int threads,
+                        double block_size);
+RcppExport SEXP _cppestimators_cpp_csv_reader_new(SEXP filesSEXP, SEXP namesSEXP, SEXP typesSEXP,
+                                                  SEXP defaultsSEXP, SEXP naSEXP, SEXP skipSEXP,
+                                                  SEXP delimSEXP, SEXP headerSEXP, SEXP threadsSEXP,
+                                                  SEXP block_sizeSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type files(filesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type names(namesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type types(typesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type defaults(defaultsSEXP);
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type na(naSEXP);
+  Rcpp::traits::input_parameter<double>::type skip(skipSEXP);
+  Rcpp::traits::input_parameter<std::string>::type delim(delimSEXP);
+  Rcpp::traits::input_parameter<bool>::type header(headerSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  Rcpp::traits::input_parameter<double>::type block_size(block_sizeSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_new(files, names, types, defaults, na, skip, delim,
+                                                  header, threads, block_size));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_csv_reader_next
 SEXP cpp_csv_reader_next(SEXP reader, double max_rows);
 RcppExport SEXP _cppestimators_cpp_csv_reader_next(SEXP readerSEXP, SEXP max_rowsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type reader(readerSEXP);
-    Rcpp::traits::input_parameter< double >::type max_rows(max_rowsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_next(reader, max_rows));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  Rcpp::traits::input_parameter<double>::type max_rows(max_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_next(reader, max_rows));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_csv_reader_count
 double cpp_csv_reader_count(SEXP reader, double max_rows);
 RcppExport SEXP _cppestimators_cpp_csv_reader_count(SEXP readerSEXP, SEXP max_rowsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type reader(readerSEXP);
-    Rcpp::traits::input_parameter< double >::type max_rows(max_rowsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_count(reader, max_rows));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  Rcpp::traits::input_parameter<double>::type max_rows(max_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_csv_reader_count(reader, max_rows));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_csv_reader_rewind
 void cpp_csv_reader_rewind(SEXP reader);
 RcppExport SEXP _cppestimators_cpp_csv_reader_rewind(SEXP readerSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type reader(readerSEXP);
-    cpp_csv_reader_rewind(reader);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  cpp_csv_reader_rewind(reader);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_same_vectors
 bool cpp_same_vectors(SEXP kept, SEXP features, SEXP at);
 RcppExport SEXP _cppestimators_cpp_same_vectors(SEXP keptSEXP, SEXP featuresSEXP, SEXP atSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type kept(keptSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type features(featuresSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type at(atSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_same_vectors(kept, features, at));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type kept(keptSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type at(atSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_same_vectors(kept, features, at));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_any_object
 bool cpp_any_object(SEXP columns);
 RcppExport SEXP _cppestimators_cpp_any_object(SEXP columnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type columns(columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_any_object(columns));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_any_object(columns));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_classed_columns
 Rcpp::IntegerVector cpp_classed_columns(SEXP columns);
 RcppExport SEXP _cppestimators_cpp_classed_columns(SEXP columnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type columns(columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_classed_columns(columns));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_classed_columns(columns));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_integer64_as_double
 Rcpp::List cpp_integer64_as_double(SEXP x);
 RcppExport SEXP _cppestimators_cpp_integer64_as_double(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_integer64_as_double(x));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type x(xSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_integer64_as_double(x));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_column_sds
 Rcpp::NumericVector cpp_column_sds(SEXP columns);
 RcppExport SEXP _cppestimators_cpp_column_sds(SEXP columnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type columns(columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_column_sds(columns));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_column_sds(columns));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_feature_types
 Rcpp::CharacterVector cpp_feature_types(SEXP columns);
 RcppExport SEXP _cppestimators_cpp_feature_types(SEXP columnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type columns(columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_feature_types(columns));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_feature_types(columns));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_column_rows
 Rcpp::NumericVector cpp_column_rows(SEXP columns);
 RcppExport SEXP _cppestimators_cpp_column_rows(SEXP columnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type columns(columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_column_rows(columns));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_column_rows(columns));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_matrix_rows
 Rcpp::List cpp_matrix_rows(Rcpp::NumericMatrix m);
 RcppExport SEXP _cppestimators_cpp_matrix_rows(SEXP mSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_matrix_rows(m));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type m(mSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_matrix_rows(m));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_r_collective
 SEXP cpp_r_collective(Rcpp::List fns);
 RcppExport SEXP _cppestimators_cpp_r_collective(SEXP fnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type fns(fnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_r_collective(fns));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type fns(fnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_r_collective(fns));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_round_combine
 Rcpp::RawVector cpp_round_combine(Rcpp::List parts);
 RcppExport SEXP _cppestimators_cpp_round_combine(SEXP partsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type parts(partsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_round_combine(parts));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type parts(partsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_round_combine(parts));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_split_parts
 Rcpp::List cpp_split_parts(Rcpp::RawVector all, Rcpp::IntegerVector counts);
 RcppExport SEXP _cppestimators_cpp_split_parts(SEXP allSEXP, SEXP countsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::RawVector >::type all(allSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type counts(countsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_split_parts(all, counts));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::RawVector>::type all(allSEXP);
+  Rcpp::traits::input_parameter<Rcpp::IntegerVector>::type counts(countsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_split_parts(all, counts));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_round_combine_flat
 Rcpp::RawVector cpp_round_combine_flat(Rcpp::RawVector all, Rcpp::IntegerVector counts);
 RcppExport SEXP _cppestimators_cpp_round_combine_flat(SEXP allSEXP, SEXP countsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::RawVector >::type all(allSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type counts(countsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_round_combine_flat(all, counts));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::RawVector>::type all(allSEXP);
+  Rcpp::traits::input_parameter<Rcpp::IntegerVector>::type counts(countsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_round_combine_flat(all, counts));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_new
 SEXP cpp_estimator_new(Rcpp::List spec);
 RcppExport SEXP _cppestimators_cpp_estimator_new(SEXP specSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_new(spec));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type spec(specSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_new(spec));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_global_step
 double cpp_estimator_global_step(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_global_step(SEXP estSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_global_step(est));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_global_step(est));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_variable_names
 Rcpp::CharacterVector cpp_estimator_variable_names(SEXP est, bool slots);
 RcppExport SEXP _cppestimators_cpp_estimator_variable_names(SEXP estSEXP, SEXP slotsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< bool >::type slots(slotsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_variable_names(est, slots));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<bool>::type slots(slotsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_variable_names(est, slots));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_importance
 Rcpp::NumericVector cpp_estimator_importance(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_importance(SEXP estSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_importance(est));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_importance(est));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_variable
 SEXP cpp_estimator_variable(SEXP est, std::string name);
 RcppExport SEXP _cppestimators_cpp_estimator_variable(SEXP estSEXP, SEXP nameSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_variable(est, name));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<std::string>::type name(nameSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_variable(est, name));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_prediction_keys
 Rcpp::CharacterVector cpp_estimator_prediction_keys(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_prediction_keys(SEXP estSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_prediction_keys(est));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_prediction_keys(est));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_latest_checkpoint
 std::string cpp_latest_checkpoint(std::string dir);
 RcppExport SEXP _cppestimators_cpp_latest_checkpoint(SEXP dirSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_latest_checkpoint(dir));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_latest_checkpoint(dir));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_restore
 void cpp_estimator_restore(SEXP est, std::string path);
 RcppExport SEXP _cppestimators_cpp_estimator_restore(SEXP estSEXP, SEXP pathSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    cpp_estimator_restore(est, path);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  cpp_estimator_restore(est, path);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_estimator_decode
 void cpp_estimator_decode(SEXP est, Rcpp::RawVector bytes, std::string source);
 RcppExport SEXP _cppestimators_cpp_estimator_decode(SEXP estSEXP, SEXP bytesSEXP, SEXP sourceSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::RawVector >::type bytes(bytesSEXP);
-    Rcpp::traits::input_parameter< std::string >::type source(sourceSEXP);
-    cpp_estimator_decode(est, bytes, source);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::RawVector>::type bytes(bytesSEXP);
+  Rcpp::traits::input_parameter<std::string>::type source(sourceSEXP);
+  cpp_estimator_decode(est, bytes, source);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_estimator_write_file
 void cpp_estimator_write_file(SEXP est, std::string path);
 RcppExport SEXP _cppestimators_cpp_estimator_write_file(SEXP estSEXP, SEXP pathSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    cpp_estimator_write_file(est, path);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  cpp_estimator_write_file(est, path);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_estimator_save
 std::string cpp_estimator_save(SEXP est, std::string dir, int keep_max);
 RcppExport SEXP _cppestimators_cpp_estimator_save(SEXP estSEXP, SEXP dirSEXP, SEXP keep_maxSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
-    Rcpp::traits::input_parameter< int >::type keep_max(keep_maxSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_save(est, dir, keep_max));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
+  Rcpp::traits::input_parameter<int>::type keep_max(keep_maxSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_save(est, dir, keep_max));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_tree_limit
 void cpp_estimator_tree_limit(SEXP est, int n);
 RcppExport SEXP _cppestimators_cpp_estimator_tree_limit(SEXP estSEXP, SEXP nSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< int >::type n(nSEXP);
-    cpp_estimator_tree_limit(est, n);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<int>::type n(nSEXP);
+  cpp_estimator_tree_limit(est, n);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_hist_trees_features
 SEXP cpp_hist_trees_features(SEXP est);
 RcppExport SEXP _cppestimators_cpp_hist_trees_features(SEXP estSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_hist_trees_features(est));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_hist_trees_features(est));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_checkpoint_global_step
 double cpp_checkpoint_global_step(std::string dir);
 RcppExport SEXP _cppestimators_cpp_checkpoint_global_step(SEXP dirSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_global_step(dir));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_global_step(dir));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_explain
 SEXP cpp_estimator_explain(SEXP est, Rcpp::List features, int threads, std::string kind);
-RcppExport SEXP _cppestimators_cpp_estimator_explain(SEXP estSEXP, SEXP featuresSEXP, SEXP threadsSEXP, SEXP kindSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type kind(kindSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_explain(est, features, threads, kind));
-    return rcpp_result_gen;
-END_RCPP
+RcppExport SEXP _cppestimators_cpp_estimator_explain(SEXP estSEXP, SEXP featuresSEXP,
+                                                     SEXP threadsSEXP, SEXP kindSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  Rcpp::traits::input_parameter<std::string>::type kind(kindSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_explain(est, features, threads, kind));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_integrated_gradients
-SEXP cpp_estimator_integrated_gradients(SEXP est, Rcpp::List features, Rcpp::List reference, int steps, int threads);
-RcppExport SEXP _cppestimators_cpp_estimator_integrated_gradients(SEXP estSEXP, SEXP featuresSEXP, SEXP referenceSEXP, SEXP stepsSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type reference(referenceSEXP);
-    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_integrated_gradients(est, features, reference, steps, threads));
-    return rcpp_result_gen;
-END_RCPP
+SEXP cpp_estimator_integrated_gradients(SEXP est, Rcpp::List features, Rcpp::List reference,
+                                        int steps, int threads);
+RcppExport SEXP _cppestimators_cpp_estimator_integrated_gradients(SEXP estSEXP, SEXP featuresSEXP,
+                                                                  SEXP referenceSEXP,
+                                                                  SEXP stepsSEXP,
+                                                                  SEXP threadsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type reference(referenceSEXP);
+  Rcpp::traits::input_parameter<int>::type steps(stepsSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  rcpp_result_gen =
+      Rcpp::wrap(cpp_estimator_integrated_gradients(est, features, reference, steps, threads));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_write_scalars
-std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values, std::string hostname);
-RcppExport SEXP _cppestimators_cpp_write_scalars(SEXP dirSEXP, SEXP stepSEXP, SEXP valuesSEXP, SEXP hostnameSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
-    Rcpp::traits::input_parameter< double >::type step(stepSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type values(valuesSEXP);
-    Rcpp::traits::input_parameter< std::string >::type hostname(hostnameSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_write_scalars(dir, step, values, hostname));
-    return rcpp_result_gen;
-END_RCPP
+std::string cpp_write_scalars(std::string dir, double step, Rcpp::NumericVector values,
+                              std::string hostname);
+RcppExport SEXP _cppestimators_cpp_write_scalars(SEXP dirSEXP, SEXP stepSEXP, SEXP valuesSEXP,
+                                                 SEXP hostnameSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
+  Rcpp::traits::input_parameter<double>::type step(stepSEXP);
+  Rcpp::traits::input_parameter<Rcpp::NumericVector>::type values(valuesSEXP);
+  Rcpp::traits::input_parameter<std::string>::type hostname(hostnameSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_write_scalars(dir, step, values, hostname));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_read_events
 Rcpp::List cpp_read_events(std::string path);
 RcppExport SEXP _cppestimators_cpp_read_events(SEXP pathSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_read_events(path));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_read_events(path));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_read_events_from
 Rcpp::List cpp_read_events_from(std::string path, double offset);
 RcppExport SEXP _cppestimators_cpp_read_events_from(SEXP pathSEXP, SEXP offsetSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    Rcpp::traits::input_parameter< double >::type offset(offsetSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_read_events_from(path, offset));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  Rcpp::traits::input_parameter<double>::type offset(offsetSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_read_events_from(path, offset));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_graph_install
 void cpp_graph_install(SEXP est, Rcpp::List graph);
 RcppExport SEXP _cppestimators_cpp_graph_install(SEXP estSEXP, SEXP graphSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type graph(graphSEXP);
-    cpp_graph_install(est, graph);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type graph(graphSEXP);
+  cpp_graph_install(est, graph);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_input_widths
 Rcpp::IntegerVector cpp_input_widths(Rcpp::List columns);
 RcppExport SEXP _cppestimators_cpp_input_widths(SEXP columnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type columns(columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_input_widths(columns));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type columns(columnsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_input_widths(columns));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_copy_state
 int cpp_estimator_copy_state(SEXP to, SEXP from);
 RcppExport SEXP _cppestimators_cpp_estimator_copy_state(SEXP toSEXP, SEXP fromSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type to(toSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type from(fromSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_copy_state(to, from));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type to(toSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type from(fromSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_copy_state(to, from));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_decode_partial
 int cpp_estimator_decode_partial(SEXP est, Rcpp::RawVector bytes, std::string source);
-RcppExport SEXP _cppestimators_cpp_estimator_decode_partial(SEXP estSEXP, SEXP bytesSEXP, SEXP sourceSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::RawVector >::type bytes(bytesSEXP);
-    Rcpp::traits::input_parameter< std::string >::type source(sourceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_decode_partial(est, bytes, source));
-    return rcpp_result_gen;
-END_RCPP
+RcppExport SEXP _cppestimators_cpp_estimator_decode_partial(SEXP estSEXP, SEXP bytesSEXP,
+                                                            SEXP sourceSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::RawVector>::type bytes(bytesSEXP);
+  Rcpp::traits::input_parameter<std::string>::type source(sourceSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_decode_partial(est, bytes, source));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_checkpoint_shapes
 Rcpp::List cpp_checkpoint_shapes(std::string path);
 RcppExport SEXP _cppestimators_cpp_checkpoint_shapes(SEXP pathSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_shapes(path));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_checkpoint_shapes(path));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_lock_take
 Rcpp::String cpp_lock_take(std::string lock, std::string owner);
 RcppExport SEXP _cppestimators_cpp_lock_take(SEXP lockSEXP, SEXP ownerSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type lock(lockSEXP);
-    Rcpp::traits::input_parameter< std::string >::type owner(ownerSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_lock_take(lock, owner));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  Rcpp::traits::input_parameter<std::string>::type owner(ownerSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_take(lock, owner));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_lock_exists
 bool cpp_lock_exists(std::string lock);
 RcppExport SEXP _cppestimators_cpp_lock_exists(SEXP lockSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type lock(lockSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_lock_exists(lock));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_exists(lock));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_lock_owner
 Rcpp::String cpp_lock_owner(std::string lock);
 RcppExport SEXP _cppestimators_cpp_lock_owner(SEXP lockSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type lock(lockSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_lock_owner(lock));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_owner(lock));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_lock_release
 void cpp_lock_release(std::string lock);
 RcppExport SEXP _cppestimators_cpp_lock_release(SEXP lockSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< std::string >::type lock(lockSEXP);
-    cpp_lock_release(lock);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<std::string>::type lock(lockSEXP);
+  cpp_lock_release(lock);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_lock_queue
 Rcpp::CharacterVector cpp_lock_queue(std::string queue, Rcpp::String mine);
 RcppExport SEXP _cppestimators_cpp_lock_queue(SEXP queueSEXP, SEXP mineSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type queue(queueSEXP);
-    Rcpp::traits::input_parameter< Rcpp::String >::type mine(mineSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_lock_queue(queue, mine));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type queue(queueSEXP);
+  Rcpp::traits::input_parameter<Rcpp::String>::type mine(mineSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_queue(queue, mine));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_lock_enqueue
 Rcpp::String cpp_lock_enqueue(std::string queue, std::string who);
 RcppExport SEXP _cppestimators_cpp_lock_enqueue(SEXP queueSEXP, SEXP whoSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type queue(queueSEXP);
-    Rcpp::traits::input_parameter< std::string >::type who(whoSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_lock_enqueue(queue, who));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type queue(queueSEXP);
+  Rcpp::traits::input_parameter<std::string>::type who(whoSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_lock_enqueue(queue, who));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_lock_dequeue
 void cpp_lock_dequeue(std::string queue, std::string name);
 RcppExport SEXP _cppestimators_cpp_lock_dequeue(SEXP queueSEXP, SEXP nameSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< std::string >::type queue(queueSEXP);
-    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
-    cpp_lock_dequeue(queue, name);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<std::string>::type queue(queueSEXP);
+  Rcpp::traits::input_parameter<std::string>::type name(nameSEXP);
+  cpp_lock_dequeue(queue, name);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_file_stamp
 Rcpp::NumericVector cpp_file_stamp(std::string path);
 RcppExport SEXP _cppestimators_cpp_file_stamp(SEXP pathSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_file_stamp(path));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_file_stamp(path));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_save_temporaries
 Rcpp::CharacterVector cpp_save_temporaries(std::string dir);
 RcppExport SEXP _cppestimators_cpp_save_temporaries(SEXP dirSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type dir(dirSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_save_temporaries(dir));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type dir(dirSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_save_temporaries(dir));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_registry_kinds
 Rcpp::CharacterVector cpp_registry_kinds(std::string family);
 RcppExport SEXP _cppestimators_cpp_registry_kinds(SEXP familySEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_registry_kinds(family));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type family(familySEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_registry_kinds(family));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_new
-SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights, std::string weight_key, std::string mode, int batch_size, double num_epochs, bool shuffle, double seed, SEXP block, int threads, std::string kernel, SEXP collective, bool observer, bool share_losses);
-RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP weight_keySEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP num_epochsSEXP, SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP, SEXP threadsSEXP, SEXP kernelSEXP, SEXP collectiveSEXP, SEXP observerSEXP, SEXP share_lossesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type labels(labelsSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type weight_key(weight_keySEXP);
-    Rcpp::traits::input_parameter< std::string >::type mode(modeSEXP);
-    Rcpp::traits::input_parameter< int >::type batch_size(batch_sizeSEXP);
-    Rcpp::traits::input_parameter< double >::type num_epochs(num_epochsSEXP);
-    Rcpp::traits::input_parameter< bool >::type shuffle(shuffleSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type block(blockSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type collective(collectiveSEXP);
-    Rcpp::traits::input_parameter< bool >::type observer(observerSEXP);
-    Rcpp::traits::input_parameter< bool >::type share_losses(share_lossesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_new(est, features, labels, weights, weight_key, mode, batch_size, num_epochs, shuffle, seed, block, threads, kernel, collective, observer, share_losses));
-    return rcpp_result_gen;
-END_RCPP
+SEXP cpp_session_new(SEXP est, Rcpp::List features, SEXP labels, SEXP weights,
+                     std::string weight_key, std::string mode, int batch_size, double num_epochs,
+                     bool shuffle, double seed, SEXP block, int threads, std::string kernel,
+                     SEXP collective, bool observer, bool share_losses);
+RcppExport SEXP _cppestimators_cpp_session_new(SEXP estSEXP, SEXP featuresSEXP, SEXP labelsSEXP,
+                                               SEXP weightsSEXP, SEXP weight_keySEXP, SEXP modeSEXP,
+                                               SEXP batch_sizeSEXP, SEXP num_epochsSEXP,
+                                               SEXP shuffleSEXP, SEXP seedSEXP, SEXP blockSEXP,
+                                               SEXP threadsSEXP, SEXP kernelSEXP,
+                                               SEXP collectiveSEXP, SEXP observerSEXP,
+                                               SEXP share_lossesSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type labels(labelsSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type weights(weightsSEXP);
+  Rcpp::traits::input_parameter<std::string>::type weight_key(weight_keySEXP);
+  Rcpp::traits::input_parameter<std::string>::type mode(modeSEXP);
+  Rcpp::traits::input_parameter<int>::type batch_size(batch_sizeSEXP);
+  Rcpp::traits::input_parameter<double>::type num_epochs(num_epochsSEXP);
+  Rcpp::traits::input_parameter<bool>::type shuffle(shuffleSEXP);
+  Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type block(blockSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type collective(collectiveSEXP);
+  Rcpp::traits::input_parameter<bool>::type observer(observerSEXP);
+  Rcpp::traits::input_parameter<bool>::type share_losses(share_lossesSEXP);
+  rcpp_result_gen = Rcpp::wrap(
+      cpp_session_new(est, features, labels, weights, weight_key, mode, batch_size, num_epochs,
+                      shuffle, seed, block, threads, kernel, collective, observer, share_losses));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_stream_session_new
-SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::string> features, std::string response, bool has_vocabulary, std::vector<std::string> vocabulary, std::string weight_key, std::string mode, int batch_size, double seed, double window_rows, int threads, std::string kernel, SEXP collective, bool observer, bool share_losses);
-RcppExport SEXP _cppestimators_cpp_stream_session_new(SEXP estSEXP, SEXP descriptionSEXP, SEXP featuresSEXP, SEXP responseSEXP, SEXP has_vocabularySEXP, SEXP vocabularySEXP, SEXP weight_keySEXP, SEXP modeSEXP, SEXP batch_sizeSEXP, SEXP seedSEXP, SEXP window_rowsSEXP, SEXP threadsSEXP, SEXP kernelSEXP, SEXP collectiveSEXP, SEXP observerSEXP, SEXP share_lossesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type description(descriptionSEXP);
-    Rcpp::traits::input_parameter< std::vector<std::string> >::type features(featuresSEXP);
-    Rcpp::traits::input_parameter< std::string >::type response(responseSEXP);
-    Rcpp::traits::input_parameter< bool >::type has_vocabulary(has_vocabularySEXP);
-    Rcpp::traits::input_parameter< std::vector<std::string> >::type vocabulary(vocabularySEXP);
-    Rcpp::traits::input_parameter< std::string >::type weight_key(weight_keySEXP);
-    Rcpp::traits::input_parameter< std::string >::type mode(modeSEXP);
-    Rcpp::traits::input_parameter< int >::type batch_size(batch_sizeSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type window_rows(window_rowsSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type collective(collectiveSEXP);
-    Rcpp::traits::input_parameter< bool >::type observer(observerSEXP);
-    Rcpp::traits::input_parameter< bool >::type share_losses(share_lossesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_stream_session_new(est, description, features, response, has_vocabulary, vocabulary, weight_key, mode, batch_size, seed, window_rows, threads, kernel, collective, observer, share_losses));
-    return rcpp_result_gen;
-END_RCPP
+SEXP cpp_stream_session_new(SEXP est, Rcpp::List description, std::vector<std::string> features,
+                            std::string response, bool has_vocabulary,
+                            std::vector<std::string> vocabulary, std::string weight_key,
+                            std::string mode, int batch_size, double seed, double window_rows,
+                            int threads, std::string kernel, SEXP collective, bool observer,
+                            bool share_losses);
+RcppExport SEXP _cppestimators_cpp_stream_session_new(
+    SEXP estSEXP, SEXP descriptionSEXP, SEXP featuresSEXP, SEXP responseSEXP,
+    SEXP has_vocabularySEXP, SEXP vocabularySEXP, SEXP weight_keySEXP, SEXP modeSEXP,
+    SEXP batch_sizeSEXP, SEXP seedSEXP, SEXP window_rowsSEXP, SEXP threadsSEXP, SEXP kernelSEXP,
+    SEXP collectiveSEXP, SEXP observerSEXP, SEXP share_lossesSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type description(descriptionSEXP);
+  Rcpp::traits::input_parameter<std::vector<std::string> >::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<std::string>::type response(responseSEXP);
+  Rcpp::traits::input_parameter<bool>::type has_vocabulary(has_vocabularySEXP);
+  Rcpp::traits::input_parameter<std::vector<std::string> >::type vocabulary(vocabularySEXP);
+  Rcpp::traits::input_parameter<std::string>::type weight_key(weight_keySEXP);
+  Rcpp::traits::input_parameter<std::string>::type mode(modeSEXP);
+  Rcpp::traits::input_parameter<int>::type batch_size(batch_sizeSEXP);
+  Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+  Rcpp::traits::input_parameter<double>::type window_rows(window_rowsSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  Rcpp::traits::input_parameter<std::string>::type kernel(kernelSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type collective(collectiveSEXP);
+  Rcpp::traits::input_parameter<bool>::type observer(observerSEXP);
+  Rcpp::traits::input_parameter<bool>::type share_losses(share_lossesSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_session_new(
+      est, description, features, response, has_vocabulary, vocabulary, weight_key, mode,
+      batch_size, seed, window_rows, threads, kernel, collective, observer, share_losses));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_dense_block
 SEXP cpp_dense_block(SEXP est, Rcpp::List features, int threads);
 RcppExport SEXP _cppestimators_cpp_dense_block(SEXP estSEXP, SEXP featuresSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type features(featuresSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_dense_block(est, features, threads));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type features(featuresSEXP);
+  Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_dense_block(est, features, threads));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_dense_width
 int cpp_estimator_dense_width(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_dense_width(SEXP estSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_dense_width(est));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_dense_width(est));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_live_blocks
 double cpp_live_blocks();
 RcppExport SEXP _cppestimators_cpp_live_blocks() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    rcpp_result_gen = Rcpp::wrap(cpp_live_blocks());
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  rcpp_result_gen = Rcpp::wrap(cpp_live_blocks());
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_run
-SEXP cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context, std::string hostname);
-RcppExport SEXP _cppestimators_cpp_session_run(SEXP sesSEXP, SEXP hooksSEXP, SEXP r_sessionSEXP, SEXP r_contextSEXP, SEXP hostnameSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type hooks(hooksSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type r_session(r_sessionSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type r_context(r_contextSEXP);
-    Rcpp::traits::input_parameter< std::string >::type hostname(hostnameSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_run(ses, hooks, r_session, r_context, hostname));
-    return rcpp_result_gen;
-END_RCPP
+SEXP cpp_session_run(SEXP ses, Rcpp::List hooks, SEXP r_session, SEXP r_context,
+                     std::string hostname);
+RcppExport SEXP _cppestimators_cpp_session_run(SEXP sesSEXP, SEXP hooksSEXP, SEXP r_sessionSEXP,
+                                               SEXP r_contextSEXP, SEXP hostnameSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type hooks(hooksSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type r_session(r_sessionSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type r_context(r_contextSEXP);
+  Rcpp::traits::input_parameter<std::string>::type hostname(hostnameSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_run(ses, hooks, r_session, r_context, hostname));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_fetch
 SEXP cpp_session_fetch(SEXP ses, SEXP fetches);
 RcppExport SEXP _cppestimators_cpp_session_fetch(SEXP sesSEXP, SEXP fetchesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type fetches(fetchesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_fetch(ses, fetches));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type fetches(fetchesSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_fetch(ses, fetches));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_request_stop
 void cpp_session_request_stop(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_request_stop(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    cpp_session_request_stop(ses);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  cpp_session_request_stop(ses);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_session_stop_requested
 bool cpp_session_stop_requested(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_stop_requested(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_stop_requested(ses));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_stop_requested(ses));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_error_origin
 Rcpp::List cpp_session_error_origin(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_error_origin(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_error_origin(ses));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_error_origin(ses));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_metrics
 Rcpp::NumericVector cpp_session_metrics(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_metrics(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_metrics(ses));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_metrics(ses));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_predictions
 Rcpp::List cpp_session_predictions(SEXP ses, Rcpp::CharacterVector keys);
 RcppExport SEXP _cppestimators_cpp_session_predictions(SEXP sesSEXP, SEXP keysSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type keys(keysSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_predictions(ses, keys));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type keys(keysSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_predictions(ses, keys));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_xptr_is_null
 bool cpp_xptr_is_null(SEXP p);
 RcppExport SEXP _cppestimators_cpp_xptr_is_null(SEXP pSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type p(pSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_xptr_is_null(p));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type p(pSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_xptr_is_null(p));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_check_fetches
 SEXP cpp_check_fetches(SEXP x);
 RcppExport SEXP _cppestimators_cpp_check_fetches(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_check_fetches(x));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type x(xSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_check_fetches(x));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_run_args
 SEXP cpp_session_run_args(SEXP fetches, SEXP options);
 RcppExport SEXP _cppestimators_cpp_session_run_args(SEXP fetchesSEXP, SEXP optionsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type fetches(fetchesSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type options(optionsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_run_args(fetches, options));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type fetches(fetchesSEXP);
+  Rcpp::traits::input_parameter<SEXP>::type options(optionsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_run_args(fetches, options));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_run_args_frame
 SEXP cpp_session_run_args_frame(SEXP frame);
 RcppExport SEXP _cppestimators_cpp_session_run_args_frame(SEXP frameSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type frame(frameSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_run_args_frame(frame));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type frame(frameSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_run_args_frame(frame));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_close
 void cpp_session_close(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_close(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    cpp_session_close(ses);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  cpp_session_close(ses);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_live_sessions
 double cpp_live_sessions();
 RcppExport SEXP _cppestimators_cpp_live_sessions() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    rcpp_result_gen = Rcpp::wrap(cpp_live_sessions());
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  rcpp_result_gen = Rcpp::wrap(cpp_live_sessions());
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_session_note_interrupt
 bool cpp_session_note_interrupt(SEXP ses);
 RcppExport SEXP _cppestimators_cpp_session_note_interrupt(SEXP sesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type ses(sesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_session_note_interrupt(ses));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type ses(sesSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_session_note_interrupt(ses));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_gemm_kernel
 Rcpp::CharacterVector cpp_gemm_kernel(std::string name);
 RcppExport SEXP _cppestimators_cpp_gemm_kernel(SEXP nameSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gemm_kernel(name));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::string>::type name(nameSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_gemm_kernel(name));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_without_dispatch
 SEXP cpp_without_dispatch(SEXP x);
 RcppExport SEXP _cppestimators_cpp_without_dispatch(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_without_dispatch(x));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type x(xSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_without_dispatch(x));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_stream_reader_new
 SEXP cpp_stream_reader_new(Rcpp::List description, double seed, int batch_size, double window_rows);
-RcppExport SEXP _cppestimators_cpp_stream_reader_new(SEXP descriptionSEXP, SEXP seedSEXP, SEXP batch_sizeSEXP, SEXP window_rowsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type description(descriptionSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type batch_size(batch_sizeSEXP);
-    Rcpp::traits::input_parameter< double >::type window_rows(window_rowsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_stream_reader_new(description, seed, batch_size, window_rows));
-    return rcpp_result_gen;
-END_RCPP
+RcppExport SEXP _cppestimators_cpp_stream_reader_new(SEXP descriptionSEXP, SEXP seedSEXP,
+                                                     SEXP batch_sizeSEXP, SEXP window_rowsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type description(descriptionSEXP);
+  Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+  Rcpp::traits::input_parameter<int>::type batch_size(batch_sizeSEXP);
+  Rcpp::traits::input_parameter<double>::type window_rows(window_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_reader_new(description, seed, batch_size, window_rows));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_stream_reader_next
 SEXP cpp_stream_reader_next(SEXP reader, double n);
 RcppExport SEXP _cppestimators_cpp_stream_reader_next(SEXP readerSEXP, SEXP nSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type reader(readerSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_stream_reader_next(reader, n));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  Rcpp::traits::input_parameter<double>::type n(nSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_reader_next(reader, n));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_stream_reader_close
 void cpp_stream_reader_close(SEXP reader);
 RcppExport SEXP _cppestimators_cpp_stream_reader_close(SEXP readerSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type reader(readerSEXP);
-    cpp_stream_reader_close(reader);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  cpp_stream_reader_close(reader);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_stream_collect
 Rcpp::List cpp_stream_collect(Rcpp::List description, double n, double seed, double window_rows);
-RcppExport SEXP _cppestimators_cpp_stream_collect(SEXP descriptionSEXP, SEXP nSEXP, SEXP seedSEXP, SEXP window_rowsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type description(descriptionSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type window_rows(window_rowsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_stream_collect(description, n, seed, window_rows));
-    return rcpp_result_gen;
-END_RCPP
+RcppExport SEXP _cppestimators_cpp_stream_collect(SEXP descriptionSEXP, SEXP nSEXP, SEXP seedSEXP,
+                                                  SEXP window_rowsSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::List>::type description(descriptionSEXP);
+  Rcpp::traits::input_parameter<double>::type n(nSEXP);
+  Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+  Rcpp::traits::input_parameter<double>::type window_rows(window_rowsSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_stream_collect(description, n, seed, window_rows));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_write_tfrecord
 void cpp_write_tfrecord(Rcpp::List data, std::string path);
 RcppExport SEXP _cppestimators_cpp_write_tfrecord(SEXP dataSEXP, SEXP pathSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< Rcpp::List >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    cpp_write_tfrecord(data, path);
-    return R_NilValue;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::traits::input_parameter<Rcpp::List>::type data(dataSEXP);
+  Rcpp::traits::input_parameter<std::string>::type path(pathSEXP);
+  cpp_write_tfrecord(data, path);
+  return R_NilValue;
+  END_RCPP
 }
 // cpp_tfrecord_reader
 SEXP cpp_tfrecord_reader(std::vector<std::string> files, Rcpp::List spec);
 RcppExport SEXP _cppestimators_cpp_tfrecord_reader(SEXP filesSEXP, SEXP specSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< std::vector<std::string> >::type files(filesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_tfrecord_reader(files, spec));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<std::vector<std::string> >::type files(filesSEXP);
+  Rcpp::traits::input_parameter<Rcpp::List>::type spec(specSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_tfrecord_reader(files, spec));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_tfrecord_read
 Rcpp::List cpp_tfrecord_read(SEXP reader, double n);
 RcppExport SEXP _cppestimators_cpp_tfrecord_read(SEXP readerSEXP, SEXP nSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type reader(readerSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_tfrecord_read(reader, n));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type reader(readerSEXP);
+  Rcpp::traits::input_parameter<double>::type n(nSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_tfrecord_read(reader, n));
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_threads_info
 Rcpp::List cpp_threads_info();
 RcppExport SEXP _cppestimators_cpp_threads_info() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    rcpp_result_gen = Rcpp::wrap(cpp_threads_info());
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  rcpp_result_gen = Rcpp::wrap(cpp_threads_info());
+  return rcpp_result_gen;
+  END_RCPP
 }
 // cpp_estimator_weights
 SEXP cpp_estimator_weights(SEXP est);
 RcppExport SEXP _cppestimators_cpp_estimator_weights(SEXP estSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< SEXP >::type est(estSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_estimator_weights(est));
-    return rcpp_result_gen;
-END_RCPP
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<SEXP>::type est(estSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_estimator_weights(est));
+  return rcpp_result_gen;
+  END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_cppestimators_cpp_csv_reader_new", (DL_FUNC) &_cppestimators_cpp_csv_reader_new, 10},
-    {"_cppestimators_cpp_csv_reader_next", (DL_FUNC) &_cppestimators_cpp_csv_reader_next, 2},
-    {"_cppestimators_cpp_csv_reader_count", (DL_FUNC) &_cppestimators_cpp_csv_reader_count, 2},
-    {"_cppestimators_cpp_csv_reader_rewind", (DL_FUNC) &_cppestimators_cpp_csv_reader_rewind, 1},
-    {"_cppestimators_cpp_same_vectors", (DL_FUNC) &_cppestimators_cpp_same_vectors, 3},
-    {"_cppestimators_cpp_any_object", (DL_FUNC) &_cppestimators_cpp_any_object, 1},
-    {"_cppestimators_cpp_classed_columns", (DL_FUNC) &_cppestimators_cpp_classed_columns, 1},
-    {"_cppestimators_cpp_integer64_as_double", (DL_FUNC) &_cppestimators_cpp_integer64_as_double, 1},
-    {"_cppestimators_cpp_column_sds", (DL_FUNC) &_cppestimators_cpp_column_sds, 1},
-    {"_cppestimators_cpp_feature_types", (DL_FUNC) &_cppestimators_cpp_feature_types, 1},
-    {"_cppestimators_cpp_column_rows", (DL_FUNC) &_cppestimators_cpp_column_rows, 1},
-    {"_cppestimators_cpp_matrix_rows", (DL_FUNC) &_cppestimators_cpp_matrix_rows, 1},
-    {"_cppestimators_cpp_r_collective", (DL_FUNC) &_cppestimators_cpp_r_collective, 1},
-    {"_cppestimators_cpp_round_combine", (DL_FUNC) &_cppestimators_cpp_round_combine, 1},
-    {"_cppestimators_cpp_split_parts", (DL_FUNC) &_cppestimators_cpp_split_parts, 2},
-    {"_cppestimators_cpp_round_combine_flat", (DL_FUNC) &_cppestimators_cpp_round_combine_flat, 2},
-    {"_cppestimators_cpp_estimator_new", (DL_FUNC) &_cppestimators_cpp_estimator_new, 1},
-    {"_cppestimators_cpp_estimator_global_step", (DL_FUNC) &_cppestimators_cpp_estimator_global_step, 1},
-    {"_cppestimators_cpp_estimator_variable_names", (DL_FUNC) &_cppestimators_cpp_estimator_variable_names, 2},
-    {"_cppestimators_cpp_estimator_importance", (DL_FUNC) &_cppestimators_cpp_estimator_importance, 1},
-    {"_cppestimators_cpp_estimator_variable", (DL_FUNC) &_cppestimators_cpp_estimator_variable, 2},
-    {"_cppestimators_cpp_estimator_prediction_keys", (DL_FUNC) &_cppestimators_cpp_estimator_prediction_keys, 1},
-    {"_cppestimators_cpp_latest_checkpoint", (DL_FUNC) &_cppestimators_cpp_latest_checkpoint, 1},
-    {"_cppestimators_cpp_estimator_restore", (DL_FUNC) &_cppestimators_cpp_estimator_restore, 2},
-    {"_cppestimators_cpp_estimator_decode", (DL_FUNC) &_cppestimators_cpp_estimator_decode, 3},
-    {"_cppestimators_cpp_estimator_write_file", (DL_FUNC) &_cppestimators_cpp_estimator_write_file, 2},
-    {"_cppestimators_cpp_estimator_save", (DL_FUNC) &_cppestimators_cpp_estimator_save, 3},
-    {"_cppestimators_cpp_estimator_tree_limit", (DL_FUNC) &_cppestimators_cpp_estimator_tree_limit, 2},
-    {"_cppestimators_cpp_hist_trees_features", (DL_FUNC) &_cppestimators_cpp_hist_trees_features, 1},
-    {"_cppestimators_cpp_checkpoint_global_step", (DL_FUNC) &_cppestimators_cpp_checkpoint_global_step, 1},
-    {"_cppestimators_cpp_estimator_explain", (DL_FUNC) &_cppestimators_cpp_estimator_explain, 4},
-    {"_cppestimators_cpp_estimator_integrated_gradients", (DL_FUNC) &_cppestimators_cpp_estimator_integrated_gradients, 5},
-    {"_cppestimators_cpp_write_scalars", (DL_FUNC) &_cppestimators_cpp_write_scalars, 4},
-    {"_cppestimators_cpp_read_events", (DL_FUNC) &_cppestimators_cpp_read_events, 1},
-    {"_cppestimators_cpp_read_events_from", (DL_FUNC) &_cppestimators_cpp_read_events_from, 2},
-    {"_cppestimators_cpp_graph_install", (DL_FUNC) &_cppestimators_cpp_graph_install, 2},
-    {"_cppestimators_cpp_input_widths", (DL_FUNC) &_cppestimators_cpp_input_widths, 1},
-    {"_cppestimators_cpp_estimator_copy_state", (DL_FUNC) &_cppestimators_cpp_estimator_copy_state, 2},
-    {"_cppestimators_cpp_estimator_decode_partial", (DL_FUNC) &_cppestimators_cpp_estimator_decode_partial, 3},
-    {"_cppestimators_cpp_checkpoint_shapes", (DL_FUNC) &_cppestimators_cpp_checkpoint_shapes, 1},
-    {"_cppestimators_cpp_lock_take", (DL_FUNC) &_cppestimators_cpp_lock_take, 2},
-    {"_cppestimators_cpp_lock_exists", (DL_FUNC) &_cppestimators_cpp_lock_exists, 1},
-    {"_cppestimators_cpp_lock_owner", (DL_FUNC) &_cppestimators_cpp_lock_owner, 1},
-    {"_cppestimators_cpp_lock_release", (DL_FUNC) &_cppestimators_cpp_lock_release, 1},
-    {"_cppestimators_cpp_lock_queue", (DL_FUNC) &_cppestimators_cpp_lock_queue, 2},
-    {"_cppestimators_cpp_lock_enqueue", (DL_FUNC) &_cppestimators_cpp_lock_enqueue, 2},
-    {"_cppestimators_cpp_lock_dequeue", (DL_FUNC) &_cppestimators_cpp_lock_dequeue, 2},
-    {"_cppestimators_cpp_file_stamp", (DL_FUNC) &_cppestimators_cpp_file_stamp, 1},
-    {"_cppestimators_cpp_save_temporaries", (DL_FUNC) &_cppestimators_cpp_save_temporaries, 1},
-    {"_cppestimators_cpp_registry_kinds", (DL_FUNC) &_cppestimators_cpp_registry_kinds, 1},
-    {"_cppestimators_cpp_session_new", (DL_FUNC) &_cppestimators_cpp_session_new, 16},
-    {"_cppestimators_cpp_stream_session_new", (DL_FUNC) &_cppestimators_cpp_stream_session_new, 16},
-    {"_cppestimators_cpp_dense_block", (DL_FUNC) &_cppestimators_cpp_dense_block, 3},
-    {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC) &_cppestimators_cpp_estimator_dense_width, 1},
-    {"_cppestimators_cpp_live_blocks", (DL_FUNC) &_cppestimators_cpp_live_blocks, 0},
-    {"_cppestimators_cpp_session_run", (DL_FUNC) &_cppestimators_cpp_session_run, 5},
-    {"_cppestimators_cpp_session_fetch", (DL_FUNC) &_cppestimators_cpp_session_fetch, 2},
-    {"_cppestimators_cpp_session_request_stop", (DL_FUNC) &_cppestimators_cpp_session_request_stop, 1},
-    {"_cppestimators_cpp_session_stop_requested", (DL_FUNC) &_cppestimators_cpp_session_stop_requested, 1},
-    {"_cppestimators_cpp_session_error_origin", (DL_FUNC) &_cppestimators_cpp_session_error_origin, 1},
-    {"_cppestimators_cpp_session_metrics", (DL_FUNC) &_cppestimators_cpp_session_metrics, 1},
-    {"_cppestimators_cpp_session_predictions", (DL_FUNC) &_cppestimators_cpp_session_predictions, 2},
-    {"_cppestimators_cpp_xptr_is_null", (DL_FUNC) &_cppestimators_cpp_xptr_is_null, 1},
-    {"_cppestimators_cpp_check_fetches", (DL_FUNC) &_cppestimators_cpp_check_fetches, 1},
-    {"_cppestimators_cpp_session_run_args", (DL_FUNC) &_cppestimators_cpp_session_run_args, 2},
-    {"_cppestimators_cpp_session_run_args_frame", (DL_FUNC) &_cppestimators_cpp_session_run_args_frame, 1},
-    {"_cppestimators_cpp_session_close", (DL_FUNC) &_cppestimators_cpp_session_close, 1},
-    {"_cppestimators_cpp_live_sessions", (DL_FUNC) &_cppestimators_cpp_live_sessions, 0},
-    {"_cppestimators_cpp_session_note_interrupt", (DL_FUNC) &_cppestimators_cpp_session_note_interrupt, 1},
-    {"_cppestimators_cpp_gemm_kernel", (DL_FUNC) &_cppestimators_cpp_gemm_kernel, 1},
-    {"_cppestimators_cpp_without_dispatch", (DL_FUNC) &_cppestimators_cpp_without_dispatch, 1},
-    {"_cppestimators_cpp_stream_reader_new", (DL_FUNC) &_cppestimators_cpp_stream_reader_new, 4},
-    {"_cppestimators_cpp_stream_reader_next", (DL_FUNC) &_cppestimators_cpp_stream_reader_next, 2},
-    {"_cppestimators_cpp_stream_reader_close", (DL_FUNC) &_cppestimators_cpp_stream_reader_close, 1},
-    {"_cppestimators_cpp_stream_collect", (DL_FUNC) &_cppestimators_cpp_stream_collect, 4},
-    {"_cppestimators_cpp_write_tfrecord", (DL_FUNC) &_cppestimators_cpp_write_tfrecord, 2},
-    {"_cppestimators_cpp_tfrecord_reader", (DL_FUNC) &_cppestimators_cpp_tfrecord_reader, 2},
-    {"_cppestimators_cpp_tfrecord_read", (DL_FUNC) &_cppestimators_cpp_tfrecord_read, 2},
-    {"_cppestimators_cpp_threads_info", (DL_FUNC) &_cppestimators_cpp_threads_info, 0},
-    {"_cppestimators_cpp_estimator_weights", (DL_FUNC) &_cppestimators_cpp_estimator_weights, 1},
-    {NULL, NULL, 0}
-};
+    {"_cppestimators_cpp_csv_reader_new", (DL_FUNC)&_cppestimators_cpp_csv_reader_new, 10},
+    {"_cppestimators_cpp_csv_reader_next", (DL_FUNC)&_cppestimators_cpp_csv_reader_next, 2},
+    {"_cppestimators_cpp_csv_reader_count", (DL_FUNC)&_cppestimators_cpp_csv_reader_count, 2},
+    {"_cppestimators_cpp_csv_reader_rewind", (DL_FUNC)&_cppestimators_cpp_csv_reader_rewind, 1},
+    {"_cppestimators_cpp_same_vectors", (DL_FUNC)&_cppestimators_cpp_same_vectors, 3},
+    {"_cppestimators_cpp_any_object", (DL_FUNC)&_cppestimators_cpp_any_object, 1},
+    {"_cppestimators_cpp_classed_columns", (DL_FUNC)&_cppestimators_cpp_classed_columns, 1},
+    {"_cppestimators_cpp_integer64_as_double", (DL_FUNC)&_cppestimators_cpp_integer64_as_double, 1},
+    {"_cppestimators_cpp_column_sds", (DL_FUNC)&_cppestimators_cpp_column_sds, 1},
+    {"_cppestimators_cpp_feature_types", (DL_FUNC)&_cppestimators_cpp_feature_types, 1},
+    {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},
+    {"_cppestimators_cpp_matrix_rows", (DL_FUNC)&_cppestimators_cpp_matrix_rows, 1},
+    {"_cppestimators_cpp_r_collective", (DL_FUNC)&_cppestimators_cpp_r_collective, 1},
+    {"_cppestimators_cpp_round_combine", (DL_FUNC)&_cppestimators_cpp_round_combine, 1},
+    {"_cppestimators_cpp_split_parts", (DL_FUNC)&_cppestimators_cpp_split_parts, 2},
+    {"_cppestimators_cpp_round_combine_flat", (DL_FUNC)&_cppestimators_cpp_round_combine_flat, 2},
+    {"_cppestimators_cpp_estimator_new", (DL_FUNC)&_cppestimators_cpp_estimator_new, 1},
+    {"_cppestimators_cpp_estimator_global_step", (DL_FUNC)&_cppestimators_cpp_estimator_global_step,
+     1},
+    {"_cppestimators_cpp_estimator_variable_names",
+     (DL_FUNC)&_cppestimators_cpp_estimator_variable_names, 2},
+    {"_cppestimators_cpp_estimator_importance", (DL_FUNC)&_cppestimators_cpp_estimator_importance,
+     1},
+    {"_cppestimators_cpp_estimator_variable", (DL_FUNC)&_cppestimators_cpp_estimator_variable, 2},
+    {"_cppestimators_cpp_estimator_prediction_keys",
+     (DL_FUNC)&_cppestimators_cpp_estimator_prediction_keys, 1},
+    {"_cppestimators_cpp_latest_checkpoint", (DL_FUNC)&_cppestimators_cpp_latest_checkpoint, 1},
+    {"_cppestimators_cpp_estimator_restore", (DL_FUNC)&_cppestimators_cpp_estimator_restore, 2},
+    {"_cppestimators_cpp_estimator_decode", (DL_FUNC)&_cppestimators_cpp_estimator_decode, 3},
+    {"_cppestimators_cpp_estimator_write_file", (DL_FUNC)&_cppestimators_cpp_estimator_write_file,
+     2},
+    {"_cppestimators_cpp_estimator_save", (DL_FUNC)&_cppestimators_cpp_estimator_save, 3},
+    {"_cppestimators_cpp_estimator_tree_limit", (DL_FUNC)&_cppestimators_cpp_estimator_tree_limit,
+     2},
+    {"_cppestimators_cpp_hist_trees_features", (DL_FUNC)&_cppestimators_cpp_hist_trees_features, 1},
+    {"_cppestimators_cpp_checkpoint_global_step",
+     (DL_FUNC)&_cppestimators_cpp_checkpoint_global_step, 1},
+    {"_cppestimators_cpp_estimator_explain", (DL_FUNC)&_cppestimators_cpp_estimator_explain, 4},
+    {"_cppestimators_cpp_estimator_integrated_gradients",
+     (DL_FUNC)&_cppestimators_cpp_estimator_integrated_gradients, 5},
+    {"_cppestimators_cpp_write_scalars", (DL_FUNC)&_cppestimators_cpp_write_scalars, 4},
+    {"_cppestimators_cpp_read_events", (DL_FUNC)&_cppestimators_cpp_read_events, 1},
+    {"_cppestimators_cpp_read_events_from", (DL_FUNC)&_cppestimators_cpp_read_events_from, 2},
+    {"_cppestimators_cpp_graph_install", (DL_FUNC)&_cppestimators_cpp_graph_install, 2},
+    {"_cppestimators_cpp_input_widths", (DL_FUNC)&_cppestimators_cpp_input_widths, 1},
+    {"_cppestimators_cpp_estimator_copy_state", (DL_FUNC)&_cppestimators_cpp_estimator_copy_state,
+     2},
+    {"_cppestimators_cpp_estimator_decode_partial",
+     (DL_FUNC)&_cppestimators_cpp_estimator_decode_partial, 3},
+    {"_cppestimators_cpp_checkpoint_shapes", (DL_FUNC)&_cppestimators_cpp_checkpoint_shapes, 1},
+    {"_cppestimators_cpp_lock_take", (DL_FUNC)&_cppestimators_cpp_lock_take, 2},
+    {"_cppestimators_cpp_lock_exists", (DL_FUNC)&_cppestimators_cpp_lock_exists, 1},
+    {"_cppestimators_cpp_lock_owner", (DL_FUNC)&_cppestimators_cpp_lock_owner, 1},
+    {"_cppestimators_cpp_lock_release", (DL_FUNC)&_cppestimators_cpp_lock_release, 1},
+    {"_cppestimators_cpp_lock_queue", (DL_FUNC)&_cppestimators_cpp_lock_queue, 2},
+    {"_cppestimators_cpp_lock_enqueue", (DL_FUNC)&_cppestimators_cpp_lock_enqueue, 2},
+    {"_cppestimators_cpp_lock_dequeue", (DL_FUNC)&_cppestimators_cpp_lock_dequeue, 2},
+    {"_cppestimators_cpp_file_stamp", (DL_FUNC)&_cppestimators_cpp_file_stamp, 1},
+    {"_cppestimators_cpp_save_temporaries", (DL_FUNC)&_cppestimators_cpp_save_temporaries, 1},
+    {"_cppestimators_cpp_registry_kinds", (DL_FUNC)&_cppestimators_cpp_registry_kinds, 1},
+    {"_cppestimators_cpp_session_new", (DL_FUNC)&_cppestimators_cpp_session_new, 16},
+    {"_cppestimators_cpp_stream_session_new", (DL_FUNC)&_cppestimators_cpp_stream_session_new, 16},
+    {"_cppestimators_cpp_dense_block", (DL_FUNC)&_cppestimators_cpp_dense_block, 3},
+    {"_cppestimators_cpp_estimator_dense_width", (DL_FUNC)&_cppestimators_cpp_estimator_dense_width,
+     1},
+    {"_cppestimators_cpp_live_blocks", (DL_FUNC)&_cppestimators_cpp_live_blocks, 0},
+    {"_cppestimators_cpp_session_run", (DL_FUNC)&_cppestimators_cpp_session_run, 5},
+    {"_cppestimators_cpp_session_fetch", (DL_FUNC)&_cppestimators_cpp_session_fetch, 2},
+    {"_cppestimators_cpp_session_request_stop", (DL_FUNC)&_cppestimators_cpp_session_request_stop,
+     1},
+    {"_cppestimators_cpp_session_stop_requested",
+     (DL_FUNC)&_cppestimators_cpp_session_stop_requested, 1},
+    {"_cppestimators_cpp_session_error_origin", (DL_FUNC)&_cppestimators_cpp_session_error_origin,
+     1},
+    {"_cppestimators_cpp_session_metrics", (DL_FUNC)&_cppestimators_cpp_session_metrics, 1},
+    {"_cppestimators_cpp_session_predictions", (DL_FUNC)&_cppestimators_cpp_session_predictions, 2},
+    {"_cppestimators_cpp_xptr_is_null", (DL_FUNC)&_cppestimators_cpp_xptr_is_null, 1},
+    {"_cppestimators_cpp_check_fetches", (DL_FUNC)&_cppestimators_cpp_check_fetches, 1},
+    {"_cppestimators_cpp_session_run_args", (DL_FUNC)&_cppestimators_cpp_session_run_args, 2},
+    {"_cppestimators_cpp_session_run_args_frame",
+     (DL_FUNC)&_cppestimators_cpp_session_run_args_frame, 1},
+    {"_cppestimators_cpp_session_close", (DL_FUNC)&_cppestimators_cpp_session_close, 1},
+    {"_cppestimators_cpp_live_sessions", (DL_FUNC)&_cppestimators_cpp_live_sessions, 0},
+    {"_cppestimators_cpp_session_note_interrupt",
+     (DL_FUNC)&_cppestimators_cpp_session_note_interrupt, 1},
+    {"_cppestimators_cpp_gemm_kernel", (DL_FUNC)&_cppestimators_cpp_gemm_kernel, 1},
+    {"_cppestimators_cpp_without_dispatch", (DL_FUNC)&_cppestimators_cpp_without_dispatch, 1},
+    {"_cppestimators_cpp_stream_reader_new", (DL_FUNC)&_cppestimators_cpp_stream_reader_new, 4},
+    {"_cppestimators_cpp_stream_reader_next", (DL_FUNC)&_cppestimators_cpp_stream_reader_next, 2},
+    {"_cppestimators_cpp_stream_reader_close", (DL_FUNC)&_cppestimators_cpp_stream_reader_close, 1},
+    {"_cppestimators_cpp_stream_collect", (DL_FUNC)&_cppestimators_cpp_stream_collect, 4},
+    {"_cppestimators_cpp_write_tfrecord", (DL_FUNC)&_cppestimators_cpp_write_tfrecord, 2},
+    {"_cppestimators_cpp_tfrecord_reader", (DL_FUNC)&_cppestimators_cpp_tfrecord_reader, 2},
+    {"_cppestimators_cpp_tfrecord_read", (DL_FUNC)&_cppestimators_cpp_tfrecord_read, 2},
+    {"_cppestimators_cpp_threads_info", (DL_FUNC)&_cppestimators_cpp_threads_info, 0},
+    {"_cppestimators_cpp_estimator_weights", (DL_FUNC)&_cppestimators_cpp_estimator_weights, 1},
+    {NULL, NULL, 0}};
 
 void cppestimators_init_weights_class(DllInfo* dll);
-RcppExport void R_init_cppestimators(DllInfo *dll) {
-    R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
-    R_useDynamicSymbols(dll, FALSE);
-    cppestimators_init_weights_class(dll);
+RcppExport void R_init_cppestimators(DllInfo* dll) {
+  R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
+  R_useDynamicSymbols(dll, FALSE);
+  cppestimators_init_weights_class(dll);
 }
