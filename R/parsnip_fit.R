@@ -360,6 +360,12 @@ warn_unconverged <- function(watch, model, threshold) {
 predict_cppestimators <- function(object, new_data, type = "numeric") {
   check_estimator(object)
   check_choice(type, "type", c("numeric", "class", "prob", "quantile", "raw"))
+  # sparse rows for a model fit on a data frame (parsnip and recipes make
+  # sparse matrices of data frames for engines that allow them): its columns
+  if (inherits(new_data, "sparseMatrix") &&
+      !identical(vapply(object$spec$feature_columns, function(col) col$name, ""), "x")) {
+    new_data <- as.data.frame(as.matrix(new_data))
+  }
   new_data <- parsnip_predictors(new_data)
   n <- nrow(new_data)
   vocab <- object$spec$label_vocabulary
@@ -393,13 +399,9 @@ predict_cppestimators <- function(object, new_data, type = "numeric") {
 # Predictors as a data frame with names (parsnip gives data frames, fit_xy() may give matrices).
 parsnip_predictors <- function(x) {
   if (inherits(x, "sparseMatrix")) return(sparse_x(x))
-  # a sparse tibble (sparsevctrs' vectors: what recipes' sparse steps give,
-  # and what parsnip makes of a sparse matrix for an engine that takes them)
-  # of numbers only: read as the sparse matrix it is, without densifying
-  if (is.data.frame(x) && requireNamespace("sparsevctrs", quietly = TRUE) &&
-      sparsevctrs::has_sparse_elements(x) && all(vapply(x, is.numeric, TRUE))) {
-    return(sparse_x(sparsevctrs::coerce_to_sparse_matrix(x)))
-  }
+  # (a sparse tibble, what parsnip makes of a sparse matrix and recipes'
+  # sparse steps give, is read as the data frame it is: its columns
+  # densified one by one)
   if (is.matrix(x)) {
     if (is.null(colnames(x))) abort("the predictors need column names.")
     x <- as.data.frame(x, stringsAsFactors = FALSE)
