@@ -2,7 +2,7 @@
 # row), lasso logistic regression, ours (parsnip, a dgCMatrix) against
 # glmnet() fitting the same single lambda, in one process; and the step of
 # the same words as a list column of tokens into a hash-bucket column
-# against the dgCMatrix's step. Run: Rscript bench/sparse.R
+# against the dgCMatrix's step. Run: Rscript bench/sparse.R (SPARSE_FITS=0: the steps only)
 suppressMessages({
   library(cppestimators)
   library(Matrix)
@@ -39,6 +39,7 @@ peak <- function(expr) {
   after <- sum(gc()[, 6])
   list(value = value, time = t, mb = after - before)
 }
+if (Sys.getenv("SPARSE_FITS", "1") != "0") {
 g <- peak(glmnet::glmnet(xtr, ytr, family = "binomial", lambda = lambda))
 ours <- peak(logistic_reg(penalty = lambda) %>% set_engine("cppestimators") %>% fit_xy(x = xtr, y = ytr))
 auc_g <- auc(as.vector(predict(g$value, x[test, ], type = "response")), y[test])
@@ -49,8 +50,8 @@ cat(sprintf("glmnet: %.2f s, AUC %.4f, R heap growth %.0f MB\n", g$time, auc_g, 
 cat(sprintf("ours:   %.2f s, AUC %.4f, R heap growth %.0f MB (engine memory is not R's heap: see VmHWM)\n",
             ours$time, auc_o, ours$mb))
 cat(sprintf("time ratio %.2f, AUC difference %.4f\n", ours$time / g$time, auc_o - auc_g))
+}
 # the step: dgCMatrix feature vs a list column of tokens into hash buckets
-tokens <- split(colnames(x)[x@i + 1L], factor(rep(seq_len(p), diff(x@p))[order(x@i)]))
 rows <- x@i + 1L
 words <- split(colnames(x)[rep(seq_len(p), diff(x@p))], factor(rows, levels = seq_len(n)))
 yy <- as.numeric(y == "yes")

@@ -91,10 +91,7 @@ class WeightedTransform : public WrapperTransform {
               " of feature '" + values_key_ + "' has " + std::to_string(a.count) +
               " values but its weights '" + weight_key_ + "' " + std::to_string(b.count));
         for (std::int64_t k = 0; k < b.count; ++k) {
-          const double v = b.type == ColumnType::Double ? b.doubles[b.begin + k]
-                           : b.ints[b.begin + k] == kNaInteger
-                               ? std::nan("")
-                               : static_cast<double>(b.ints[b.begin + k]);
+          const double v = ragged_number(b, k);
           if (std::isnan(v))
             throw std::invalid_argument("weight feature '" + weight_key_ +
                                         "' contains missing values (NA), first at row " +
@@ -138,9 +135,7 @@ class WeightedTransform : public WrapperTransform {
         if (w_.is_ragged()) {  // the ids line up with the row's weights (keep_positions())
           const RaggedRow b = w_.row_values(rows[r]);
           for (int k = part_.begin(r), j = 0; k < part_.end(r); ++k, ++j)
-            out.push(part_.id(k),
-                     static_cast<float>(b.type == ColumnType::Double ? b.doubles[b.begin + j]
-                                                                     : b.ints[b.begin + j]));
+            out.push(part_.id(k), static_cast<float>(ragged_number(b, j)));
         } else {
           for (int k = part_.begin(r), j = 0; k < part_.end(r); ++k, ++j)
             out.push(part_.id(k), static_cast<float>(w_.number(rows[r], j)));

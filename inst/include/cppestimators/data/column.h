@@ -44,6 +44,13 @@ struct RaggedRow {
   const int* ints = nullptr;
   const void* strings = nullptr;
 };
+// Value k of a ragged row of numbers (NaN for a missing integer).
+inline double ragged_number(const RaggedRow& r, std::int64_t k) {
+  if (r.type == ColumnType::Double) return r.doubles[r.begin + k];
+  const int v = r.ints[r.begin + k];
+  return v == std::numeric_limits<int>::min() ? std::nan("") : static_cast<double>(v);
+}
+
 // Fills `out` with row `row` of the ragged column `source`.
 using RaggedReader = void (*)(const void* source, std::int64_t row, RaggedRow* out);
 

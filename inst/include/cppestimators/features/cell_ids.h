@@ -43,6 +43,11 @@ class CellIds : public BoundIds {
   const ColumnView& c_;
 
  private:
+  // The id of a text or integer cell of each kind.
+  std::int64_t text_cell_id(Cell cell, std::string_view s) const;
+  std::int64_t int_cell_id(Cell cell, std::int64_t v) const;
+  // Appends `id`, or -1 for no id when positions are kept.
+  void emit(std::int64_t id, SparseIds& out) const;
   // The id of value k of a ragged row.
   std::int64_t ragged_id(const RaggedRow& row, std::int64_t k) const;
   void gather_ragged(const int* rows, int count, SparseIds& out);
