@@ -38,16 +38,15 @@ check_has_rows <- function(n, fn, what = "data") {
 
 # On a classifier's first training over data in memory: an error when its
 # labels (class ids, doubles, no NA) hold one class only. One pass over the
-# labels (range()), no allocation. `levels`: the names of the class ids
+# labels. `levels`: the names of the class ids
 # (0, 1, ...), else the id is shown.
 check_two_classes <- function(ids, name, levels = NULL) {
   n <- length(ids)
   if (n == 0L) return(invisible())
-  r <- range(ids)
-  if (r[1L] != r[2L]) return(invisible())
-  id <- r[1L]
-  named <- !is.null(levels) && id == floor(id) && id >= 0 && id < length(levels)
-  label <- if (named) levels[[id + 1]] else format(r[1L])
+  id <- ids[[1L]]
+  if (any(ids != id)) return(invisible())
+  named <- !is.null(levels) && is.numeric(id) && id == floor(id) && id >= 0 && id < length(levels)
+  label <- if (named) levels[[id + 1]] else format(id)
   abort(sprintf(paste("the training data's outcome '%s' has a single class, '%s' (%s rows): a classifier needs",
                       "at least two to learn from. Check how the rows were chosen (a filter, or a split",
                       "that kept one class)."),

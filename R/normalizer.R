@@ -88,6 +88,11 @@ shift_scale_normalizer <- function(mean, sd, repr, centres = FALSE) {
 }
 
 repr_numbers <- function(x) {
+  # (a wide feature's, as a sparse matrix's thousands of columns: the first
+  # few and the count, so that printing and building stay cheap)
+  if (length(x) > 12L) {
+    return(sprintf("(%s, ... %d values)", paste(format(signif(x[1:6], 7), trim = TRUE), collapse = ", "), length(x)))
+  }
   s <- format(signif(x, 7), trim = TRUE)
   if (length(s) == 1L) s else paste0("(", paste(s, collapse = ", "), ")")
 }

@@ -277,3 +277,25 @@ head_start <- function(head, y, w) {
     quantile = wq(head$args$levels),
     m)
 }
+
+# A linear fit trained as glmnet trains one: each step a proximal Newton
+# step over every row, its quadratic model solved by coordinate descent
+# with the L1 and L2 penalties exactly (the engine's coordinate-descent
+# solver). The penalties are the FTRL strengths the estimator was given
+# (per step of every row), so both solve the same problem; the solver ends
+# training once a step no longer lowers the penalized loss.
+with_coordinate_descent <- function(est) {
+  opt <- est$spec$optimizer
+  est$spec$model$solver <- "coordinate_descent"
+  est$spec$model$solver_l1 <- as.numeric(opt$l1_regularization_strength %||% 0)
+  est$spec$model$solver_l2 <- as.numeric(opt$l2_regularization_strength %||% 0)
+  est
+}
+
+# Whether a linear fit can take the coordinate-descent solver: every row in
+# each step, the engine's optimizer (none asked for), the head's own loss
+# (squared error, logistic, softmax) and no embedding columns.
+can_solve_by_coordinates <- function(linear, head, optimizer, learning_rate, batch_size, n_train, columns) {
+  linear && is.null(head) && is.null(optimizer) && is.null(learning_rate) && batch_size >= n_train &&
+    !any(vapply(columns, function(col) identical(col$kind, "embedding"), TRUE))
+}

@@ -153,7 +153,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   weights <- parsnip_weights(weights, n)
   val_rows <- if (validation > 0) sort(sample.int(n, max(1L, floor(n * validation)))) else integer()
   if (length(val_rows) >= n) abort("`validation` leaves no rows to train on.")
-  train_rows <- setdiff(seq_len(n), val_rows)
+  train_rows <- if (length(val_rows)) seq_len(n)[-val_rows] else seq_len(n)
   features <- names(x)
   # the outcome's own name (recorded as the estimator's response) unless a
   # predictor has it
@@ -245,6 +245,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   }
   est$spec$no_start_checkpoint <- TRUE  # no checkpoint of the initial variables
   if (!trees) est <- start_at_base_rate(est, y[train_rows], levels, weights[train_rows], linear = linear, head = head)
+  solver <- can_solve_by_coordinates(linear, head, optimizer, learning_rate, batch_size, n_train, columns)
+  if (solver) est <- with_coordinate_descent(est)
 
   steps <- check_whole(steps, "steps", max = 2^53)
   if (trees) {
@@ -253,15 +255,16 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     every <- per_layer * est$spec$model$max_depth
   } else {
     epochs <- check_whole(epochs, "epochs", max = .Machine$integer.max)
-    # linear models: at most 1000 passes, stopped once converged
-    default_epochs <- if (linear) 1000L else 20L
+    # linear models: at most 1000 passes, stopped once converged (the
+    # coordinate-descent solver: at most 100 Newton steps, each a pass)
+    default_epochs <- if (solver) 100L else if (linear) 1000L else 20L
     num_epochs <- if (is.null(epochs) && !is.null(steps)) NULL else epochs %||% default_epochs
     every <- ceiling(n_train / batch_size)
   }
   input <- input_fn(data_of(train_rows), features = all_of(features), response = all_of(outcome),
-                    batch_size = batch_size, shuffle = TRUE, num_epochs = num_epochs)
+                    batch_size = batch_size, shuffle = !solver, num_epochs = num_epochs)
   hooks <- if (is.function(hooks)) hooks(est) else hooks
-  watch <- if (!trees) convergence_watch(every, tolerance, stop = linear)
+  watch <- if (!trees && !solver) convergence_watch(every, tolerance, stop = linear)
   hooks <- c(normalize_hooks(hooks), if (!is.null(watch)) list(watch$hook),
              parsnip_evaluation_hooks(est, if (length(val_rows)) data_of(val_rows) else data_of(train_rows),
                                       features, outcome, validation > 0, early_stop, every))
@@ -269,6 +272,10 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     quiet_unless(verbose, train(est, input_fn = input, steps = steps, hooks = hooks))
   })
   if (!is.null(watch) && tolerance > 0) warn_unconverged(watch, model, if (linear) max(tolerance, 1e-3) else 0.05)
+  # the solver ends training itself once converged: every pass taken means it had not
+  if (solver && is.null(steps) && !is.null(num_epochs) && cpp_estimator_global_step(estimator_ptr(est)) >= num_epochs) {
+    warn_unconverged_solver(model, num_epochs)
+  }
   if (temporary) {
     # the variables live in the estimator object (saveRDS() keeps them): the
     # fit leaves nothing on disk
@@ -349,6 +356,14 @@ warn_unconverged <- function(watch, model, threshold) {
     call = NULL)))
 }
 
+warn_unconverged_solver <- function(model, steps) {
+  warning(structure(class = c("cppestimators_convergence_warning", "warning", "condition"), list(
+    message = sprintf(paste("%s() stopped before its training converged: %d Newton steps did not settle its",
+                            "weights. To train longer, raise `epochs` (set_engine(\"cppestimators\", epochs = ))."),
+                      model, steps),
+    call = NULL)))
+}
+
 #' @rdname fit_cppestimators
 #' @param object A trained estimator.
 #' @param new_data A data frame of predictors.
@@ -426,7 +441,9 @@ sparse_x <- function(x) {
 `[.cppestimators_sparse_x` <- function(x, i, j, ..., drop = FALSE) {
   m <- .subset2(x, "x")
   out <- unclass(x)
-  out$x <- if (missing(i)) m else m[i, , drop = FALSE]
+  # (every row in order, as a fit without validation rows takes: no copy)
+  all_rows <- missing(i) || (is.numeric(i) && length(i) == nrow(m) && identical(as.integer(i), seq_len(nrow(m))))
+  out$x <- if (all_rows) m else m[i, , drop = FALSE]
   structure(out, class = class(x))
 }
 
@@ -438,9 +455,12 @@ dim.cppestimators_sparse_x <- function(x) c(nrow(.subset2(x, "x")), 1L)
 # rows (1/n, as glmnet standardizes) but not centered, so zeros stay zeros
 # (the means fold into the bias); `sparse`: read as sparse (not by trees).
 sparse_x_columns <- function(x, rows, sparse) {
-  m <- .subset2(x, "x")[rows, , drop = FALSE]
+  m <- .subset2(x[rows, ], "x")
+  # each column's mean and mean square (the squares: the same pattern of
+  # non-zeros, only their values copied)
   mu <- Matrix::colMeans(m)
-  s <- sqrt(pmax(Matrix::colMeans(m^2) - mu^2, 0))
+  m@x <- m@x^2
+  s <- sqrt(pmax(Matrix::colMeans(m) - mu^2, 0))
   s[!is.finite(s) | s <= 0] <- 1
   feature_columns(column_numeric("x", shape = ncol(m), sparse = sparse,
                                  normalizer_fn = normalizer_standardize(0, unname(s))))

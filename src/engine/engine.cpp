@@ -84,6 +84,7 @@
 // model
 #include "model/boosted_trees.cpp"
 #include "model/combined_model.cpp"
+#include "model/coordinate_descent.cpp"
 #include "model/dnn_model.cpp"
 #include "model/embedding_lookup.cpp"
 #include "model/estimator.cpp"

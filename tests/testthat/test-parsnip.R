@@ -221,8 +221,17 @@ test_that("epochs, steps and batch_size set the length of training", {
   step_of <- function(fit) variable_value(parsnip::extract_fit_engine(fit), "global_step")[[1]]
   spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", epochs = 3, batch_size = 8)
   expect_equal(step_of(fit_quietly(spec, mpg ~ wt, mtcars)), 12)  # 3 * 32 rows / 8
-  spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", steps = 7)
+  spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", steps = 7, optimizer = "Ftrl")
   expect_equal(step_of(fit_quietly(spec, mpg ~ wt, mtcars)), 7)
+  # the coordinate-descent solver (no optimizer asked for) ends training
+  # itself: least squares is exact after one Newton step, the second
+  # finds nothing left to lower
+  spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", steps = 7)
+  fit <- fit_quietly(spec, mpg ~ wt, mtcars)
+  expect_equal(step_of(fit), 2)
+  td <- tidy(parsnip::extract_fit_engine(fit))
+  expect_equal(stats::setNames(td$estimate, td$term)[c("(Intercept)", "wt")], coef(lm(mpg ~ wt, mtcars)),
+               tolerance = 1e-5)
   hist <- parsnip::set_mode(parsnip::set_engine(parsnip::boost_tree(trees = 4, tree_depth = 2, min_n = 0),
                                                 "cppestimators"), "classification")
   expect_equal(step_of(fit_quietly(hist, am ~ ., mtcars_am())), 4)  # the default growth: one tree per step

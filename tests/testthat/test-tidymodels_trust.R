@@ -270,10 +270,17 @@ test_that("case weights reach the weight column", {
 
 test_that("a linear fit that stopped short of convergence warns with the fix", {
   skip_if_no_tidy()
-  spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", epochs = 4)
+  spec <- parsnip::set_engine(parsnip::linear_reg(), "cppestimators", epochs = 4, optimizer = "Ftrl")
   set.seed(1)
   expect_warning(quietly(parsnip::fit(spec, mpg ~ ., mtcars)), "raise `epochs`",
                  class = "cppestimators_convergence_warning")
+  # the coordinate-descent solver: a logistic fit needs more than one Newton step
+  spec <- parsnip::set_engine(parsnip::logistic_reg(), "cppestimators", epochs = 1)
+  expect_warning(quietly(parsnip::fit(spec, am ~ wt + hp, transform(mtcars, am = factor(am)))),
+                 "1 Newton steps did not settle its weights. To train longer, raise `epochs`",
+                 class = "cppestimators_convergence_warning")
+  spec <- parsnip::set_engine(parsnip::logistic_reg(), "cppestimators")
+  expect_no_warning(quietly(parsnip::fit(spec, am ~ wt + hp, transform(mtcars, am = factor(am)))))
 })
 
 test_that("boost_tree() with l2_regularization = 1, min_node_weight = 1 is within 0.01 of xgboost on credit_data", {

@@ -58,9 +58,7 @@ class NumericTransform : public FeatureTransform {
     if (!sparse_) return FeatureTransform::bind_ids(data);
     bool clean = false;
     const ColumnView& c = checked_view(data, &clean);
-    auto b = std::make_unique<SparseBound>();
-    b->rows.build(c, scale_);
-    return b;
+    return std::make_unique<SparseBound>(c, scale_);
   }
 
   std::unique_ptr<BoundDense> bind_dense(const Dataset& data) const override {
@@ -198,13 +196,27 @@ class NumericTransform : public FeatureTransform {
   };
 
   // A sparse column's ids: each row's non-zeros (position, value).
+  // Its rows are indexed (SparseRows) the first time rows are asked for: a
+  // model that reads the matrix column by column (the linear model's
+  // coordinate-descent solver) never needs them.
   class SparseBound : public BoundIds {
    public:
+    SparseBound(const ColumnView& c, const std::vector<double>& scale) : c_(c), scale_(scale) {}
     std::int64_t max_ids_per_row() const override {
-      if (widest_ < 0) widest_ = rows.widest();
+      if (widest_ < 0) widest_ = indexed().widest();
       return widest_;
     }
+    bool column_major(ColumnMajor& out) const override {
+      if (!c_.is_sparse()) return false;
+      out.p = c_.csc_p;
+      out.i = c_.csc_i;
+      out.x = c_.csc_x;
+      out.scale = scale_.empty() ? nullptr : scale_.data();
+      out.width = c_.width;
+      return true;
+    }
     void gather(const int* r, int count, SparseIds& out) override {
+      indexed();
       for (int i = 0; i < count; ++i) {
         const std::size_t row = static_cast<std::size_t>(r[i]);
         for (std::int64_t k = rows.start[row]; k < rows.start[row + 1]; ++k)
@@ -213,9 +225,19 @@ class NumericTransform : public FeatureTransform {
         out.end_row();
       }
     }
-    SparseRows rows;
 
    private:
+    const SparseRows& indexed() const {
+      if (!built_) {
+        rows.build(c_, scale_);
+        built_ = true;
+      }
+      return rows;
+    }
+    const ColumnView& c_;
+    const std::vector<double>& scale_;
+    mutable SparseRows rows;
+    mutable bool built_ = false;
     mutable std::int64_t widest_ = -1;
   };
 

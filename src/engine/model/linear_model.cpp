@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include <cppestimators/distributed/collective.h>
 #include <cppestimators/features/feature_set.h>
 #include <cppestimators/features/transform.h>
 #include <cppestimators/parallel.h>
@@ -61,6 +62,48 @@ LinearModel::LinearModel(const Spec& spec, int units) : Model(spec, units) {
   bias_ = &add(Parameter::single(scope + "bias_weights", {u}));
   start_bias(spec, *bias_);
   limits(spec);
+  if (spec.str_or("solver", "") == "coordinate_descent") solve_by_coordinates(spec);
+}
+
+void LinearModel::solve_by_coordinates(const Spec& spec) {
+  if (!embedded_.empty())
+    throw std::invalid_argument(
+        "the coordinate-descent solver fits weights of numeric and categorical columns; "
+        "embedding column '" +
+        features_.column(static_cast<std::size_t>(embedded_.front().column)).name() +
+        "' has none: use an optimizer");
+  if (!unused_dense_.empty())
+    throw std::invalid_argument("the coordinate-descent solver fits a whole linear model");
+  std::vector<CoordinateDescent::Block> blocks;
+  std::int64_t first = 0;
+  if (dense_) {
+    blocks.push_back({dense_, 0, features_.dense_width(), -1, true});
+    first = features_.dense_width();
+  }
+  for (const Sparse& c : sparse_) {
+    const std::int64_t buckets = static_cast<std::int64_t>(c.weights->rows());
+    blocks.push_back({c.weights, first, buckets, c.column, false});
+    first += buckets;
+  }
+  solver_ = std::make_unique<CoordinateDescent>(spec, units_);
+  solver_->set_blocks(std::move(blocks), bias_);
+  set_training(*solver_);
+}
+
+bool LinearModel::reads_batch_features(Mode mode, bool whole) const {
+  // (the solver reads its own copy; a batch it cannot take is refused by it)
+  return !(solver_ && mode == Mode::Train) && Model::reads_batch_features(mode, whole);
+}
+
+bool LinearModel::reads_training_batches() const { return solver_ == nullptr; }
+
+void LinearModel::begin_session(FeatureSet::Binding& binding, std::int64_t n,
+                                const DenseRows* block, Mode mode, int threads) {
+  if (!solver_ || mode != Mode::Train) return;
+  if (collective_ != nullptr && collective_->size() > 1)
+    throw std::invalid_argument(
+        "the coordinate-descent solver trains in one process, not across processes");
+  solver_->begin_session(features_, binding, n, block, threads);
 }
 
 void LinearModel::limits(const Spec& spec) {
@@ -129,7 +172,8 @@ std::unique_ptr<Workspace> LinearModel::new_workspace(const FeatureBatch& batch,
   ws->g_bias.assign(u, 0.0f);
   ws->sparse.resize(sparse_.size());
   for (std::size_t c = 0; c < sparse_.size(); ++c)
-    ws->sparse[c].reserve(batch.sparse[static_cast<std::size_t>(sparse_[c].slot)].capacity(), u);
+    if (static_cast<std::size_t>(sparse_[c].slot) < batch.sparse.size())  // (none: the solver's)
+      ws->sparse[c].reserve(batch.sparse[static_cast<std::size_t>(sparse_[c].slot)].capacity(), u);
   ws->embedded.resize(embedded_.size());
   for (std::size_t c = 0; c < embedded_.size(); ++c) {
     const Embedded& e = embedded_[c];

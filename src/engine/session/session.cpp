@@ -157,7 +157,7 @@ Session::Session(Estimator& est, const Dataset& data, const SessionOptions& opt,
       static_cast<int>(opt.mode == Mode::Train ? b : std::min<std::size_t>(b, kForwardChunk));
   work_rows_ = work_rows;
   // (held rows: the model reads no features of the batch)
-  if (held_ == nullptr)
+  if (held_ == nullptr && (opt.mode != Mode::Train || est.model().reads_training_batches()))
     est.model().features().allocate(*binding_, work_rows, batch_,
                                     block_ == nullptr || !est.model().reads_dense_rows_by_index());
   batch_.data_rows = feed ? feed->window_capacity() : data.n;

@@ -54,6 +54,19 @@ class BoundIds {
   // lines up with the ids (column_categorical_weighted()). Columns whose
   // values always yield one id each need not do anything.
   virtual void keep_positions() {}
+  // A column that holds its values column by column (a sparse matrix's
+  // compressed columns) describes them: position k's non-zeros are entries
+  // p[k] .. p[k + 1] of i (rows, ascending) and x, each divided by
+  // scale[k] when scale is not null (as gather() gives them). False: the
+  // caller gathers rows.
+  struct ColumnMajor {
+    const int* p = nullptr;
+    const int* i = nullptr;
+    const double* x = nullptr;
+    const double* scale = nullptr;
+    std::int64_t width = 0;
+  };
+  virtual bool column_major(ColumnMajor& /*out*/) const { return false; }
 };
 
 class FeatureTransform {

@@ -14,6 +14,7 @@
 
 #include "../features/feature_batch.h"
 #include "../spec.h"
+#include "coordinate_descent.h"
 #include "embedding_lookup.h"
 #include "mode.h"
 #include "model.h"
@@ -33,6 +34,12 @@ class LinearModel : public Model {
 
   std::string kind() const override;
   bool reads_dense_rows_by_index() const override;
+  // With the coordinate-descent solver (spec "solver"), training copies the
+  // rows once when its session starts and its steps read no batch features.
+  bool reads_batch_features(Mode mode, bool whole) const override;
+  bool reads_training_batches() const override;
+  void begin_session(FeatureSet::Binding& binding, std::int64_t n, const DenseRows* block,
+                     Mode mode, int threads) override;
   std::vector<std::string> groups() const override;
 
   std::unique_ptr<Workspace> new_workspace(const FeatureBatch& batch, int max_rows,
@@ -53,6 +60,8 @@ class LinearModel : public Model {
   // The spec's lower_limits / upper_limits (per column, by name) as box
   // constraints of the column's weights (model/parameter.h).
   void limits(const Spec& spec);
+  // Trains by the coordinate-descent solver (coordinate_descent.h).
+  void solve_by_coordinates(const Spec& spec);
 
   struct Sparse {
     int slot;
@@ -107,6 +116,7 @@ class LinearModel : public Model {
   Parameter* bias_ = nullptr;
   std::vector<Sparse> sparse_;
   std::vector<Embedded> embedded_;
+  std::unique_ptr<CoordinateDescent> solver_;  // null: gradient steps
 };
 
 }  // namespace cppestimators

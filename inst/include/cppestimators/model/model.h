@@ -71,6 +71,10 @@ class Model {
   // reads the batch's features; when not, the session gathers only its row
   // ids (the histogram trees train from their bins).
   virtual bool reads_batch_features(Mode mode, bool whole) const;
+  // Whether a training session fills batches of features at all (false: the
+  // model copied the rows it trains on when the session began, and refuses
+  // batches; the session then sizes no feature buffers).
+  virtual bool reads_training_batches() const { return true; }
   // logits: rows x units, row-major.
   virtual void forward(const FeatureBatch& batch, Mode mode, Workspace& ws,
                        float* logits) const = 0;
