@@ -49,6 +49,10 @@ cpp_matrix_rows <- function(m) {
     .Call(`_cppestimators_cpp_matrix_rows`, m)
 }
 
+cpp_sparse_column_moments <- function(p, x, n) {
+    .Call(`_cppestimators_cpp_sparse_column_moments`, p, x, n)
+}
+
 cpp_r_collective <- function(fns) {
     .Call(`_cppestimators_cpp_r_collective`, fns)
 }

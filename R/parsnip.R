@@ -59,11 +59,20 @@
 #' means and standard deviations are kept with the model and applied to new
 #' data; see [feature_columns_from_data()]), the bias starts at the best
 #' constant model (the outcome's mean, the logit of the base rate, the log of
-#' each class's share), and the linear models take a step on the gradient of
-#' the whole training set at a time (FTRL, learning rate 0.5), up to 1000
-#' epochs, stopping once the mean loss of the last 10 steps fell by less than
-#' `tolerance` (default 1e-5) from the 10 before. A fit whose loss was still
-#' falling when training ended (too few `epochs`) warns with the fix
+#' each class's share), and the linear models (`linear_reg()`,
+#' `logistic_reg()`, `multinom_reg()` with their own losses) are fitted as
+#' glmnet fits them: each training step is one proximal Newton step over
+#' every training row (the loss's second-order expansion at the current
+#' fit, solved by cyclic coordinate descent with the L1 and L2 penalties
+#' exactly, on columns centred implicitly so that sparse columns stay
+#' sparse), up to `epochs` steps (default 100), and training ends by itself
+#' once a step's first sweep moves no weight by more than 1e-7 of the
+#' loss. With an `optimizer` or `learning_rate` engine argument, a
+#' `batch_size` below the rows, an `objective` or an embedding column they
+#' take gradient steps instead (FTRL, learning rate 0.5, up to 1000
+#' epochs, stopping once the mean loss of the last 10 steps fell by less
+#' than `tolerance`, default 1e-5, from the 10 before). A fit that had not
+#' converged when training ended (too few `epochs`) warns with the fix
 #' (class `cppestimators_convergence_warning`). `tidy()` reports the linear
 #' models' coefficients on the data's scale. Rows with a missing predictor
 #' get `NA` predictions; training on them is an error saying how to impute.
@@ -81,7 +90,11 @@
 #'   unpenalized, as glmnet with its defaults (for regression glmnet's L2
 #'   term is also divided by the outcome's standard deviation, since it fits
 #'   `y / sd(y)`; so is this one). Fitted to convergence, the coefficients
-#'   are glmnet's. (FTRL's strengths are that
+#'   are glmnet's. A sparse matrix (`fit_xy()` of a `Matrix::dgCMatrix`,
+#'   which parsnip hands over as a sparse tibble, or a recipe's sparse
+#'   columns) of at least 100 columns, all sparse numeric, is one sparse
+#'   feature: standardized by scaling only, read from its non-zeros, and
+#'   new data is read by its column names. (FTRL's strengths are that
 #'   penalty times the rows of a step, twice for squared error, which sums
 #'   `(y - f)^2`, and grow with the steps taken, since FTRL sums the gradients
 #'   of every step; dials' default `penalty()` range therefore changes the

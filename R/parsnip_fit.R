@@ -167,6 +167,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
     if (inherits(d, "cppestimators_sparse_x")) unclass(d) else d
   }
 
+  sparse_names <- if (inherits(x, "cppestimators_sparse_x")) colnames(.subset2(x, "x"))
   columns <- if (inherits(x, "cppestimators_sparse_x")) {
     sparse_x_columns(x, train_rows, sparse = !trees)
   } else {
@@ -205,6 +206,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
       unlink(est$spec$model_dir, recursive = TRUE)
     }
     if (known) est$state$response <- outcome
+    est$spec$sparse_x_names <- sparse_names
     return(est)
   }
   per_layer <- if (trees) check_whole(n_batches_per_layer, "n_batches_per_layer", max = 1e6)
@@ -284,6 +286,8 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   }
   # train(), evaluate() of a data frame with the outcome's column need no `response`
   if (known) est$state$response <- outcome
+  # (the sparse matrix's column names: predictions read new rows by them)
+  est$spec$sparse_x_names <- sparse_names
   est
 }
 
@@ -375,10 +379,13 @@ warn_unconverged_solver <- function(model, steps) {
 predict_cppestimators <- function(object, new_data, type = "numeric") {
   check_estimator(object)
   check_choice(type, "type", c("numeric", "class", "prob", "quantile", "raw"))
-  # sparse rows for a model fit on a data frame (parsnip and recipes make
-  # sparse matrices of data frames for engines that allow them): its columns
-  if (inherits(new_data, "sparseMatrix") &&
-      !identical(vapply(object$spec$feature_columns, function(col) col$name, ""), "x")) {
+  # a model fit on one sparse matrix "x" reads rows of its columns, by name
+  # (a data frame, sparse or not, or a matrix); sparse rows for a model fit
+  # on a data frame's columns are read as those columns
+  on_x <- identical(vapply(object$spec$feature_columns, function(col) col$name, ""), "x")
+  if (on_x) {
+    new_data <- sparse_x(sparse_rows_of(new_data, object$spec$sparse_x_names))
+  } else if (inherits(new_data, "sparseMatrix")) {
     new_data <- as.data.frame(as.matrix(new_data))
   }
   new_data <- parsnip_predictors(new_data)
@@ -414,9 +421,13 @@ predict_cppestimators <- function(object, new_data, type = "numeric") {
 # Predictors as a data frame with names (parsnip gives data frames, fit_xy() may give matrices).
 parsnip_predictors <- function(x) {
   if (inherits(x, "sparseMatrix")) return(sparse_x(x))
-  # (a sparse tibble, what parsnip makes of a sparse matrix and recipes'
-  # sparse steps give, is read as the data frame it is: its columns
-  # densified one by one)
+  if (inherits(x, "cppestimators_sparse_x")) return(x)
+  # A sparse tibble (what parsnip makes of a sparse matrix, and recipes'
+  # sparse steps give) that is wide and all numeric is one sparse matrix
+  # feature, read from its non-zeros; a narrower one is read as the data
+  # frame it is, column by column (densified), so that coefficients and
+  # explanations keep the columns' names.
+  if (is_wide_sparse_frame(x)) return(sparse_x(sparsevctrs::coerce_to_sparse_matrix(x)))
   if (is.matrix(x)) {
     if (is.null(colnames(x))) abort("the predictors need column names.")
     x <- as.data.frame(x, stringsAsFactors = FALSE)
@@ -427,6 +438,45 @@ parsnip_predictors <- function(x) {
   classed <- cpp_classed_columns(x)
   if (length(classed)) x[classed] <- read_columns(unclass(x)[classed], names(x)[classed])
   x
+}
+
+# Columns from which a data frame of sparse vectors becomes one sparse
+# matrix feature.
+wide_sparse_columns <- 100L
+
+is_wide_sparse_frame <- function(x) {
+  is.data.frame(x) && length(x) >= wide_sparse_columns && requireNamespace("sparsevctrs", quietly = TRUE) &&
+    sparsevctrs::has_sparse_elements(x) && all(vapply(x, is.numeric, NA))
+}
+
+# The rows of a model fit on one sparse matrix feature as a dgCMatrix whose
+# columns are the fit's (`names`, when the fit's matrix had column names):
+# from a sparse matrix, a matrix or a data frame (sparse or not).
+sparse_rows_of <- function(x, names) {
+  if (is.data.frame(x)) {
+    if (!is.null(names)) {
+      missing <- setdiff(names, names(x))
+      if (length(missing)) {
+        abort(sprintf("`new_data` lacks %d of the columns the model was fit on: %s.", length(missing),
+                      paste(utils::head(missing, 5), collapse = ", ")), class = "cppestimators_missing_columns")
+      }
+      x <- x[names]
+    }
+    if (requireNamespace("sparsevctrs", quietly = TRUE) && sparsevctrs::has_sparse_elements(x)) {
+      return(sparsevctrs::coerce_to_sparse_matrix(x))
+    }
+    x <- as.matrix(x)
+  }
+  m <- as_dgc(x)
+  if (!is.null(names) && !is.null(colnames(m)) && !identical(colnames(m), names)) {
+    missing <- setdiff(names, colnames(m))
+    if (length(missing)) {
+      abort(sprintf("`new_data` lacks %d of the columns the model was fit on: %s.", length(missing),
+                    paste(utils::head(missing, 5), collapse = ", ")), class = "cppestimators_missing_columns")
+    }
+    m <- m[, names, drop = FALSE]
+  }
+  m
 }
 
 # Sparse predictors (a sparse matrix, as parsnip passes a dgCMatrix or a
@@ -456,11 +506,7 @@ dim.cppestimators_sparse_x <- function(x) c(nrow(.subset2(x, "x")), 1L)
 # (the means fold into the bias); `sparse`: read as sparse (not by trees).
 sparse_x_columns <- function(x, rows, sparse) {
   m <- .subset2(x[rows, ], "x")
-  # each column's mean and mean square (the squares: the same pattern of
-  # non-zeros, only their values copied)
-  mu <- Matrix::colMeans(m)
-  m@x <- m@x^2
-  s <- sqrt(pmax(Matrix::colMeans(m) - mu^2, 0))
+  s <- cpp_sparse_column_moments(m@p, m@x, nrow(m))$sd
   s[!is.finite(s) | s <= 0] <- 1
   feature_columns(column_numeric("x", shape = ncol(m), sparse = sparse,
                                  normalizer_fn = normalizer_standardize(0, unname(s))))

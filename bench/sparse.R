@@ -32,24 +32,49 @@ auc <- function(p, y) {
   pos <- y == "yes"
   (sum(r[pos]) - sum(pos) * (sum(pos) + 1) / 2) / (sum(pos) * sum(!pos))
 }
+# Time and memory of one fit: the growth of the process's peak resident
+# memory over the fit (Linux: writing 5 to clear_refs resets the peak, so
+# each fit's peak is its own), which counts the engine's memory as well as
+# R's heap.
+status_kb <- function(field) {
+  line <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
+}
 peak <- function(expr) {
-  gc(reset = TRUE)
-  before <- sum(gc()[, 2])
+  gc()
+  ok <- tryCatch({ writeLines("5", "/proc/self/clear_refs"); TRUE }, error = function(e) FALSE)
+  before <- status_kb("VmRSS")
   t <- system.time(value <- force(expr))[["elapsed"]]
-  after <- sum(gc()[, 6])
-  list(value = value, time = t, mb = after - before)
+  list(value = value, time = t, mb = if (ok) status_kb("VmHWM") - before else NA)
+}
+# the faster of two runs (the first also loads code), with that run's memory
+best_of_two <- function(f) {
+  a <- peak(f())
+  b <- peak(f())
+  if (b$time <= a$time) b else a
 }
 if (Sys.getenv("SPARSE_FITS", "1") != "0") {
-g <- peak(glmnet::glmnet(xtr, ytr, family = "binomial", lambda = lambda))
-ours <- peak(logistic_reg(penalty = lambda) %>% set_engine("cppestimators") %>% fit_xy(x = xtr, y = ytr))
+# the engines' own fit functions on the dgCMatrix (what parsnip calls), then
+# each through parsnip's fit_xy(), which first turns the matrix into a
+# sparse tibble for an engine that takes data frames (ours), and hands
+# glmnet the matrix itself
+g <- best_of_two(function() glmnet::glmnet(xtr, ytr, family = "binomial", lambda = lambda))
+ours <- best_of_two(function() fit_cppestimators(xtr, ytr, model = "logistic_reg", penalty = lambda, seed = 1))
 auc_g <- auc(as.vector(predict(g$value, x[test, ], type = "response")), y[test])
-auc_o <- auc(predict(ours$value, x[test, ], type = "prob")$.pred_yes, y[test])
-cat(sprintf("rows %d, columns %d, non-zeros %d (%.1f per row), matrix %.0f MB\n", nrow(xtr), p, length(xtr@x),
+auc_o <- auc(predict_cppestimators(ours$value, x[test, ], type = "prob")$yes, y[test])
+gp <- best_of_two(function() logistic_reg(penalty = lambda) %>% set_engine("glmnet") %>% fit_xy(x = xtr, y = ytr))
+op <- best_of_two(function() {
+  logistic_reg(penalty = lambda) %>% set_engine("cppestimators") %>% fit_xy(x = xtr, y = ytr)
+})
+auc_op <- auc(predict(op$value, x[test, ], type = "prob")$.pred_yes, y[test])
+cat(sprintf("rows %d, columns %d, non-zeros %d (%.1f per row), matrix %.1f MB\n", nrow(xtr), p, length(xtr@x),
             length(xtr@x) / nrow(xtr), size / 2^20))
-cat(sprintf("glmnet: %.2f s, AUC %.4f, R heap growth %.0f MB\n", g$time, auc_g, g$mb))
-cat(sprintf("ours:   %.2f s, AUC %.4f, R heap growth %.0f MB (engine memory is not R's heap: see VmHWM)\n",
-            ours$time, auc_o, ours$mb))
-cat(sprintf("time ratio %.2f, AUC difference %.4f\n", ours$time / g$time, auc_o - auc_g))
+cat(sprintf("glmnet(): %.3f s, AUC %.4f, peak memory growth %.0f MB\n", g$time, auc_g, g$mb))
+cat(sprintf("fit_cppestimators(): %.3f s, AUC %.4f, peak memory growth %.0f MB\n", ours$time, auc_o, ours$mb))
+cat(sprintf("time ratio %.2f, AUC difference %.5f, memory growth / matrix %.2f (glmnet's %.2f)\n",
+            ours$time / g$time, auc_o - auc_g, ours$mb / (size / 2^20), g$mb / (size / 2^20)))
+cat(sprintf("parsnip fit_xy(): glmnet %.3f s (%.0f MB), ours %.3f s (%.0f MB), AUC %.4f\n", gp$time, gp$mb, op$time,
+            op$mb, auc_op))
 }
 # the step: dgCMatrix feature vs a list column of tokens into hash buckets
 rows <- x@i + 1L

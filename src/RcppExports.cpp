@@ -150,6 +150,18 @@ RcppExport SEXP _cppestimators_cpp_matrix_rows(SEXP mSEXP) {
   return rcpp_result_gen;
   END_RCPP
 }
+// cpp_sparse_column_moments
+Rcpp::List cpp_sparse_column_moments(Rcpp::IntegerVector p, Rcpp::NumericVector x, double n);
+RcppExport SEXP _cppestimators_cpp_sparse_column_moments(SEXP pSEXP, SEXP xSEXP, SEXP nSEXP) {
+  BEGIN_RCPP
+  Rcpp::RObject rcpp_result_gen;
+  Rcpp::traits::input_parameter<Rcpp::IntegerVector>::type p(pSEXP);
+  Rcpp::traits::input_parameter<Rcpp::NumericVector>::type x(xSEXP);
+  Rcpp::traits::input_parameter<double>::type n(nSEXP);
+  rcpp_result_gen = Rcpp::wrap(cpp_sparse_column_moments(p, x, n));
+  return rcpp_result_gen;
+  END_RCPP
+}
 // cpp_r_collective
 SEXP cpp_r_collective(Rcpp::List fns);
 RcppExport SEXP _cppestimators_cpp_r_collective(SEXP fnsSEXP) {
@@ -944,6 +956,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_cppestimators_cpp_feature_types", (DL_FUNC)&_cppestimators_cpp_feature_types, 1},
     {"_cppestimators_cpp_column_rows", (DL_FUNC)&_cppestimators_cpp_column_rows, 1},
     {"_cppestimators_cpp_matrix_rows", (DL_FUNC)&_cppestimators_cpp_matrix_rows, 1},
+    {"_cppestimators_cpp_sparse_column_moments", (DL_FUNC)&_cppestimators_cpp_sparse_column_moments,
+     3},
     {"_cppestimators_cpp_r_collective", (DL_FUNC)&_cppestimators_cpp_r_collective, 1},
     {"_cppestimators_cpp_round_combine", (DL_FUNC)&_cppestimators_cpp_round_combine, 1},
     {"_cppestimators_cpp_split_parts", (DL_FUNC)&_cppestimators_cpp_split_parts, 2},

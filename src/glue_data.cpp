@@ -1,6 +1,7 @@
 // The R boundary for an input's columns: per-call checks and reads of R
 // vectors, one pass in C++ instead of a loop over the columns in R.
 #include "r_data.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -187,4 +188,25 @@ Rcpp::List cpp_matrix_rows(Rcpp::NumericMatrix m) {
     out[i] = row;
   }
   return out;
+}
+
+// The mean and standard deviation (1/n) of each column of a sparse matrix
+// from its compressed columns (`p`, `x` slots of a dgCMatrix with `n`
+// rows), zeros included, without a copy of its values.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List cpp_sparse_column_moments(Rcpp::IntegerVector p, Rcpp::NumericVector x, double n) {
+  const R_xlen_t width = p.size() - 1;
+  if (width < 0 || !(n > 0)) Rcpp::stop("internal: a sparse matrix without columns or rows");
+  Rcpp::NumericVector mean(width), sd(width);
+  for (R_xlen_t j = 0; j < width; ++j) {
+    double s = 0.0, s2 = 0.0;
+    for (int k = p[j]; k < p[j + 1]; ++k) {
+      s += x[k];
+      s2 += x[k] * x[k];
+    }
+    const double m = s / n;
+    mean[j] = m;
+    sd[j] = std::sqrt(std::max(0.0, s2 / n - m * m));
+  }
+  return Rcpp::List::create(Rcpp::Named("mean") = mean, Rcpp::Named("sd") = sd);
 }

@@ -235,3 +235,38 @@ test_that("the engine fits a dgCMatrix as one feature, as glmnet does, and parsn
     parsnip::fit_xy(x = x, y = y)
   expect_lt(max(abs(predict(fit, x, type = "prob")$.pred_yes - prob)), 0.01)
 })
+
+test_that("parsnip: a wide sparse tibble is one sparse feature, fitted as glmnet; new rows are read by column name", {
+  skip_if_not_installed("parsnip")
+  skip_if_not_installed("sparsevctrs")
+  skip_if_not_installed("glmnet")
+  set.seed(1)
+  n <- 600
+  p <- 150
+  x <- Matrix::rsparsematrix(n, p, 0.05, rand.x = function(k) rep(1, k))
+  colnames(x) <- paste0("w", seq_len(p))
+  y <- factor(ifelse(runif(n) < plogis(as.vector(x %*% c(rnorm(20), rep(0, p - 20)))), "yes", "no"))
+  # (parsnip hands the engine a sparse tibble of the matrix)
+  fit <- quietly(parsnip::fit_xy(parsnip::set_engine(parsnip::logistic_reg(penalty = 0.01), "cppestimators"),
+                                 x = x, y = y))
+  est <- parsnip::extract_fit_engine(fit)
+  expect_identical(vapply(est$spec$feature_columns, function(col) col$name, ""), "x")
+  expect_identical(est$spec$model$solver, "coordinate_descent")
+  expect_identical(est$spec$sparse_x_names, colnames(x))
+  net <- glmnet::glmnet(x, y, family = "binomial", lambda = 0.01)
+  ours <- predict(fit, x[1:20, ], type = "prob")$.pred_yes
+  expect_equal(ours, as.vector(predict(net, x[1:20, ], type = "response")), tolerance = 1e-3)
+  expect_equal(sum(tidy(est)$estimate[-1] != 0), sum(coef(net)[-1] != 0), tolerance = 0.1)
+  # the same rows as a sparse tibble, and as a data frame with its columns in another order
+  tb <- sparsevctrs::coerce_to_sparse_tibble(x[1:20, ])
+  expect_equal(predict(fit, tb, type = "prob")$.pred_yes, ours)
+  df <- as.data.frame(as.matrix(x[1:20, rev(colnames(x))]))
+  expect_equal(predict_cppestimators(est, df, type = "prob")$yes, ours)
+  expect_error(predict_cppestimators(est, df[-1], type = "prob"),
+               "lacks 1 of the columns the model was fit on: w150", class = "cppestimators_missing_columns")
+  # a narrow sparse tibble stays a data frame: a coefficient per named column
+  small <- quietly(parsnip::fit_xy(parsnip::set_engine(parsnip::logistic_reg(penalty = 0.01), "cppestimators"),
+                                   x = x[, 1:10], y = y))
+  expect_setequal(vapply(parsnip::extract_fit_engine(small)$spec$feature_columns, function(col) col$name, ""),
+                  colnames(x)[1:10])
+})

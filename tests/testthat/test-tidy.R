@@ -310,5 +310,6 @@ test_that("tidy() and glance() of a parsnip fit reach the estimator's methods", 
   expect_identical(tidy(fitted), tidy(est))
   expect_identical(tidy(fitted)$term, c("(Intercept)", "hp", "wt"))
   expect_identical(glance(fitted), glance(est))
-  expect_identical(glance(fitted)$global_step, 5)
+  # (least squares: the coordinate-descent solver is done after two Newton steps of the five allowed)
+  expect_identical(glance(fitted)$global_step, 2)
 })
