@@ -29,12 +29,13 @@
 #' [dataset_batch()]) work as on any dataset.
 #'
 #' The columns of the result are numbers, integers, logicals or text
-#' (factors are read as their labels); their names and types are those of
-#' the first batch's result (the first batch is read, once, when they are
-#' first needed), and a later batch of other columns, or of a type that does
-#' not convert exactly, is an error naming the column. Matrix and list
-#' columns (multi-valued TFRecord features) cannot pass through a
-#' transform. The records before the transform are read with a seed of their
+#' (factors are read as their labels), or list columns of text or numbers
+#' (one vector per row: tokens, tags, ids, as the categorical columns read
+#' them; variable-length TFRecord features arrive as such lists); their
+#' names and types are those of the first batch's result (the first batch
+#' is read, once, when they are first needed), and a later batch of other
+#' columns, or of a type that does not convert exactly, is an error naming
+#' the column. Matrix columns cannot pass through a transform. The records before the transform are read with a seed of their
 #' own, drawn from R's random numbers, so a [dataset_shuffle()] without a
 #' `seed` before the transform does not follow `run_config(tf_random_seed =
 #' )`: shuffle after it, or give the shuffle a seed.
@@ -152,10 +153,27 @@ transform_batch <- function(dataset, cols) {
 # The type of a column of the result, as the R source reads it.
 result_type <- function(x, name, dataset) {
   if (is.factor(x) || is.character(x)) return("character")
+  # a list column (tokens, tags, ids: one vector per row) by the type of its
+  # values: text, integers (whole numbers) or numbers
+  if (is.list(x) && is.null(dim(x))) {
+    kinds <- unique(vapply(x, list_value_kind, ""))
+    kinds <- setdiff(kinds, "empty")
+    if (length(kinds) <= 1L && !identical(kinds, "other")) {
+      return(paste0("list_", if (length(kinds)) kinds else "character"))
+    }
+    if (all(kinds %in% c("integer", "double"))) return("list_double")
+  }
   if (!is.null(dim(x)) || is.list(x) || inherits(x, c("Date", "POSIXt", "difftime"))) {
-    what <- if (!is.null(dim(x))) "a matrix" else if (is.list(x)) "a list" else paste("a", class(x)[1L])
+    what <- if (!is.null(dim(x))) {
+      "a matrix"
+    } else if (is.list(x)) {
+      "a list mixing text and numbers, or of other values"
+    } else {
+      paste("a", class(x)[1L])
+    }
     abort(sprintf(paste("column '%s' after %s is %s: the records of a transform hold numbers, integers,",
-                        "logicals and text (convert it, or drop the column)."), name, mapped_what(dataset), what),
+                        "logicals, text and lists of text or of numbers (convert it, or drop the column)."),
+                  name, mapped_what(dataset), what),
           class = "cppestimators_dataset_function_error")
   }
   if (is.logical(x)) return("logical")
@@ -163,6 +181,16 @@ result_type <- function(x, name, dataset) {
   if (is.double(x)) return("double")
   abort(sprintf("column '%s' after %s is %s: the records of a transform hold numbers, integers, logicals and text.",
                 name, mapped_what(dataset), describe(x)), class = "cppestimators_dataset_function_error")
+}
+
+# The kind of one row of a list column: "character", "integer", "double",
+# "empty" (no values) or "other".
+list_value_kind <- function(v) {
+  if (length(v) == 0L) return("empty")
+  if (is.character(v) || is.factor(v)) return("character")
+  if (is.integer(v) || is.logical(v)) return("integer")
+  if (is.double(v) && is.null(dim(v))) return("double")
+  "other"
 }
 
 # The names and types of the records after the transform: those of the

@@ -106,9 +106,9 @@ out <- c(paste("#", header), "",
          sprintf("| %s | %.2f | %s |", res$case, res$us_per_step,
                  ifelse(is.na(res$vs_baseline_us), "", sprintf("%+.2f", res$vs_baseline_us))))
 
-# Sparse columns (bench/sparse.R, one process per size): step time and memory
+# Sparse columns (bench/sparse_columns.R, one process per size): step time and memory
 # of a linear classifier on 1e6 rows x 10 hash-bucket string columns.
-sparse_script <- if (file.exists("bench")) "bench/sparse.R" else "sparse.R"
+sparse_script <- if (file.exists("bench")) "bench/sparse_columns.R" else "sparse_columns.R"
 sparse <- do.call(rbind, lapply(c(1e3, 1e6), function(size) {
   line <- system2(file.path(R.home("bin"), "Rscript"), c(sparse_script, format(size, scientific = FALSE)),
                   stdout = TRUE)
@@ -125,6 +125,16 @@ sparse_lines <- c("", "# Sparse columns: linear_classifier, 1e6 rows, 10 hash-bu
   "Growth is measured from after the data, packages and estimator object exist; it can be smaller than the model because the pages of buckets no batch touched are never written.")
 cat(sparse_lines, sep = "\n")
 out <- c(out, sparse_lines)
+
+# Sparse inputs from memory (bench/sparse.R, issue 57): a 100,000 x 50,000
+# bag of words, lasso logistic regression against glmnet's one lambda, and
+# the step of a list column of tokens against the dgCMatrix's.
+text_script <- if (file.exists("bench")) "bench/sparse.R" else "sparse.R"
+text <- system2(file.path(R.home("bin"), "Rscript"), text_script, stdout = TRUE)
+text_lines <- c("", "# Sparse inputs: a 100,000 x 50,000 bag of words, lasso logistic regression (bench/sparse.R)", "",
+                paste0("    ", grep("^(rows|glmnet|fit_|time|peak|parsnip|step)", text, value = TRUE)))
+cat(text_lines, sep = "\n")
+out <- c(out, text_lines)
 
 # The linear-model grid (bench/grid.R): batch x features, shuffled batches of
 # 16384 rows, SGD; next to the PyTorch peer's gather pipeline on 1 and 2

@@ -1,6 +1,8 @@
 # Sparse inputs: a 100,000 x 50,000 binary bag of words (~30 non-zeros per
-# row), lasso logistic regression, ours (parsnip, a dgCMatrix) against
-# glmnet() fitting the same single lambda, in one process; and the step of
+# row), lasso logistic regression, ours (fit_cppestimators(), what parsnip
+# calls, and parsnip's fit_xy()) against glmnet() fitting the same single
+# lambda, in one process (the memory of each fit in a process of its own,
+# bench/sparse_memory.R); and the step of
 # the same words as a list column of tokens into a hash-bucket column
 # against the dgCMatrix's step. Run: Rscript bench/sparse.R (SPARSE_FITS=0: the steps only)
 suppressMessages({
@@ -32,25 +34,14 @@ auc <- function(p, y) {
   pos <- y == "yes"
   (sum(r[pos]) - sum(pos) * (sum(pos) + 1) / 2) / (sum(pos) * sum(!pos))
 }
-# Time and memory of one fit: the growth of the process's peak resident
-# memory over the fit (Linux: writing 5 to clear_refs resets the peak, so
-# each fit's peak is its own), which counts the engine's memory as well as
-# R's heap.
-status_kb <- function(field) {
-  line <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
-  as.numeric(gsub("[^0-9]", "", line)) / 1024
-}
-peak <- function(expr) {
-  gc()
-  ok <- tryCatch({ writeLines("5", "/proc/self/clear_refs"); TRUE }, error = function(e) FALSE)
-  before <- status_kb("VmRSS")
+# The time of one fit: the faster of two runs (the first also loads code).
+timed <- function(expr) {
   t <- system.time(value <- force(expr))[["elapsed"]]
-  list(value = value, time = t, mb = if (ok) status_kb("VmHWM") - before else NA)
+  list(value = value, time = t)
 }
-# the faster of two runs (the first also loads code), with that run's memory
 best_of_two <- function(f) {
-  a <- peak(f())
-  b <- peak(f())
+  a <- timed(f())
+  b <- timed(f())
   if (b$time <= a$time) b else a
 }
 if (Sys.getenv("SPARSE_FITS", "1") != "0") {
@@ -69,12 +60,24 @@ op <- best_of_two(function() {
 auc_op <- auc(predict(op$value, x[test, ], type = "prob")$.pred_yes, y[test])
 cat(sprintf("rows %d, columns %d, non-zeros %d (%.1f per row), matrix %.1f MB\n", nrow(xtr), p, length(xtr@x),
             length(xtr@x) / nrow(xtr), size / 2^20))
-cat(sprintf("glmnet(): %.3f s, AUC %.4f, peak memory growth %.0f MB\n", g$time, auc_g, g$mb))
-cat(sprintf("fit_cppestimators(): %.3f s, AUC %.4f, peak memory growth %.0f MB\n", ours$time, auc_o, ours$mb))
-cat(sprintf("time ratio %.2f, AUC difference %.5f, memory growth / matrix %.2f (glmnet's %.2f)\n",
-            ours$time / g$time, auc_o - auc_g, ours$mb / (size / 2^20), g$mb / (size / 2^20)))
-cat(sprintf("parsnip fit_xy(): glmnet %.3f s (%.0f MB), ours %.3f s (%.0f MB), AUC %.4f\n", gp$time, gp$mb, op$time,
-            op$mb, auc_op))
+cat(sprintf("glmnet(): %.3f s, AUC %.4f\n", g$time, auc_g))
+cat(sprintf("fit_cppestimators(): %.3f s, AUC %.4f\n", ours$time, auc_o))
+cat(sprintf("time ratio %.2f, AUC difference %.5f\n", ours$time / g$time, auc_o - auc_g))
+# memory: each fit in a fresh process (in this one, memory that earlier
+# fits freed hides a fit's own growth)
+rds <- tempfile(fileext = ".rds")
+saveRDS(list(x = xtr, y = ytr, lambda = lambda), rds)
+fresh_mb <- function(engine) {
+  script <- if (file.exists("bench")) "bench/sparse_memory.R" else "sparse_memory.R"
+  out <- system2(file.path(R.home("bin"), "Rscript"), c(script, engine, rds), stdout = TRUE)
+  as.numeric(utils::tail(out, 1))
+}
+mem_g <- fresh_mb("glmnet")
+mem_o <- fresh_mb("ours")
+unlink(rds)
+cat(sprintf("peak memory growth of one fit in a fresh process: glmnet %.1f MB, ours %.1f MB (%.2fx the matrix; glmnet %.2fx)\n",
+            mem_g, mem_o, mem_o / (size / 2^20), mem_g / (size / 2^20)))
+cat(sprintf("parsnip fit_xy(): glmnet %.3f s (its whole path), ours %.3f s, AUC %.4f\n", gp$time, op$time, auc_op))
 }
 # the step: dgCMatrix feature vs a list column of tokens into hash buckets
 rows <- x@i + 1L

@@ -45,8 +45,10 @@ using cppestimators::RowStream;
 
 namespace {
 
-// The R type names of the schema (R/sql_dataset.R, csv_types).
-ColumnType column_type_of(const std::string& name) {
+// The R type names of the schema (R/sql_dataset.R, csv_types; "list_"
+// and a type: a list column, one vector of that type per row).
+ColumnType column_type_of(std::string name) {
+  if (name.rfind("list_", 0) == 0) name = name.substr(5);
   if (name == "double") return ColumnType::Double;
   if (name == "integer") return ColumnType::Integer;
   if (name == "logical") return ColumnType::Logical;
@@ -93,12 +95,13 @@ std::string format_number(double v) {
 class RSourceStream : public RowStream {
  public:
   RSourceStream(SEXP next_chunk, SEXP rewind, SEXP close, std::vector<std::string> names,
-                std::vector<ColumnType> types)
+                std::vector<ColumnType> types, std::vector<bool> ragged)
       : next_(next_chunk),
         rewind_(rewind),
         close_(close),
         names_(std::move(names)),
-        types_(std::move(types)) {}
+        types_(std::move(types)),
+        ragged_(std::move(ragged)) {}
   // Calls close() (when given): a stream dropped before the end of its pass
   // releases what R holds for it now rather than when R collects it. Not
   // while an exception unwinds (an R error may be on its way back to R),
@@ -139,7 +142,7 @@ class RSourceStream : public RowStream {
     bool same = out.columns.size() == types_.size();
     for (std::size_t j = 0; same && j < types_.size(); ++j) {
       const ChunkColumn& c = out.columns[j];
-      same = c.key == names_[j] && c.type == types_[j] && c.width == 1 && !c.ragged;
+      same = c.key == names_[j] && c.type == types_[j] && c.width == 1 && c.ragged == ragged_[j];
     }
     if (!same) {
       out.columns.resize(types_.size());
@@ -148,7 +151,7 @@ class RSourceStream : public RowStream {
         c.key = names_[j];
         c.type = types_[j];
         c.width = 1;
-        c.ragged = false;
+        c.ragged = ragged_[j];
       }
     }
     out.clear();
@@ -197,6 +200,10 @@ class RSourceStream : public RowStream {
   // Copies R column `x` (n values) into chunk column `c`, converting it to
   // c's type.
   void fill(SEXP x, R_xlen_t n, ChunkColumn& c) {
+    if (c.ragged) {
+      fill_ragged(x, n, c);
+      return;
+    }
     // (the R functions behind a source read their columns by class first,
     // R/column_reading.R; a classed vector that still arrives here would be
     // read by its storage type, so it is refused)
@@ -231,6 +238,55 @@ class RSourceStream : public RowStream {
         return;
       default:
         fill_text(x, n, factor, c);
+    }
+  }
+
+  // A list column: each row's vector appended to the typed buffer (a NULL
+  // or empty vector: a row without values), its end in row_splits.
+  void fill_ragged(SEXP x, R_xlen_t n, ChunkColumn& c) {
+    if (TYPEOF(x) != VECSXP || OBJECT(x))
+      type_error(c, x, " (a list column: one vector of values per row)");
+    for (R_xlen_t i = 0; i < n; ++i) {
+      SEXP e = VECTOR_ELT(x, i);
+      const R_xlen_t m = Rf_isNull(e) ? 0 : Rf_xlength(e);
+      const bool factor = Rf_isFactor(e);
+      const int type = TYPEOF(e);
+      if (m > 0) {
+        if (c.type == ColumnType::String) {
+          if (!factor && type != STRSXP) value_error(c, x, "a row that is not text", r_kind(e), i);
+          fill_text(e, m, factor, c);
+        } else if (factor || (type != REALSXP && type != INTSXP && type != LGLSXP)) {
+          value_error(c, x, "a row that is not numbers", r_kind(e), i);
+        } else if (c.type == ColumnType::Double) {
+          for (R_xlen_t k = 0; k < m; ++k) {
+            double d = NA_REAL;
+            if (type == REALSXP) {
+              d = REAL(e)[k];
+            } else {
+              const int w = type == INTSXP ? INTEGER(e)[k] : LOGICAL(e)[k];
+              if (w != NA_INTEGER) d = w;
+            }
+            c.doubles.push_back(d);
+          }
+        } else {
+          for (R_xlen_t k = 0; k < m; ++k) {
+            int v = kNaInteger;
+            if (type == REALSXP) {
+              const double d = REAL(e)[k];
+              if (!std::isnan(d)) {
+                if (d != std::floor(d) || !(d > -2147483648.0 && d < 2147483648.0))
+                  value_error(c, x, "values that are not integers", format_number(d), i);
+                v = static_cast<int>(d);
+              }
+            } else {
+              const int w = type == INTSXP ? INTEGER(e)[k] : LOGICAL(e)[k];
+              if (w != NA_INTEGER) v = w;
+            }
+            c.ints.push_back(v);
+          }
+        }
+      }
+      c.row_splits.push_back(c.row_splits.back() + static_cast<std::int64_t>(m));
     }
   }
 
@@ -319,6 +375,7 @@ class RSourceStream : public RowStream {
   SEXP next_, rewind_, close_;  // kept alive by the pipeline's host (close_: or R_NilValue)
   std::vector<std::string> names_;
   std::vector<ColumnType> types_;
+  std::vector<bool> ragged_;              // per column: a list column
   std::vector<std::string_view> levels_;  // a factor's labels, reused
   std::int64_t first_row_ = 0;            // rows of this pass before the chunk being read
   bool ended_ = false;
@@ -339,9 +396,14 @@ std::unique_ptr<RowStream> cppestimators::r_source_stream_from_r(const Rcpp::Lis
   if (names.empty() || names.size() != type_names.size())
     Rcpp::stop("internal: an R source needs as many types as names, and one at least");
   std::vector<ColumnType> types;
-  for (const auto& t : type_names) types.push_back(column_type_of(t));
+  std::vector<bool> ragged;
+  for (const auto& t : type_names) {
+    types.push_back(column_type_of(t));
+    ragged.push_back(t.rfind("list_", 0) == 0);
+  }
   host.push_back(next_chunk);
   host.push_back(rewind);
   host.push_back(close);
-  return std::make_unique<RSourceStream>(next_chunk, rewind, close, names, std::move(types));
+  return std::make_unique<RSourceStream>(next_chunk, rewind, close, names, std::move(types),
+                                         std::move(ragged));
 }

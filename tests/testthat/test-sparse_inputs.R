@@ -270,3 +270,40 @@ test_that("parsnip: a wide sparse tibble is one sparse feature, fitted as glmnet
   expect_setequal(vapply(parsnip::extract_fit_engine(small)$spec$feature_columns, function(col) col$name, ""),
                   colnames(x)[1:10])
 })
+
+test_that("dataset_map() gives list columns to a stream: the same model as the list column in memory", {
+  set.seed(1)
+  n <- 300
+  vocab <- c("oil", "canvas", "paper", "ink", "study", "portrait")
+  df <- data.frame(id = seq_len(n),
+                   title = vapply(seq_len(n), function(i) paste(sample(vocab, sample(0:4, 1), TRUE), collapse = " "), ""))
+  df$y <- as.numeric(grepl("oil", df$title))
+  tokenize <- function(b) {
+    b$words <- lapply(strsplit(ifelse(is.na(b$title), "", b$title), " ", fixed = TRUE), function(w) w[nzchar(w)])
+    b
+  }
+  path <- local_test_file(fileext = ".csv")
+  utils::write.csv(df, path, row.names = FALSE)
+  ds <- dataset_map(text_line_dataset(path, csv_record_spec(path)), tokenize)
+  mem <- tokenize(df)
+  out <- dataset_collect(ds)
+  expect_identical(out$words, mem$words)
+  expect_true(any(lengths(out$words) == 0L))  # rows without tokens pass as rows without ids
+  fc <- feature_columns(column_categorical_with_hash_bucket("words", hash_bucket_size = 64))
+  a <- linear_classifier(fc, config = run_config(tf_random_seed = 1))
+  b <- linear_classifier(fc, config = run_config(tf_random_seed = 1))
+  quietly(train(a, input_fn(mem, features = "words", response = "y", batch_size = 50, shuffle = FALSE, num_epochs = 3)))
+  quietly(train(b, input_fn(dataset_batch(dataset_repeat(ds, 3), 50), features = "words", response = "y")))
+  expect_equal(variable_value(b, "linear/linear_model/words/weights")[[1]],
+               variable_value(a, "linear/linear_model/words/weights")[[1]], tolerance = 1e-6)
+  expect_gt(sum(abs(variable_value(b, "linear/linear_model/words/weights")[[1]])), 0)
+  # integer ids per row, for an identity column
+  ids <- dataset_map(text_line_dataset(path, csv_record_spec(path)),
+                     function(b) transform(b, tags = I(lapply(id, function(i) c(i %% 5L, (i + 1L) %% 5L)))))
+  expect_identical(dataset_collect(ids)$tags[1:2], list(c(1L, 2L), c(2L, 3L)))
+  # a list mixing text and numbers is refused, naming the column
+  mixed <- dataset_map(text_line_dataset(path, csv_record_spec(path)),
+                       function(b) transform(b, bad = I(lapply(id, function(i) if (i %% 2) "a" else 1))))
+  expect_error(dataset_collect(mixed), class = "cppestimators_dataset_function_error",
+               regexp = "column 'bad' after .* is a list mixing text and numbers")
+})
