@@ -206,6 +206,7 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
       unlink(est$spec$model_dir, recursive = TRUE)
     }
     if (known) est$state$response <- outcome
+    if (inherits(x, "cppestimators_sparse_x")) est$spec$sparse_x <- TRUE
     est$spec$sparse_x_names <- sparse_names
     return(est)
   }
@@ -286,7 +287,9 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   }
   # train(), evaluate() of a data frame with the outcome's column need no `response`
   if (known) est$state$response <- outcome
-  # (the sparse matrix's column names: predictions read new rows by them)
+  # (fit on one sparse matrix, and its column names: predictions read new
+  # rows by them)
+  if (inherits(x, "cppestimators_sparse_x")) est$spec$sparse_x <- TRUE
   est$spec$sparse_x_names <- sparse_names
   est
 }
@@ -382,7 +385,8 @@ predict_cppestimators <- function(object, new_data, type = "numeric") {
   # a model fit on one sparse matrix "x" reads rows of its columns, by name
   # (a data frame, sparse or not, or a matrix); sparse rows for a model fit
   # on a data frame's columns are read as those columns
-  on_x <- identical(vapply(object$spec$feature_columns, function(col) col$name, ""), "x")
+  # (a predictor that happens to be named "x" is a column like any other)
+  on_x <- isTRUE(object$spec$sparse_x)
   if (on_x) {
     new_data <- sparse_x(sparse_rows_of(new_data, object$spec$sparse_x_names))
   } else if (inherits(new_data, "sparseMatrix")) {
@@ -467,6 +471,7 @@ sparse_rows_of <- function(x, names) {
     }
     x <- as.matrix(x)
   }
+  if (is.matrix(x)) x <- Matrix::Matrix(x, sparse = TRUE)
   m <- as_dgc(x)
   if (!is.null(names) && !is.null(colnames(m)) && !identical(colnames(m), names)) {
     missing <- setdiff(names, colnames(m))

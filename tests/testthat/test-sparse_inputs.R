@@ -307,3 +307,46 @@ test_that("dataset_map() gives list columns to a stream: the same model as the l
   expect_error(dataset_collect(mixed), class = "cppestimators_dataset_function_error",
                regexp = "column 'bad' after .* is a list mixing text and numbers")
 })
+
+test_that("a DNN whose first layer reads a sparse matrix beside dense and embedded inputs is the dense DNN", {
+  skip_if_not_installed("Matrix")
+  d <- sparse_data(n = 200, p = 40, seed = 3)
+  set.seed(4)
+  a_num <- round(stats::rnorm(200), 2)
+  g <- sample(c("p", "q", "r"), 200, TRUE)
+  cols <- feature_columns(
+    column_numeric("a"),
+    column_embedding(column_categorical_with_vocabulary_list("g", vocabulary_list = c("p", "q", "r")), dimension = 2),
+    column_numeric("x", shape = 40), column_numeric("z"))
+  fit <- function(x) {
+    est <- dnn_classifier(c(5, 3), cols, config = run_config(tf_random_seed = 5))
+    data <- list(a = a_num, g = g, x = x, z = a_num^2, y = d$y)
+    quietly(train(est, input_fn(data, response = "y", batch_size = 50, shuffle = FALSE, num_epochs = 3)))
+    list(vars = lapply(stats::setNames(nm = variable_names(est)), function(v) as.vector(variable_value(est, v))),
+         prob = predict(est, input_fn(data[c("a", "g", "x", "z")], batch_size = 64),
+                        predict_keys = "logistic")$logistic,
+         est = est)
+  }
+  s <- fit(d$x)
+  m <- fit(as.matrix(d$x))
+  expect_identical(s$est$state$sparse_keys, "x")
+  expect_identical(names(s$vars), names(m$vars))
+  for (v in names(s$vars)) expect_equal(s$vars[[v]], m$vars[[v]], tolerance = 1e-5, info = v)
+  expect_equal(s$prob, m$prob, tolerance = 1e-5)
+  # the embedding keeps learning (its gradient passes through the block beside the sparse input)
+  emb <- "dnn/input_from_feature_columns/input_layer/g_embedding/embedding_weights"
+  before <- s$vars[[emb]]
+  quietly(train(s$est, input_fn(list(a = a_num, g = g, x = d$x, z = a_num^2, y = d$y), response = "y",
+                                batch_size = 50, num_epochs = 1)))
+  expect_gt(max(abs(as.vector(variable_value(s$est, emb)[[1]]) - before[[1]])), 0)
+})
+
+test_that("parsnip: a predictor named x is a column like any other, not a sparse matrix", {
+  skip_if_not_installed("parsnip")
+  set.seed(2)
+  d <- data.frame(x = runif(50), z = runif(50))
+  d$y <- 2 * d$x - d$z + rnorm(50, sd = 0.1)
+  fit <- quietly(parsnip::fit(parsnip::set_engine(parsnip::linear_reg(), "cppestimators"), y ~ x + z, data = d))
+  expect_null(parsnip::extract_fit_engine(fit)$spec$sparse_x)
+  expect_equal(predict(fit, d[1:5, ])$.pred, unname(fitted(lm(y ~ x + z, d))[1:5]), tolerance = 1e-5)
+})

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include <cppestimators/features/transform.h>
 #include <cppestimators/math/gemm.h>
 #include <cppestimators/parallel.h>
 
@@ -28,6 +29,22 @@ DnnModel::DnnModel(const Spec& spec, int units)
                     [this](Parameter p) -> Parameter& { return add(std::move(p)); });
       input_columns_.push_back(static_cast<int>(i));
     }
+  // the inputs read sparse, and the block of the others
+  for (std::size_t c = 0; c < input_.size(); ++c) {
+    const InputLayer::Column& col = input_.column(c);
+    const FeatureTransform& t = features_.column(static_cast<std::size_t>(input_columns_[c]));
+    if (col.kind == InputLayer::Column::Hot &&
+        (t.sparse_numeric() || col.width >= kSparseInputWidth)) {
+      sparse_.push_back({col.source, col.offset});
+      continue;
+    }
+    block_columns_.push_back(static_cast<int>(c));
+    if (!segments_.empty() && segments_.back().full + segments_.back().width == col.offset)
+      segments_.back().width += col.width;
+    else
+      segments_.push_back({block_width_, col.offset, col.width});
+    block_width_ += col.width;
+  }
   int fan_in = input_.width();
   for (std::size_t k = 0; k <= hidden_.size(); ++k) {
     const bool logits = k == hidden_.size();
@@ -52,7 +69,9 @@ std::unique_ptr<Workspace> DnnModel::new_workspace(const FeatureBatch& batch, in
   auto ws = std::make_unique<Work>();
   ws->threads = std::max(1, threads);
   const std::size_t rows = static_cast<std::size_t>(max_rows);
-  const std::size_t width = static_cast<std::size_t>(input_.width());
+  // (sparse inputs: the block of the others only)
+  const std::size_t width =
+      static_cast<std::size_t>(sparse_.empty() ? input_.width() : block_width_);
   ws->x.assign(rows * width, 0.0f);
   ws->dx.assign(input_.has_trainable_embedding() ? rows * width : 0, 0.0f);
   for (std::size_t k = 0; k < hidden_.size(); ++k) {
@@ -80,12 +99,20 @@ std::unique_ptr<Workspace> DnnModel::new_workspace(const FeatureBatch& batch, in
 void DnnModel::forward(const FeatureBatch& batch, Mode mode, Workspace& base, float* logits) const {
   Work& ws = static_cast<Work&>(base);
   const int rows = batch.rows;
-  input_.forward(batch, nullptr, ws.x.data(), static_cast<std::size_t>(input_.width()), ws.input);
+  const bool sparse = !sparse_.empty();
+  if (sparse)
+    input_.forward(batch, &block_columns_, ws.x.data(), static_cast<std::size_t>(block_width_),
+                   ws.input);
+  else
+    input_.forward(batch, nullptr, ws.x.data(), static_cast<std::size_t>(input_.width()), ws.input);
   const float* prev = ws.x.data();
   int fan_in = input_.width();
   for (std::size_t k = 0; k < hidden_.size(); ++k) {
     const int h = hidden_[k];
-    dense(prev, rows, fan_in, k, ws.z[k].data(), ws, ws.a[k].data());
+    if (k == 0 && sparse)
+      first_layer(batch, ws.x.data(), rows, ws);
+    else
+      dense(prev, rows, fan_in, k, ws.z[k].data(), ws, ws.a[k].data());
     prev = ws.a[k].data();
     fan_in = h * act_.width_factor();
     if (mode == Mode::Train && dropout_ > 0.0) {  // inverted dropout, training only
@@ -114,6 +141,22 @@ const std::vector<Gradient>& DnnModel::backward(const FeatureBatch& batch, const
   for (std::size_t k = kernels_.size(); k-- > 0;) {
     const int fan_in = k == 0 ? input_.width() : hidden_[k - 1] * act_.width_factor();
     const float* in = k == 0 ? ws.x.data() : layer_output(ws, k - 1);
+    if (k == 0 && !sparse_.empty()) {
+      // (by rows; across processes the exchange sends it as the dense
+      // gradient it stands for)
+      const Gradient g0 =
+          first_layer_gradient(batch, in, rows, dz, ws.dx.empty() ? nullptr : ws.dx.data(), ws);
+      float* gb = ws.gb[0].data();
+      std::fill(gb, gb + out, 0.0f);
+      for (int r = 0; r < rows; ++r) {
+        const float* row = dz + static_cast<std::size_t>(r) * out;
+#pragma omp simd
+        for (int j = 0; j < out; ++j) gb[j] += row[j];
+      }
+      ws.grads.push_back(g0);
+      ws.grads.push_back(dense_gradient(*biases_[0], ws.gb[0]));
+      break;
+    }
     const int threads = threads_for(ws, rows, fan_in, out);
     // the kernel's gradient X^T dZ, its columns (or, for narrow layers, its
     // rows) split over the threads: every value is computed as on one
@@ -172,10 +215,122 @@ const std::vector<Gradient>& DnnModel::backward(const FeatureBatch& batch, const
     out = h;
   }
   // embeddings: the gradient of their slice of the input
-  if (!ws.dx.empty())
-    input_.backward(batch, nullptr, ws.dx.data(), static_cast<std::size_t>(input_.width()),
-                    ws.input, ws.grads);
+  if (!ws.dx.empty()) {
+    if (sparse_.empty())
+      input_.backward(batch, nullptr, ws.dx.data(), static_cast<std::size_t>(input_.width()),
+                      ws.input, ws.grads);
+    else
+      input_.backward(batch, &block_columns_, ws.dx.data(), static_cast<std::size_t>(block_width_),
+                      ws.input, ws.grads);
+  }
   return ws.grads;
+}
+
+void DnnModel::first_layer(const FeatureBatch& batch, const float* x, int rows, Work& ws) const {
+  const int units = hidden_[0];
+  const float* W = kernels_[0]->value.data();
+  const float* b = biases_[0]->value.data();
+  const int threads = threads_for(ws, rows, std::max(1, block_width_), units);
+  float* z0 = ws.z[0].data();
+  parallel_for(threads, threads, [&](int t) {
+    const int r0 = rows * t / threads, n = rows * (t + 1) / threads - r0;
+    if (n == 0) return;
+    float* Z = z0 + static_cast<std::size_t>(r0) * units;
+    std::fill(Z, Z + static_cast<std::size_t>(n) * units, 0.0f);
+    for (const Segment& g : segments_)  // the block's products, run by run of kernel rows
+      gemm::multiply(ws.kernel, false, false, n, units, g.width,
+                     x + static_cast<std::size_t>(r0) * block_width_ + g.compact, block_width_,
+                     W + static_cast<std::size_t>(g.full) * units, units, Z, units, true);
+    for (const SparseInput& in : sparse_) {  // each id's weight times its kernel row
+      const SparseIds& ids = batch.sparse[static_cast<std::size_t>(in.slot)];
+      for (int r = 0; r < n; ++r) {
+        float* z = Z + static_cast<std::size_t>(r) * units;
+        for (int k = ids.begin(r0 + r); k < ids.end(r0 + r); ++k) {
+          const float w = ids.weight(k);
+          const float* row = W + static_cast<std::size_t>(in.full + ids.id(k)) * units;
+#pragma omp simd
+          for (int j = 0; j < units; ++j) z[j] += w * row[j];
+        }
+      }
+    }
+    for (int r = 0; r < n; ++r) {
+      float* z = Z + static_cast<std::size_t>(r) * units;
+#pragma omp simd
+      for (int j = 0; j < units; ++j) z[j] += b[j];
+    }
+    act_.forward(Z, n, units,
+                 ws.a[0].data() + static_cast<std::size_t>(r0) * units * act_.width_factor());
+  });
+}
+
+Gradient DnnModel::first_layer_gradient(const FeatureBatch& batch, const float* x, int rows,
+                                        const float* dz, float* dx, Work& ws) const {
+  const int units = hidden_[0];
+  const std::size_t u = static_cast<std::size_t>(units);
+  float* g = ws.gw[0].data();
+  for (const Segment& s : segments_)  // X^T dZ into the block's kernel rows
+    gemm::multiply(ws.kernel, true, false, s.width, units, rows, x + s.compact, block_width_, dz,
+                   units, g + static_cast<std::size_t>(s.full) * units, units, false);
+  // the rows of the batch's ids: zeroed and noted once each, then each
+  // id's weight times its row's dZ added
+  if (ws.stamp.size() != kernels_[0]->rows()) ws.stamp.assign(kernels_[0]->rows(), 0);
+  if (++ws.step == 0) {  // (the stamps wrapped around)
+    std::fill(ws.stamp.begin(), ws.stamp.end(), 0);
+    ws.step = 1;
+  }
+  ws.touched.clear();
+  for (const SparseInput& in : sparse_) {
+    const SparseIds& ids = batch.sparse[static_cast<std::size_t>(in.slot)];
+    for (int k = 0; k < ids.nnz(); ++k) {
+      const std::size_t row = static_cast<std::size_t>(in.full + ids.id(k));
+      if (ws.stamp[row] != ws.step) {
+        ws.stamp[row] = ws.step;
+        ws.touched.push_back(static_cast<std::int64_t>(row));
+        std::fill(g + row * u, g + (row + 1) * u, 0.0f);
+      }
+    }
+  }
+  for (const SparseInput& in : sparse_) {  // each id's row: its weight times the row's dZ
+    const SparseIds& ids = batch.sparse[static_cast<std::size_t>(in.slot)];
+    for (int r = 0; r < rows; ++r) {
+      const float* d = dz + static_cast<std::size_t>(r) * units;
+      for (int k = ids.begin(r); k < ids.end(r); ++k) {
+        const float w = ids.weight(k);
+        float* row = g + static_cast<std::size_t>(in.full + ids.id(k)) * units;
+#pragma omp simd
+        for (int j = 0; j < units; ++j) row[j] += w * d[j];
+      }
+    }
+  }
+  if (dx != nullptr) {
+    const float* W = kernels_[0]->value.data();
+    for (const Segment& s : segments_)  // dZ W^T over the block's columns
+      gemm::multiply(ws.kernel, false, true, rows, s.width, units, dz, units,
+                     W + static_cast<std::size_t>(s.full) * units, units, dx + s.compact,
+                     block_width_, false);
+  }
+  // the rows in order: the block's runs and the ids' rows, merged
+  std::sort(ws.touched.begin(), ws.touched.end());
+  ws.g_rows.clear();
+  std::size_t t = 0;
+  for (const Segment& s : segments_) {
+    for (; t < ws.touched.size() && ws.touched[t] < s.full; ++t) ws.g_rows.push_back(ws.touched[t]);
+    for (int r = 0; r < s.width; ++r) ws.g_rows.push_back(s.full + r);
+  }
+  for (; t < ws.touched.size(); ++t) ws.g_rows.push_back(ws.touched[t]);
+  ws.g_values.resize(ws.g_rows.size() * u);
+  for (std::size_t k = 0; k < ws.g_rows.size(); ++k)
+    std::copy(g + static_cast<std::size_t>(ws.g_rows[k]) * u,
+              g + static_cast<std::size_t>(ws.g_rows[k] + 1) * u,
+              ws.g_values.begin() + static_cast<std::ptrdiff_t>(k * u));
+  Gradient out;
+  out.param = kernels_[0];
+  out.sparse = true;
+  out.zero_elsewhere = true;
+  out.rows = ws.g_rows.data();
+  out.values = ws.g_values.data();
+  out.count = ws.g_rows.size();
+  return out;
 }
 
 bool DnnModel::input_rows(const FeatureBatch& batch, float* x) const {

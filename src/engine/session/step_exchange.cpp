@@ -187,7 +187,8 @@ std::string StepExchange::pack(const RoundHead& head, const float* losses, std::
   std::size_t bytes = 4 + 8 * 8 + 8 + 4 * n_losses + 4;
   if (stats.gradients != nullptr)
     for (const Gradient& g : *stats.gradients)
-      bytes += 24 + (g.sparse ? g.count * (8 + 4 * g.param->row_width) : 4 * g.param->value.size());
+      bytes += 24 + (g.sparse && !g.zero_elsewhere ? g.count * (8 + 4 * g.param->row_width)
+                                                   : 4 * g.param->value.size());
   if (stats.sums != nullptr) bytes += 8 + 8 * stats.sum_count;
   out.reserve(bytes);
   detail::put_u32(out, step_bytes::kMagic);
@@ -198,13 +199,24 @@ std::string StepExchange::pack(const RoundHead& head, const float* losses, std::
     detail::put_u32(out, step_bytes::kGradients);
     detail::put_u32(out, static_cast<std::uint32_t>(stats.gradients->size()));
     for (const Gradient& g : *stats.gradients) {
+      // (a dense variable's gradient given by rows travels as the dense
+      // gradient it is: summed over the ranks, it is applied as one)
+      const bool by_rows = g.sparse && !g.zero_elsewhere;
       detail::put_u32(out, step_bytes::index_of(g.param, params));
-      detail::put_u32(out, g.sparse ? 1u : 0u);
-      const std::uint64_t width = g.sparse ? g.param->row_width : 1;
-      const std::uint64_t n = g.sparse ? g.count : g.param->value.size();
+      detail::put_u32(out, by_rows ? 1u : 0u);
+      const std::uint64_t width = by_rows ? g.param->row_width : 1;
+      const std::uint64_t n = by_rows ? g.count : g.param->value.size();
       detail::put_u64(out, n);
       detail::put_u64(out, width);
-      if (g.sparse) {
+      if (g.sparse && !by_rows) {
+        std::vector<float> dense(g.param->value.size(), 0.0f);
+        const std::size_t w = g.param->row_width;
+        for (std::size_t k = 0; k < g.count; ++k)
+          std::copy(
+              g.values + k * w, g.values + (k + 1) * w,
+              dense.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(g.rows[k]) * w));
+        step_bytes::append_f32(out, dense.data(), dense.size());
+      } else if (by_rows) {
         step_bytes::append_i64(out, g.rows, static_cast<std::size_t>(n));
         step_bytes::append_f32(out, g.values, static_cast<std::size_t>(n * width));
       } else {

@@ -6,6 +6,7 @@
 // zero, embedding tables truncated normal; variables live under "dnn/".
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,12 @@ class DnnModel : public Model {
     InputLayer::Scratch input;
     std::vector<Gradient> grads;
     bool last_dropout = false;
+    // the first layer's kernel gradient by rows (sparse inputs): the rows'
+    // indices, their values, and which rows this step touched
+    std::vector<std::int64_t> g_rows, touched;
+    std::vector<float> g_values;
+    std::vector<std::uint32_t> stamp;
+    std::uint32_t step = 0;
   };
 
   static const float* layer_output(const Work& ws, std::size_t k);
@@ -75,6 +82,33 @@ class DnnModel : public Model {
   // it is large enough to pay for waking the others.
   static int threads_for(const Work& ws, int rows, int fan_in, int units);
   static constexpr double kParallelMacs = 1 << 18;
+
+  // A first layer over sparse inputs: a sparse matrix's column
+  // (column_numeric(sparse = TRUE)) and indicator columns of at least
+  // kSparseInputWidth buckets are left out of the input block; their ids
+  // add weight x kernel row to the first layer (a sparse x dense product)
+  // and their kernel rows' gradients are summed the same way, so a step
+  // costs their non-zeros, not rows x width. The kernel and the model are
+  // the dense input layer's (explanations still read the whole block).
+  static constexpr int kSparseInputWidth = 4096;
+  struct Segment {
+    int compact, full, width;  // offsets in the input block and in the kernel's rows
+  };
+  struct SparseInput {
+    int slot, full;  // the batch's sparse slot, the first kernel row
+  };
+  std::vector<int> block_columns_;   // the input-layer columns in the block (all if none sparse)
+  std::vector<Segment> segments_;    // the block's runs of kernel rows
+  std::vector<SparseInput> sparse_;  // the columns read sparse
+  int block_width_ = 0;
+  // z = x W_0 + b_0 (x: the block) plus the sparse inputs' rows, then the
+  // activation into `activated`
+  void first_layer(const FeatureBatch& batch, const float* x, int rows, Work& ws) const;
+  // The first layer's kernel gradient by rows (the block's and the rows of
+  // the batch's ids: a zero_elsewhere gradient); and, when dx is given, the
+  // block's gradient dZ W_0^T
+  Gradient first_layer_gradient(const FeatureBatch& batch, const float* x, int rows,
+                                const float* dz, float* dx, Work& ws) const;
 
   Activation act_;
   double dropout_;

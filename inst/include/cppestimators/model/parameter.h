@@ -66,6 +66,12 @@ struct Gradient {
   const std::int64_t* rows = nullptr;  // sparse: distinct, ascending row indices
   const float* values = nullptr;       // sparse: count x row_width
   std::size_t count = 0;
+  // sparse: the gradient of a dense variable whose other rows have a zero
+  // gradient (a DNN kernel's rows of ids no row of the batch holds). Applied
+  // by rows when the optimizer leaves such rows as they are
+  // (Optimizer::keeps_rows_without_gradient()), else densely, as the dense
+  // gradient it is.
+  bool zero_elsewhere = false;
 };
 
 // Sets a growable parameter's length (first dimension `rows`, its other

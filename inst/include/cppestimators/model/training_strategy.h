@@ -98,6 +98,7 @@ class GradientStep : public TrainingStrategy {
 
  private:
   Model& model_;
+  std::vector<float> dense_;  // a zero_elsewhere gradient made dense (sized once)
 };
 
 }  // namespace cppestimators

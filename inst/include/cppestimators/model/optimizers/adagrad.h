@@ -14,6 +14,7 @@ class AdagradOptimizer : public Optimizer {
   std::vector<std::string> slot_names() const override;
   std::vector<float> slot_initial_values() const override;
   void apply_dense(float* p, const float* g, float* const* s, std::size_t n) override;
+  bool keeps_rows_without_gradient() const override { return true; }
 
  private:
   float init_;

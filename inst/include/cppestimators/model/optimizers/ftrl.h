@@ -16,6 +16,11 @@ class FtrlOptimizer : public Optimizer {
   void apply_dense(float* p, const float* g, float* const* s, std::size_t n) override;
   void set_regularized(bool on) override { regularized_ = on; }
   void start_from(const float* p, float* const* s, std::size_t n) override;
+  // (penalties that grow with the steps, and l2 shrinkage, move rows
+  // without a gradient)
+  bool keeps_rows_without_gradient() const override {
+    return shrink_ == 0.0f && (!per_step_ || (l1_ == 0.0f && l2_ == 0.0f));
+  }
 
  private:
   // the L1/L2 strengths of step t (0-based), times t + 1 with

@@ -63,6 +63,10 @@ class Optimizer {
   virtual void apply_sparse(float* param, float* const* slots, std::size_t width,
                             std::size_t table_rows, const std::int64_t* rows, const float* grad,
                             std::size_t count);
+  // Whether a dense update with a zero gradient leaves a value and its
+  // slots as they are (SGD, Adagrad, FTRL without growing penalties or
+  // shrinkage), so that only the rows with a gradient need an update.
+  virtual bool keeps_rows_without_gradient() const { return false; }
   // Called once after every parameter was updated in a step.
   virtual void finish_step();
 
