@@ -98,4 +98,8 @@ inp_l <- input_fn(df, response = "y", batch_size = 256, num_epochs = NULL)
 sm <- step_time(mat, inp_m)
 sl <- step_time(lst, inp_l)
 cat(sprintf("step (256 rows): dgCMatrix %.3f ms, token list %.3f ms, ratio %.2f\n", sm, sl, sl / sm))
+# a DNN (16 hidden units) on the dgCMatrix: its first layer reads the non-zeros
+dnn <- dnn_classifier(16, feature_columns(column_numeric("x", shape = p, sparse = TRUE)))
+sd <- step_time(dnn, inp_m)
+cat(sprintf("step (256 rows): DNN of 16 hidden units on the dgCMatrix %.3f ms\n", sd))
 cat(sprintf("process peak resident memory (VmHWM): %s\n", grep("VmHWM", readLines("/proc/self/status"), value = TRUE)))
