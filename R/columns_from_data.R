@@ -13,6 +13,9 @@
 #'   [column_categorical_with_vocabulary_list()], with the factor's levels,
 #'   the sorted unique values (of a character vector) or 0 and 1 (of a
 #'   logical, which the model reads as 0 and 1) as the vocabulary;
+#' * list columns (one character or whole-number vector per row: tokens,
+#'   tags, ids) become the same vocabulary columns of every value the rows
+#'   hold (sorted), read as multi-valued features;
 #' * with `dense = TRUE` (what [dnn_classifier()], the DNN part of the wide
 #'   and deep models and the boosted trees need), each categorical column is
 #'   wrapped in [column_indicator()], or in [column_embedding()] when it has
@@ -79,7 +82,7 @@ feature_columns_from_data <- function(data, features = NULL, response = NULL, de
       norm <- if (standardize) data_standardizer(x)
       return(column_numeric(nm, shape = max(1L, NCOL(x)), normalizer_fn = norm))
     }
-    vocab <- feature_vocabulary(x, nm)
+    vocab <- if (is.list(x)) list_vocabulary(x, nm) else feature_vocabulary(x, nm)
     col <- column_categorical_with_vocabulary_list(nm, vocabulary_list = vocab,
                                                    num_oov_buckets = num_oov_buckets)
     col$from_data <- TRUE
@@ -112,6 +115,22 @@ data_standardizer <- function(x) {
   m[!is.finite(m)] <- 0
   s[!is.finite(s) | s <= 0] <- 1
   normalizer_standardize(unname(m), unname(s))
+}
+
+# The vocabulary of a list column: every value its rows hold, sorted (text,
+# or whole numbers as integers).
+list_vocabulary <- function(x, name) {
+  v <- unlist(lapply(x, function(e) if (is.factor(e)) as.character(e) else e), use.names = FALSE)
+  v <- unique(v[!is.na(v)])
+  if (is.character(v) || length(v) == 0L) {
+    if (length(v) == 0L) abort(sprintf("the feature '%s' is a list column without values.", name))
+    return(sort(v, method = "radix"))
+  }
+  if (!is.numeric(v) || any(!is.finite(v) | v != floor(v))) {
+    abort(sprintf(paste0("the feature '%s' is a list column of %s: feature_columns_from_data() takes list ",
+                         "columns of text or of whole numbers."), name, describe(v)))
+  }
+  sort(as.integer(v), method = "radix")
 }
 
 # The vocabulary of a categorical feature: its categories (data_levels()),
