@@ -206,6 +206,16 @@ void CoordinateDescent::begin_session(const FeatureSet& features, FeatureSet::Bi
   rows_ = n;
 }
 
+void CoordinateDescent::release() {
+  rows_ = 0;
+  for (auto* v : {&col_ptr_, &changed_}) std::vector<std::int64_t>().swap(*v);
+  std::vector<int>().swap(row_idx_);
+  for (auto* v : {&values_, &f_, &trial_, &grad_, &hess_, &per_example_})
+    std::vector<float>().swap(*v);
+  for (auto* v : {&resid_, &dlogit_, &mean_, &curv_, &delta_}) std::vector<double>().swap(*v);
+  std::vector<unsigned char>().swap(moved_);
+}
+
 void CoordinateDescent::logits_of(float* out) const {
   const std::size_t n = static_cast<std::size_t>(rows_), U = static_cast<std::size_t>(units_);
   for (std::size_t i = 0; i < n; ++i)
@@ -259,7 +269,10 @@ bool CoordinateDescent::fused_step(const FeatureBatch& batch, const Head& head, 
   }
   // (glmnet's rule: no weight moved by more than the tolerance in the
   // step's first sweep over every weight)
-  if (settled || fall <= kOuterTolerance * scale_) finished_ = true;
+  if (settled || fall <= kOuterTolerance * scale_) {
+    finished_ = true;
+    release();  // (a fitted model keeps no copy of its data)
+  }
   return true;
 }
 

@@ -47,6 +47,11 @@ context("Coordinate descent") {
     expect_true((std::fabs(variable(est, "linear/linear_model/x/weights") - 2.0f) < 1e-4f));
     expect_true((std::fabs(variable(est, "linear/linear_model/bias_weights") - 1.0f) < 1e-4f));
     expect_true((steps >= 1 && steps <= 3));
+    // a finished fit freed its copy of the rows; training again copies them
+    // again, finds nothing to lower and ends after one step
+    const float w = variable(est, "linear/linear_model/x/weights");
+    expect_true(train_all(est, d.data) == 1);
+    expect_true(std::fabs(variable(est, "linear/linear_model/x/weights") - w) < 1e-6f);
   }
   test_that("a lasso of one column is the soft-thresholded slope, the bias unpenalized") {
     // sum (y - b - w x)^2 + 14 |w| over x = 1..6, y = 2x + 1:

@@ -56,6 +56,8 @@ class CoordinateDescent : public TrainingStrategy {
   bool finished() const override { return finished_; }
 
  private:
+  // Frees the design and the buffers (training ended).
+  void release();
   // logits = bias + X W, from the design.
   void logits_of(float* out) const;
   // One proximal Newton step of unit u from the logits in f_; returns the
