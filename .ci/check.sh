@@ -23,6 +23,14 @@ export TZ="${TZ:-UTC}"
 # names, 370 KB), keeping the external and undefined symbols the check's
 # `nm -Pg` reads to look for calls such as abort() or printf()
 export _R_SHLIB_STRIP_=true R_STRIP_SHARED_LIB="strip --strip-debug --discard-all"
+# a suggested package CRAN cannot serve for this R (.ci/cran-resolve.R
+# leaves it out: shapviz, whose xgboost needs R >= 4.3) does not stop the
+# check; the tests that need it are skipped, and counted below
+missing=$(Rscript --vanilla -e "p <- trimws(strsplit(read.dcf('$root/DESCRIPTION', 'Suggests')[1, 1], ',')[[1]]); p <- sub('[^A-Za-z0-9.].*', '', p); cat(p[!vapply(p, requireNamespace, TRUE, quietly = TRUE)])")
+if [ -n "$missing" ]; then
+  echo "suggested packages not installed (checked without them; their tests are skipped): $missing" >&2
+  export _R_CHECK_FORCE_SUGGESTS_=false
+fi
 status=0
 R CMD check --as-cran --no-manual "$tarball" || status=$?
 log=cppestimators.Rcheck/00check.log

@@ -8,7 +8,7 @@
 # .ci/cran-resolve.R installs from CRAN what is missing or too old.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets="parsnip workflows recipes rsample tune yardstick hardhat modeldata tibble dials glmnet bit64 haven shapviz treeshap quantreg"
+targets="parsnip workflows recipes rsample tune yardstick hardhat modeldata tibble dials glmnet bit64 haven shapviz treeshap quantreg sparsevctrs"
 ok=$(Rscript --vanilla -e "p <- strsplit('$targets', ' ')[[1]]; cat(all(vapply(p, requireNamespace, TRUE, quietly = TRUE)))")
 [ "$ok" = "TRUE" ] && exit 0
 start=$(date +%s)
