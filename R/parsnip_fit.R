@@ -171,8 +171,9 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   columns <- if (inherits(x, "cppestimators_sparse_x")) {
     sparse_x_columns(x, train_rows, sparse = !trees)
   } else {
-    feature_columns_from_data(x[train_rows, , drop = FALSE], dense = !linear,
-                              embedding_above = if (trees) Inf else 50L)
+    cols <- feature_columns_from_data(x[train_rows, , drop = FALSE], dense = !linear,
+                                      embedding_above = if (trees) Inf else 50L)
+    if (linear) glmnet_scaled(cols, length(train_rows)) else cols
   }
   temporary <- is.null(model_dir)
   config <- parsnip_config(config, model_dir, seed)
@@ -292,6 +293,22 @@ fit_cppestimators <- function(x, y, model, penalty = NULL, mixture = NULL, hidde
   if (inherits(x, "cppestimators_sparse_x")) est$spec$sparse_x <- TRUE
   est$spec$sparse_x_names <- sparse_names
   est
+}
+
+# Linear fits standardize numeric predictors as glmnet does, by standard
+# deviations of 1/n (feature_columns_from_data() divides by n - 1): the
+# penalty, which weighs the standardized slopes, is then glmnet's.
+glmnet_scaled <- function(columns, n) {
+  if (n < 2L) return(columns)
+  shrink <- sqrt((n - 1) / n)
+  out <- lapply(columns, function(col) {
+    eng <- if (identical(col$kind, "numeric")) attr(col$normalizer_fn, "engine", exact = TRUE)
+    if (is.null(eng) || !isTRUE(eng$centres)) return(col)
+    col$normalizer_fn <- normalizer_standardize(eng$shift, eng$scale * shrink)
+    col
+  })
+  attributes(out) <- attributes(columns)
+  out
 }
 
 # The outcome's standard deviation (1/n, weighted), as glmnet scales a

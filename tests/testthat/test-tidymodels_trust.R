@@ -43,10 +43,12 @@ test_that("linear_reg() on raw predictors and dummies reaches lm()'s RMSE; tidy(
   x <- as.matrix(d[names(slopes)])
   expect_equal(as.numeric(co$estimate[1] + x %*% slopes), pred, tolerance = 1e-4)
   expect_equal(slopes[["Gr_Liv_Area"]], unname(stats::coef(ref)[["Gr_Liv_Area"]]), tolerance = 0.02)
-  # the model's own weights are those of standardized inputs
+  # the model's own weights are those of standardized inputs (standard
+  # deviations of 1/n, as glmnet's)
   own <- tidy(parsnip::extract_fit_engine(fit), original_scale = FALSE)
-  expect_equal(own$estimate[own$term == "Gr_Liv_Area"], slopes[["Gr_Liv_Area"]] * stats::sd(d$Gr_Liv_Area),
-               tolerance = 1e-5)
+  n <- nrow(d)
+  expect_equal(own$estimate[own$term == "Gr_Liv_Area"],
+               slopes[["Gr_Liv_Area"]] * stats::sd(d$Gr_Liv_Area) * sqrt((n - 1) / n), tolerance = 1e-5)
 })
 
 test_that("logistic_reg() on credit_data's raw predictors reaches glm()'s log loss and AUC", {
@@ -237,7 +239,9 @@ test_that("penalized fits are glmnet's", {
     ref <- as.matrix(stats::coef(glmnet::glmnet(x, mtcars$mpg, lambda = case[["penalty"]],
                                                 alpha = case[["mixture"]], thresh = 1e-12)))[, 1]
     slopes <- stats::setNames(ours$estimate, ours$term)[names(ref)[-1]]
-    expect_lt(max(abs((slopes - ref[-1]) * scale)), 0.03)  # in standard deviations of the predictors
+    # in standard deviations of the predictors (the solver stops as glmnet's
+    # default threshold does; this reference runs to 1e-12)
+    expect_lt(max(abs((slopes - ref[-1]) * scale)), 0.01)
     expect_equal(abs(slopes * scale) > 1e-3, ref[-1] != 0)  # the same predictors left out
   }
   set.seed(1)
@@ -248,7 +252,7 @@ test_that("penalized fits are glmnet's", {
   xc <- as.matrix(d[-1])
   ref <- as.matrix(stats::coef(glmnet::glmnet(xc, d$Status, family = "binomial", lambda = 0.01)))[, 1]
   slopes <- stats::setNames(ours$estimate, ours$term)[names(ref)[-1]]
-  expect_lt(max(abs((slopes - ref[-1]) * apply(xc, 2, stats::sd))), 0.01)
+  expect_lt(max(abs((slopes - ref[-1]) * apply(xc, 2, stats::sd))), 0.002)
 })
 
 test_that("case weights reach the weight column", {
