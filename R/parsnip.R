@@ -57,7 +57,8 @@
 #' The engines fit as `lm()`, `glm()` and glmnet users expect, on inputs of
 #' any scale: numeric predictors are standardized inside the engine (their
 #' means and standard deviations are kept with the model and applied to new
-#' data; see [feature_columns_from_data()]), the bias starts at the best
+#' data; see [feature_columns_from_data()]; the linear models divide by
+#' standard deviations of 1/n, as glmnet does), the bias starts at the best
 #' constant model (the outcome's mean, the logit of the base rate, the log of
 #' each class's share), and the linear models (`linear_reg()`,
 #' `logistic_reg()`, `multinom_reg()` with their own losses) are fitted as

@@ -2,9 +2,10 @@
 # row), lasso logistic regression, ours (fit_cppestimators(), what parsnip
 # calls, and parsnip's fit_xy()) against glmnet() fitting the same single
 # lambda, in one process (the memory of each fit in a process of its own,
-# bench/sparse_memory.R); and the step of
-# the same words as a list column of tokens into a hash-bucket column
-# against the dgCMatrix's step. Run: Rscript bench/sparse.R (SPARSE_FITS=0: the steps only)
+# bench/sparse_memory.R); and, in a fresh process, the step of the same
+# words as a list column of tokens into a hash-bucket column against the
+# dgCMatrix's step, and a DNN's step on the dgCMatrix. Run: Rscript
+# bench/sparse.R (SPARSE_FITS=0: the steps only)
 suppressMessages({
   library(cppestimators)
   library(Matrix)
@@ -78,6 +79,14 @@ unlink(rds)
 cat(sprintf("peak memory growth of one fit in a fresh process: glmnet %.1f MB, ours %.1f MB (%.2fx the matrix; glmnet %.2fx)\n",
             mem_g, mem_o, mem_o / (size / 2^20), mem_g / (size / 2^20)))
 cat(sprintf("parsnip fit_xy(): glmnet %.3f s (its whole path), ours %.3f s, AUC %.4f\n", gp$time, op$time, auc_op))
+# the steps in a process of their own: after the fits, R's larger heap makes
+# every collection (and with it each train() call) slower, the token list's
+# (3 million strings) more than the matrix's
+script <- if (file.exists("bench")) "bench/sparse.R" else "sparse.R"
+out <- system2(file.path(R.home("bin"), "Rscript"), script, stdout = TRUE, stderr = FALSE,
+               env = "SPARSE_FITS=0")
+cat(grep("^step|^process", out, value = TRUE), sep = "\n")
+quit(save = "no")
 }
 # the step: dgCMatrix feature vs a list column of tokens into hash buckets
 rows <- x@i + 1L
