@@ -474,13 +474,16 @@ is_wide_sparse_frame <- function(x) {
 # columns are the fit's (`names`, when the fit's matrix had column names):
 # from a sparse matrix, a matrix or a data frame (sparse or not).
 sparse_rows_of <- function(x, names) {
+  check_has <- function(have) {
+    missing <- setdiff(names, have)
+    if (length(missing)) {
+      abort(sprintf("`new_data` lacks %d of the columns the model was fit on: %s.", length(missing),
+                    paste(utils::head(missing, 5), collapse = ", ")), class = "cppestimators_missing_columns")
+    }
+  }
   if (is.data.frame(x)) {
     if (!is.null(names)) {
-      missing <- setdiff(names, names(x))
-      if (length(missing)) {
-        abort(sprintf("`new_data` lacks %d of the columns the model was fit on: %s.", length(missing),
-                      paste(utils::head(missing, 5), collapse = ", ")), class = "cppestimators_missing_columns")
-      }
+      check_has(names(x))
       x <- x[names]
     }
     if (requireNamespace("sparsevctrs", quietly = TRUE) && sparsevctrs::has_sparse_elements(x)) {
@@ -491,11 +494,7 @@ sparse_rows_of <- function(x, names) {
   if (is.matrix(x)) x <- Matrix::Matrix(x, sparse = TRUE)
   m <- as_dgc(x)
   if (!is.null(names) && !is.null(colnames(m)) && !identical(colnames(m), names)) {
-    missing <- setdiff(names, colnames(m))
-    if (length(missing)) {
-      abort(sprintf("`new_data` lacks %d of the columns the model was fit on: %s.", length(missing),
-                    paste(utils::head(missing, 5), collapse = ", ")), class = "cppestimators_missing_columns")
-    }
+    check_has(colnames(m))
     m <- m[, names, drop = FALSE]
   }
   m

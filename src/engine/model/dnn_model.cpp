@@ -141,38 +141,31 @@ const std::vector<Gradient>& DnnModel::backward(const FeatureBatch& batch, const
   for (std::size_t k = kernels_.size(); k-- > 0;) {
     const int fan_in = k == 0 ? input_.width() : hidden_[k - 1] * act_.width_factor();
     const float* in = k == 0 ? ws.x.data() : layer_output(ws, k - 1);
-    if (k == 0 && !sparse_.empty()) {
-      // (by rows; across processes the exchange sends it as the dense
-      // gradient it stands for)
-      const Gradient g0 =
-          first_layer_gradient(batch, in, rows, dz, ws.dx.empty() ? nullptr : ws.dx.data(), ws);
-      float* gb = ws.gb[0].data();
-      std::fill(gb, gb + out, 0.0f);
-      for (int r = 0; r < rows; ++r) {
-        const float* row = dz + static_cast<std::size_t>(r) * out;
-#pragma omp simd
-        for (int j = 0; j < out; ++j) gb[j] += row[j];
-      }
-      ws.grads.push_back(g0);
-      ws.grads.push_back(dense_gradient(*biases_[0], ws.gb[0]));
-      break;
-    }
+    const bool sparse_first = k == 0 && !sparse_.empty();
+    Gradient gk;
     const int threads = threads_for(ws, rows, fan_in, out);
-    // the kernel's gradient X^T dZ, its columns (or, for narrow layers, its
-    // rows) split over the threads: every value is computed as on one
-    // thread, so the thread count does not change the result
-    const bool by_columns = out >= fan_in;
-    parallel_for(threads, threads, [&](int t) {
-      const int span = by_columns ? out : fan_in;
-      const int c0 = span * t / threads, c = span * (t + 1) / threads - c0;
-      if (c == 0) return;
-      if (by_columns)
-        gemm::multiply(ws.kernel, true, false, fan_in, c, rows, in, fan_in, dz + c0, out,
-                       ws.gw[k].data() + c0, out, false);
-      else
-        gemm::multiply(ws.kernel, true, false, c, out, rows, in + c0, fan_in, dz, out,
-                       ws.gw[k].data() + static_cast<std::size_t>(c0) * out, out, false);
-    });
+    if (sparse_first) {
+      // (by rows, with the block's gradient dx; across processes the
+      // exchange sends it as the dense gradient it stands for)
+      gk = first_layer_gradient(batch, in, rows, dz, ws.dx.empty() ? nullptr : ws.dx.data(), ws);
+    } else {
+      // the kernel's gradient X^T dZ, its columns (or, for narrow layers, its
+      // rows) split over the threads: every value is computed as on one
+      // thread, so the thread count does not change the result
+      const bool by_columns = out >= fan_in;
+      parallel_for(threads, threads, [&](int t) {
+        const int span = by_columns ? out : fan_in;
+        const int c0 = span * t / threads, c = span * (t + 1) / threads - c0;
+        if (c == 0) return;
+        if (by_columns)
+          gemm::multiply(ws.kernel, true, false, fan_in, c, rows, in, fan_in, dz + c0, out,
+                         ws.gw[k].data() + c0, out, false);
+        else
+          gemm::multiply(ws.kernel, true, false, c, out, rows, in + c0, fan_in, dz, out,
+                         ws.gw[k].data() + static_cast<std::size_t>(c0) * out, out, false);
+      });
+      gk = dense_gradient(*kernels_[k], ws.gw[k]);
+    }
     float* gb = ws.gb[k].data();  // the bias gradient: dZ's rows summed, in row order
     std::fill(gb, gb + out, 0.0f);
     for (int r = 0; r < rows; ++r) {
@@ -180,9 +173,9 @@ const std::vector<Gradient>& DnnModel::backward(const FeatureBatch& batch, const
 #pragma omp simd
       for (int j = 0; j < out; ++j) gb[j] += row[j];
     }
-    ws.grads.push_back(dense_gradient(*kernels_[k], ws.gw[k]));
+    ws.grads.push_back(gk);
     ws.grads.push_back(dense_gradient(*biases_[k], ws.gb[k]));
-    if (k == 0 && ws.dx.empty()) break;
+    if (k == 0 && (ws.dx.empty() || sparse_first)) break;
     float* da = k == 0 ? ws.dx.data() : ws.da.data();
     const float* W = kernels_[k]->value.data();
     // the input's gradient dZ W^T, then (below the first layer) through the
